@@ -1,0 +1,102 @@
+"""The command line: a lazy click group and the one place exit codes are decided.
+
+Each command lives in its own module and is imported only when it runs, so
+``toolreplay version`` and the auditor's commands never load the heavy optional
+libraries. Every :class:`~toolreplay.errors.ToolreplayError` and click usage
+error becomes one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from toolreplay import __version__
+from toolreplay.errors import ToolreplayError
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+# name -> (module, one-line help). The help is repeated here so that listing
+# the commands does not import them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("toolreplay.cli.audit", "Report non-determinism, redundant calls and the divergence."),
+    "replay": ("toolreplay.cli.replay", "Self-audit a transcript (the auditor's name for audit)."),
+    "scope": ("toolreplay.cli.scope", "Check every call against a declared scope file."),
+    "seal": ("toolreplay.cli.seal", "Print the transcript sealed into a SHA-256 hash chain."),
+    "verify": ("toolreplay.cli.verify", "Recompute a sealed file's chain and report the first broken link."),
+    "version": ("toolreplay.cli.version", "Print the version."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        command = importlib.import_module(entry[0]).command
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{entry[0]}.command is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, "-V", "--version", prog_name="toolreplay", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Record, audit and replay the tool calls of an AI agent.
+
+    Exit codes: 0 clean, 1 findings or a broken chain, 2 bad input or usage.
+    """
+
+
+def _error(message: str) -> int:
+    click.echo(f"toolreplay: error: {message}", err=True)
+    return EXIT_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code."""
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, prog_name="toolreplay", standalone_mode=False)
+    except ToolreplayError as exc:
+        return _error(str(exc))
+    except click.UsageError as exc:
+        hint = ""
+        if exc.ctx is not None:
+            hint = f" (see '{exc.ctx.command_path} --help')"
+        return _error(exc.format_message() + hint)
+    except click.ClickException as exc:
+        return _error(exc.format_message())
+    except click.Abort:
+        click.echo("toolreplay: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``toolreplay seal big.jsonl | head``): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    if isinstance(result, int):
+        return result
+    return EXIT_CLEAN
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())

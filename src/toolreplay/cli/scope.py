@@ -1,0 +1,29 @@
+"""``toolreplay scope``: the calls outside a declared scope."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.cli.output import write_text
+from toolreplay.formats.transcript import iter_recorded_calls
+from toolreplay.report.text import render_scope
+from toolreplay.scope import check_scope, read_scope
+
+
+@click.command(
+    "scope",
+    help="""Check every call in FILE against the declared SCOPE.
+
+    SCOPE is a JSON object naming the agent and its allowed tools:
+    {"agent": "docs-reader", "allowed_tools": ["read_file", "search"]}.
+    A call to any other tool is a permission overreach. Names match exactly and
+    case-sensitively. Exits 1 when any call is out of scope.
+    """,
+)
+@click.argument("file", metavar="FILE")
+@click.argument("scope_file", metavar="SCOPE")
+def command(file: str, scope_file: str) -> int:
+    scope = read_scope(scope_file)
+    report = check_scope(iter_recorded_calls(file), scope)
+    write_text(render_scope(report))
+    return 1 if report.findings else 0

@@ -1,0 +1,27 @@
+"""``toolreplay verify``: recompute a sealed file's chain."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.chain import verify
+from toolreplay.cli.output import write_text
+from toolreplay.formats.transcript import iter_sealed
+from toolreplay.report.text import render_verification
+
+
+@click.command(
+    "verify",
+    help="""Recompute the hash chain of SEALED and report the first broken link.
+
+    Prints 'chain: intact' and exits 0, or names the first link whose stored
+    digests disagree, with the digest expected there and the one found, and
+    exits 1. The chain shows a sealed file was not edited since it was sealed;
+    it is not a signature, so whoever can edit the file can also re-seal it.
+    """,
+)
+@click.argument("sealed", metavar="SEALED")
+def command(sealed: str) -> int:
+    result = verify(iter_sealed(sealed), sealed)
+    write_text(render_verification(result))
+    return 0 if result.intact else 1

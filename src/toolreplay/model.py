@@ -1,0 +1,60 @@
+"""The typed records every analysis works on.
+
+Input of any format is parsed into these frozen records at the edge; no raw
+``dict`` travels through the core. A :class:`Call` is one tool invocation with
+the result it got, and remembers the 1-based line of the file it came from so a
+finding can point at it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from toolreplay.canonical import JSONObject, JSONValue
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call and its recorded result."""
+
+    index: int
+    tool: str
+    args: JSONObject
+    result: JSONValue
+    line: int
+    is_error: bool = False
+
+
+class FindingKind(enum.Enum):
+    """What a finding is about. Definition order is the report order within an index."""
+
+    NON_DETERMINISM = "non-determinism"
+    REDUNDANT_CALL = "redundant-call"
+    PERMISSION_OVERREACH = "permission-overreach"
+
+    @property
+    def rank(self) -> int:
+        return _KIND_RANK[self]
+
+
+_KIND_RANK = {kind: rank for rank, kind in enumerate(FindingKind)}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One audit result tied to a call."""
+
+    index: int
+    kind: FindingKind
+    detail: str
+    line: int
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        return (self.index, self.kind.rank)
+
+
+def sorted_findings(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Findings in report order: by call index, then by the fixed kind order."""
+    return tuple(sorted(findings, key=lambda finding: finding.sort_key))

@@ -1,0 +1,1 @@
+"""Renderers: pure functions from a result to the text of one report format."""
