@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from toolreplay.canonical import canonical_bytes
+from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.transcript import SealedCall
 from toolreplay.model import Call
@@ -37,8 +37,14 @@ def _record_parts(call: Call, prev: str) -> tuple[bytes, bytes]:
 
 def record_digest(call: Call, prev: str) -> str:
     """The digest of one link: SHA-256 of the canonical record, in hex."""
-    args, rest = _record_parts(call, prev)
-    return hashlib.sha256(b"".join((_ARGS_OPEN, args, b",", rest))).hexdigest()
+    record: JSONObject = {
+        "args": call.args,
+        "index": call.index,
+        "prev": prev,
+        "response": call.result,
+        "tool": call.tool,
+    }
+    return hashlib.sha256(canonical_bytes(record)).hexdigest()
 
 
 def seal(calls: Iterable[Call]) -> Iterator[bytes]:

@@ -77,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = cli.main(args=list(argv) if argv is not None else None, prog_name="toolreplay", standalone_mode=False)
     except ToolreplayError as exc:
         return _error(str(exc))
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `toolreplay`: the help, on stderr
+        click.echo(exc.format_message(), err=True)
+        return EXIT_ERROR
     except click.UsageError as exc:
         hint = ""
         if exc.ctx is not None:

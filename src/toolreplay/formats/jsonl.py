@@ -9,13 +9,11 @@ repairs its input would report on a file that is not the one on disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
-from toolreplay.formats.files import iter_raw_lines
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -64,20 +62,23 @@ def parse_json_text(text: str, path: str | Path, first_line: int = 1) -> JSONVal
     return value
 
 
-def iter_objects(path: str | Path) -> Iterator[tuple[int, JSONObject]]:
-    """Yield ``(line number, object)`` for every non-blank line of a JSON Lines file."""
-    for number, raw in enumerate(iter_raw_lines(path), start=1):
-        if raw.isspace():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", path, number
-            ) from None
+def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
+    """Parse one non-blank line that must hold a JSON object."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})", path, number
+        ) from None
+    try:
+        value: JSONValue = _decode(text)
+    except ValueError:
+        # Rare path: parse again for a precise message.
         if text.startswith("\ufeff"):
-            raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, number)
+            raise InputError(
+                "starts with a byte-order mark; save the file as UTF-8 without one", path, number
+            ) from None
         value = parse_json_text(text, path, number)
-        if not isinstance(value, dict):
-            raise InputError(f"expected a JSON object, found {type_name(value)}", path, number)
-        yield number, value
+    if type(value) is not dict:
+        raise InputError(f"expected a JSON object, found {type_name(value)}", path, number)
+    return value

@@ -4,25 +4,28 @@ A transcript line is exactly ``{"index", "tool", "args", "response"}``; a sealed
 line adds ``"prev"`` and ``"digest"``. Indices start at 0 and grow by one. Both
 formats are parsed with the same rules, so a sealed file is held to everything a
 transcript is.
+
+These readers sit on the hot path of every command over a large transcript, so
+each one is a single loop over the raw lines.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import InputError
-from toolreplay.formats.jsonl import iter_objects, type_name
+from toolreplay.formats.files import iter_raw_lines
+from toolreplay.formats.jsonl import decode_object, type_name
 from toolreplay.model import Call
 
 TRANSCRIPT_FIELDS = ("index", "tool", "args", "response")
 SEALED_FIELDS = ("index", "tool", "args", "response", "prev", "digest")
 _TRANSCRIPT_KEYS = frozenset(TRANSCRIPT_FIELDS)
 _SEALED_KEYS = frozenset(SEALED_FIELDS)
-_HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+_HEX = "0123456789abcdef"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,89 +37,99 @@ class SealedCall:
     digest: str
 
 
-def _check_fields(
-    obj: JSONObject, expected: frozenset[str], order: tuple[str, ...], path: str | Path, line: int
-) -> None:
-    if obj.keys() == expected:
-        return
-    unknown = sorted(obj.keys() - expected)
+def _numbered(path: str | Path, lines: Iterable[bytes] | None) -> Iterator[tuple[int, JSONObject]]:
+    """``(line number, object)`` for each non-blank line of the file, or of ``lines`` if given."""
+    source = iter_raw_lines(path) if lines is None else lines
+    for number, raw in enumerate(source, start=1):
+        if not raw.isspace():
+            yield number, decode_object(raw, path, number)
+
+
+def _fields_error(obj: JSONObject, order: tuple[str, ...], path: str | Path, line: int) -> InputError:
+    unknown = sorted(obj.keys() - set(order))
     if unknown:
         hint = " (this looks like a sealed file)" if unknown == ["digest", "prev"] else ""
-        raise InputError(f"unknown field '{unknown[0]}'{hint}", path, line)
+        return InputError(f"unknown field '{unknown[0]}'{hint}", path, line)
     missing = [name for name in order if name not in obj]
     hint = " (seal the transcript first: toolreplay seal)" if missing == ["prev", "digest"] else ""
-    raise InputError(f"missing field '{missing[0]}'{hint}", path, line)
+    return InputError(f"missing field '{missing[0]}'{hint}", path, line)
 
 
 def _to_call(obj: JSONObject, path: str | Path, line: int) -> Call:
-    index = obj["index"]
+    """Build a call from a record whose field names are already checked."""
+    index, tool, args, response = obj["index"], obj["tool"], obj["args"], obj["response"]
     if type(index) is not int:
         raise InputError(f"field 'index' must be an integer, found {type_name(index)}", path, line)
-    tool = obj["tool"]
-    if type(tool) is not str:
-        raise InputError(f"field 'tool' must be a string, found {type_name(tool)}", path, line)
-    if not tool:
-        raise InputError("field 'tool' must not be empty", path, line)
-    args = obj["args"]
+    if type(tool) is not str or not tool:
+        found = "an empty string" if tool == "" else type_name(tool)
+        raise InputError(f"field 'tool' must be a non-empty string, found {found}", path, line)
     if type(args) is not dict:
         raise InputError(f"field 'args' must be an object, found {type_name(args)}", path, line)
-    response = obj["response"]
     if type(response) is not dict:
         raise InputError(f"field 'response' must be an object, found {type_name(response)}", path, line)
     return Call(index, tool, args, response, line)
 
 
-def _check_order(call: Call, expected: int, path: str | Path) -> None:
-    if call.index != expected:
-        raise InputError(f"index {call.index} is out of order: expected {expected}", path, call.line)
+def _out_of_order(index: int, expected: int, path: str | Path, line: int) -> InputError:
+    return InputError(f"index {index} is out of order: expected {expected}", path, line)
 
 
-def iter_transcript(path: str | Path) -> Iterator[Call]:
-    """Yield the calls of a flat transcript, refusing anything malformed."""
-    for expected, (line, obj) in enumerate(iter_objects(path)):
-        call = _checked_call(obj, path, line)
-        _check_order(call, expected, path)
+def iter_transcript(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[Call]:
+    """Yield the calls of a flat transcript, refusing anything malformed.
+
+    ``lines`` gives the file's content directly; ``path`` then only names it.
+    """
+    for expected, (line, obj) in enumerate(_numbered(path, lines)):
+        if obj.keys() != _TRANSCRIPT_KEYS:
+            raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
+        call = _to_call(obj, path, line)
+        if call.index != expected:
+            raise _out_of_order(call.index, expected, path, line)
         yield call
 
 
 def _to_sealed(obj: JSONObject, path: str | Path, line: int) -> SealedCall:
-    _check_fields(obj, _SEALED_KEYS, SEALED_FIELDS, path, line)
-    call = _to_call(obj, path, line)
-    return SealedCall(call, _hex_field(obj, "prev", path, line), _hex_field(obj, "digest", path, line))
+    if obj.keys() != _SEALED_KEYS:
+        raise _fields_error(obj, SEALED_FIELDS, path, line)
+    return SealedCall(
+        _to_call(obj, path, line), _hex_field(obj, "prev", path, line), _hex_field(obj, "digest", path, line)
+    )
 
 
 def _hex_field(obj: JSONObject, name: str, path: str | Path, line: int) -> str:
     value = obj[name]
-    if type(value) is not str or not _HEX_DIGEST.fullmatch(value):
+    if type(value) is not str or len(value) != 64 or value.strip(_HEX):
         raise InputError(f"field '{name}' must be 64 lowercase hex characters", path, line)
     return value
 
 
-def iter_sealed(path: str | Path) -> Iterator[SealedCall]:
+def iter_sealed(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[SealedCall]:
     """Yield the links of a sealed file.
 
     Index order is not checked here: an edited index is a broken link, which only
     the chain can tell, so :func:`toolreplay.chain.verify` checks it after the
     digests.
     """
-    for line, obj in iter_objects(path):
+    for line, obj in _numbered(path, lines):
         yield _to_sealed(obj, path, line)
 
 
-def iter_recorded_calls(path: str | Path) -> Iterator[Call]:
+def iter_recorded_calls(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[Call]:
     """Yield the calls of a transcript or a sealed transcript, told apart by the first line.
 
     Every line of one file must be of the same kind.
     """
-    sealed: bool | None = None
-    for expected, (line, obj) in enumerate(iter_objects(path)):
-        if sealed is None:
-            sealed = "digest" in obj or "prev" in obj
-        call = _to_sealed(obj, path, line).call if sealed else _checked_call(obj, path, line)
-        _check_order(call, expected, path)
+    fields: tuple[str, ...] | None = None
+    for expected, (line, obj) in enumerate(_numbered(path, lines)):
+        if fields is None:
+            fields = SEALED_FIELDS if ("digest" in obj or "prev" in obj) else TRANSCRIPT_FIELDS
+        call = _to_sealed(obj, path, line).call if fields is SEALED_FIELDS else _transcript_call(obj, path, line)
+        if call.index != expected:
+            raise _out_of_order(call.index, expected, path, line)
         yield call
 
 
-def _checked_call(obj: JSONObject, path: str | Path, line: int) -> Call:
-    _check_fields(obj, _TRANSCRIPT_KEYS, TRANSCRIPT_FIELDS, path, line)
+def _transcript_call(obj: JSONObject, path: str | Path, line: int) -> Call:
+    if obj.keys() != _TRANSCRIPT_KEYS:
+        raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
     return _to_call(obj, path, line)

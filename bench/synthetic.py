@@ -1,0 +1,101 @@
+"""Synthetic transcripts with realistic argument and response sizes, for benchmarks.
+
+The mix follows what coding agents do: mostly reads and searches with responses
+of a few hundred bytes to a few kilobytes, some writes carrying file content,
+the occasional shell command, and about one call in ten repeating an earlier
+one, so the audit's identity map sees both new and known calls.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+_WORDS = [
+    "agent",
+    "tool",
+    "call",
+    "replay",
+    "seal",
+    "chain",
+    "digest",
+    "index",
+    "record",
+    "response",
+    "args",
+    "path",
+    "docs",
+    "intro",
+    "guide",
+    "install",
+    "config",
+    "build",
+    "test",
+    "deploy",
+    "log",
+    "error",
+    "warning",
+    "info",
+    "debug",
+    "module",
+    "function",
+    "class",
+    "return",
+    "value",
+]
+
+
+def _text(rng: random.Random, low: int, high: int) -> str:
+    target = rng.randint(low, high)
+    words: list[str] = []
+    size = 0
+    while size < target:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        size += len(word) + 1
+    return " ".join(words)
+
+
+def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[str, object]]:
+    roll = rng.random()
+    path = f"src/pkg{rng.randint(0, 40)}/module_{rng.randint(0, 300)}.py"
+    if roll < 0.40:
+        content = _text(rng, 200, 3000)
+        return "read_file", {"path": path}, {"content": content, "bytes": len(content)}
+    if roll < 0.65:
+        hits = [
+            {"path": path, "line": rng.randint(1, 900), "text": _text(rng, 30, 120)} for _ in range(rng.randint(0, 8))
+        ]
+        return "search", {"query": _text(rng, 5, 30), "limit": 20}, {"hits": hits}
+    if roll < 0.80:
+        entries = [f"file_{rng.randint(0, 999)}.py" for _ in range(rng.randint(1, 30))]
+        return "list_dir", {"path": path.rsplit("/", 1)[0]}, {"entries": entries}
+    if roll < 0.93:
+        text = _text(rng, 100, 2000)
+        return "write_file", {"path": path, "text": text}, {"ok": True, "bytes": len(text)}
+    command = rng.choice(["pytest -q", "ruff check .", "git status", f"python -m pkg{index % 7}"])
+    return (
+        "run_command",
+        {"command": command, "timeout": 600},
+        {"exit": rng.randint(0, 1), "stdout": _text(rng, 50, 1500)},
+    )
+
+
+def write_transcript(path: Path, calls: int, seed: int = 1) -> int:
+    """Write a transcript of ``calls`` calls; returns its size in bytes."""
+    rng = random.Random(seed)
+    history: list[tuple[str, dict[str, object], dict[str, object]]] = []
+    size = 0
+    with path.open("w", encoding="utf-8") as out:
+        for index in range(calls):
+            if history and rng.random() < 0.1:
+                tool, args, response = rng.choice(history)
+            else:
+                tool, args, response = _call(rng, index)
+                if len(history) < 5000:
+                    history.append((tool, args, response))
+            line = json.dumps({"index": index, "tool": tool, "args": args, "response": response}) + "\n"
+            size += len(line)
+            out.write(line)
+    return size

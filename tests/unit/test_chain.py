@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from tests.strategies import json_objects, tool_names, transcript_lines, transcripts
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.chain import GENESIS, record_digest, seal, verify
+from toolreplay.errors import InputError
+from toolreplay.formats.transcript import iter_sealed, iter_transcript
+from toolreplay.model import Call
+
+
+def sealed_lines(calls: list[Call]) -> list[bytes]:
+    return [line + b"\n" for line in seal(iter_transcript("t.jsonl", transcript_lines(calls)))]
+
+
+def verify_lines(lines: list[bytes]) -> object:
+    return verify(iter_sealed("s.jsonl", lines), "s.jsonl")
+
+
+def test_genesis_is_64_zeros() -> None:
+    assert GENESIS == "0" * 64
+
+
+def test_first_link_digest_is_sha256_of_the_canonical_record() -> None:
+    call = Call(0, "list_dir", {"path": "docs"}, {"entries": ["intro.md"]}, line=1)
+    record: JSONObject = {"args": call.args, "index": 0, "prev": GENESIS, "response": call.result, "tool": "list_dir"}
+    assert record_digest(call, GENESIS) == hashlib.sha256(canonical_bytes(record)).hexdigest()
+
+
+@given(transcripts())
+def test_sealed_lines_are_the_canonical_links(calls: list[Call]) -> None:
+    prev = GENESIS
+    for call, line in zip(calls, seal(calls), strict=True):
+        record: JSONObject = {
+            "args": call.args,
+            "index": call.index,
+            "prev": prev,
+            "response": call.result,
+            "tool": call.tool,
+        }
+        digest = hashlib.sha256(canonical_bytes(record)).hexdigest()
+        assert line == canonical_bytes({**record, "digest": digest})
+        prev = digest
+
+
+@given(transcripts())
+def test_seal_then_verify_is_intact(calls: list[Call]) -> None:
+    result = verify(iter_sealed("s.jsonl", sealed_lines(calls)), "s.jsonl")
+    assert result.intact
+    assert result.links == len(calls)
+
+
+_FIELDS = ("index", "tool", "args", "response")
+
+
+@given(transcripts(min_size=1), st.data())
+def test_changing_one_record_breaks_the_chain_exactly_there(calls: list[Call], data: st.DataObject) -> None:
+    lines = sealed_lines(calls)
+    position = data.draw(st.integers(min_value=0, max_value=len(calls) - 1), label="position")
+    field = data.draw(st.sampled_from(_FIELDS), label="field")
+    link = json.loads(lines[position])
+    new_value: JSONValue
+    if field == "index":
+        new_value = data.draw(st.integers(min_value=-5, max_value=10**6).filter(lambda i: i != position))
+    elif field == "tool":
+        new_value = data.draw(tool_names.filter(lambda t: t != link["tool"]))
+    else:
+        new_value = data.draw(json_objects)
+        assume(canonical_bytes(new_value) != canonical_bytes(link[field]))
+    link[field] = new_value
+    lines[position] = json.dumps(link).encode() + b"\n"
+
+    result = verify(iter_sealed("s.jsonl", lines), "s.jsonl")
+    assert result.broken is not None
+    assert result.broken.index == position
+    assert result.broken.found == link["digest"]
+    assert result.broken.expected != link["digest"]
+
+
+def test_removing_a_link_breaks_the_chain_at_its_place() -> None:
+    calls = [Call(i, "search", {"q": str(i)}, {"hits": i}, line=i + 1) for i in range(4)]
+    lines = sealed_lines(calls)
+    second = json.loads(lines[1])
+    del lines[1]
+    result = verify(iter_sealed("s.jsonl", lines), "s.jsonl")
+    assert result.broken is not None
+    assert result.broken.index == 1
+    # The link now at position 1 still points at the removed link's digest.
+    assert result.broken.found == second["digest"]
+    assert result.broken.expected == second["prev"]
+
+
+def test_a_resealed_out_of_order_index_is_malformed_not_tampered() -> None:
+    calls = [Call(i, "t", {}, {}, line=i + 1) for i in range(2)]
+    crafted = list(seal([calls[0], Call(5, "t", {}, {}, line=2)]))
+    with pytest.raises(InputError, match="index 5 is out of order: expected 1"):
+        verify(iter_sealed("s.jsonl", [line + b"\n" for line in crafted]), "s.jsonl")
+
+
+def test_empty_sealed_file_is_intact() -> None:
+    result = verify(iter_sealed("s.jsonl", []), "s.jsonl")
+    assert result.intact
+    assert result.links == 0

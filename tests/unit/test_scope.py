@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolreplay.errors import InputError
+from toolreplay.model import Call
+from toolreplay.scope import Scope, check_scope, read_scope
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "scope.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_reads_a_scope(tmp_path: Path) -> None:
+    scope = read_scope(write(tmp_path, '{"agent": "a", "allowed_tools": ["x", "y"]}'))
+    assert scope == Scope("a", frozenset({"x", "y"}))
+
+
+def test_match_is_exact_and_case_sensitive() -> None:
+    scope = Scope("reader", frozenset({"read_file"}))
+    calls = [Call(0, "read_file", {}, {}, 1), Call(1, "Read_File", {}, {}, 2), Call(2, "read_file ", {}, {}, 3)]
+    report = check_scope(calls, scope)
+    assert report.calls == 3
+    assert [f.index for f in report.findings] == [1, 2]
+    assert report.findings[0].detail == "tool 'Read_File' is not in the declared scope for agent 'reader'"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ('{"allowed_tools": []}', "missing field 'agent' in scope", 1),
+        ('{"agent": "a"}', "missing field 'allowed_tools' in scope", 1),
+        ('{\n  "agent": 7,\n  "allowed_tools": []\n}', "field 'agent' must be a string, found integer", 2),
+        ('{"agent": "a",\n "allowed_tools": "x"}', "field 'allowed_tools' must be an array, found string", 2),
+        ('{"agent": "a", "allowed_tools": ["x", 3]}', "entry 1 of 'allowed_tools' must be a string, found integer", 1),
+        ('{"agent": "a", "allowed_tools": [],\n"tools": []}', "unknown field 'tools' in scope", 2),
+        ("[]", "a scope must be a JSON object, found array", 1),
+        ('{"agent": "a",\n "allowed_tools": [}', "not valid JSON: Expecting value (column 20)", 2),
+    ],
+)
+def test_malformed_scope_is_refused(tmp_path: Path, text: str, message: str, line: int) -> None:
+    with pytest.raises(InputError) as info:
+        read_scope(write(tmp_path, text))
+    assert (info.value.message, info.value.line) == (message, line)

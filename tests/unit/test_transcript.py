@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import pytest
+
+from toolreplay.errors import InputError
+from toolreplay.formats.transcript import iter_recorded_calls, iter_sealed, iter_transcript
+
+GOOD = b'{"index": 0, "tool": "read_file", "args": {"path": "a"}, "response": {"bytes": 1}}\n'
+
+
+def read(*lines: bytes) -> list[object]:
+    return list(iter_transcript("t.jsonl", list(lines)))
+
+
+def error_of(*lines: bytes) -> InputError:
+    with pytest.raises(InputError) as info:
+        read(*lines)
+    return info.value
+
+
+def test_parses_a_valid_line_with_its_line_number() -> None:
+    (call,) = iter_transcript("t.jsonl", [b"\n", GOOD])
+    assert (call.index, call.tool, call.args, call.result, call.line) == (
+        0,
+        "read_file",
+        {"path": "a"},
+        {"bytes": 1},
+        2,
+    )
+
+
+def test_blank_lines_are_skipped() -> None:
+    second = GOOD.replace(b'"index": 0', b'"index": 1')
+    assert len(read(GOOD, b"   \n", b"\n", second)) == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"index": 0, "tool": "t", "args": {}, "response": {}, "extra": 1}', "unknown field 'extra'"),
+        (b'{"index": 0, "tool": "t", "args": {}}', "missing field 'response'"),
+        (b'{"tool": "t", "args": {}, "response": {}}', "missing field 'index'"),
+        (
+            b'{"index": true, "tool": "t", "args": {}, "response": {}}',
+            "field 'index' must be an integer, found boolean",
+        ),
+        (b'{"index": 0.0, "tool": "t", "args": {}, "response": {}}', "field 'index' must be an integer, found number"),
+        (b'{"index": "0", "tool": "t", "args": {}, "response": {}}', "field 'index' must be an integer, found string"),
+        (
+            b'{"index": 0, "tool": 3, "args": {}, "response": {}}',
+            "field 'tool' must be a non-empty string, found integer",
+        ),
+        (
+            b'{"index": 0, "tool": "", "args": {}, "response": {}}',
+            "field 'tool' must be a non-empty string, found an empty string",
+        ),
+        (b'{"index": 0, "tool": "t", "args": [], "response": {}}', "field 'args' must be an object, found array"),
+        (
+            b'{"index": 0, "tool": "t", "args": {}, "response": "ok"}',
+            "field 'response' must be an object, found string",
+        ),
+        (b'{"index": 1, "tool": "t", "args": {}, "response": {}}', "index 1 is out of order: expected 0"),
+        (b"[1, 2]", "expected a JSON object, found array"),
+        (b"not json", "not valid JSON: Expecting value (column 1)"),
+        (b'{"index": 0, "tool": "t", "args": {"x": NaN}, "response": {}}', "not valid JSON: NaN is not valid JSON"),
+        (b'{"index": 0, "tool": "t", "args": {"x": 1, "x": 2}, "response": {}}', "key 'x' appears twice"),
+        (b'{"index": 0, "tool": "t\xff", "args": {}, "response": {}}', "not valid UTF-8 (byte 0xff at column 24)"),
+        (b'\xef\xbb\xbf{"index": 0, "tool": "t", "args": {}, "response": {}}', "byte-order mark"),
+    ],
+)
+def test_malformed_lines_are_refused_with_file_and_line(line: bytes, message: str) -> None:
+    error = error_of(b"\n", line + b"\n")
+    assert message in error.message
+    assert str(error).startswith("t.jsonl:2: ")
+
+
+def test_out_of_order_index_after_valid_lines() -> None:
+    skipped = GOOD.replace(b'"index": 0', b'"index": 2')
+    error = error_of(GOOD, skipped)
+    assert (error.line, error.message) == (2, "index 2 is out of order: expected 1")
+
+
+def test_sealed_line_in_a_transcript_says_so() -> None:
+    line = b'{"index": 0, "tool": "t", "args": {}, "response": {}, "prev": "0", "digest": "0"}'
+    assert "looks like a sealed file" in error_of(line).message
+
+
+def test_sealed_file_is_parsed_as_strictly() -> None:
+    with pytest.raises(InputError, match="unknown field 'extra'"):
+        list(
+            iter_sealed(
+                "s.jsonl",
+                [b'{"index": 0, "tool": "t", "args": {}, "response": {}, "prev": "a", "digest": "b", "extra": 1}'],
+            )
+        )
+    with pytest.raises(InputError, match="field 'digest' must be 64 lowercase hex characters"):
+        list(
+            iter_sealed(
+                "s.jsonl",
+                [
+                    b'{"index": 0, "tool": "t", "args": {}, "response": {}, "prev": "'
+                    + b"0" * 64
+                    + b'", "digest": "XY"}'
+                ],
+            )
+        )
+
+
+def test_transcript_given_to_verify_says_to_seal_first() -> None:
+    with pytest.raises(InputError, match=r"missing field 'prev' \(seal the transcript first"):
+        list(iter_sealed("t.jsonl", [GOOD]))
+
+
+def test_recorded_calls_accepts_either_kind_but_not_a_mix() -> None:
+    sealed = (
+        b'{"index": 1, "tool": "t", "args": {}, "response": {}, "prev": "'
+        + b"0" * 64
+        + b'", "digest": "'
+        + b"1" * 64
+        + b'"}'
+    )
+    with pytest.raises(InputError, match="unknown field 'digest'"):
+        list(iter_recorded_calls("m.jsonl", [GOOD, sealed]))
+
+
+def test_missing_file_is_an_input_error(tmp_path: object) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        list(iter_transcript("does-not-exist.jsonl"))
