@@ -1,12 +1,13 @@
-"""The SHA-256 hash chain: sealing calls into links and verifying them.
+"""The SHA-256 hash chain: sealing records into links and verifying them.
 
-A link is a call's record ``{"args", "index", "prev", "response", "tool"}``
-plus ``"digest"``, the SHA-256 of the record's canonical bytes. ``prev`` is the
-digest of the link before, or 64 zeros for the first. Because every digest
-covers the one before it, changing a record changes its digest and breaks the
-chain at that link.
+A link is a record plus ``"prev"``, the digest of the link before (64 zeros for
+the first), and ``"digest"``, the SHA-256 of the canonical bytes of the record
+with ``prev`` included. Because every digest covers the one before, changing a
+record changes its digest and breaks the chain at that link.
 
-Both directions stream: nothing is kept but the previous digest.
+A transcript's record is ``{"args", "index", "response", "tool"}``; a session's
+records are its parts (see :mod:`toolreplay.formats.sealed_session`). Both
+directions stream: nothing is kept but the previous digest.
 """
 
 from __future__ import annotations
@@ -14,47 +15,74 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.errors import InputError
-from toolreplay.formats.transcript import SealedCall
 from toolreplay.model import Call
 
 GENESIS = "0" * 64
 
 # Canonical keys sort as args < digest < index < prev < response < tool, so a
-# link's canonical bytes are the record's with the digest member spliced in
-# right after "args". Encoding args and the rest separately lets sealing encode
-# each value once; tests check the splice against canonical_bytes of the link.
+# transcript link's canonical bytes are its record's with the digest member
+# spliced in right after "args". Encoding args and the rest separately lets
+# sealing encode each value once; tests check the splice against
+# canonical_bytes of the whole link.
 _ARGS_OPEN = b'{"args":'
 
 
-def _record_parts(call: Call, prev: str) -> tuple[bytes, bytes]:
-    """Canonical ``args`` and the record's canonical bytes after ``args``."""
-    rest = canonical_bytes({"index": call.index, "prev": prev, "response": call.result, "tool": call.tool})
-    return canonical_bytes(call.args), rest[1:]
-
-
-def record_digest(call: Call, prev: str) -> str:
-    """The digest of one link: SHA-256 of the canonical record, in hex."""
-    record: JSONObject = {
-        "args": call.args,
-        "index": call.index,
-        "prev": prev,
-        "response": call.result,
-        "tool": call.tool,
-    }
+def digest_of(record: JSONObject) -> str:
+    """The digest of a link: SHA-256 of its record's canonical bytes (``prev`` included), in hex."""
     return hashlib.sha256(canonical_bytes(record)).hexdigest()
 
 
+def call_record(call: Call, prev: str) -> JSONObject:
+    """The record a transcript link's digest covers."""
+    return {"args": call.args, "index": call.index, "prev": prev, "response": call.result, "tool": call.tool}
+
+
 def seal(calls: Iterable[Call]) -> Iterator[bytes]:
-    """Yield the canonical bytes of each sealed link, without line endings."""
+    """Yield the canonical bytes of each sealed transcript link, without line endings."""
     prev = GENESIS
     for call in calls:
-        args, rest = _record_parts(call, prev)
+        args = canonical_bytes(call.args)
+        rest = canonical_bytes({"index": call.index, "prev": prev, "response": call.result, "tool": call.tool})[1:]
         digest = hashlib.sha256(b"".join((_ARGS_OPEN, args, b",", rest))).hexdigest()
         yield b"".join((_ARGS_OPEN, args, b',"digest":"', digest.encode("ascii"), b'",', rest))
         prev = digest
+
+
+def seal_records(records: Iterable[JSONObject]) -> Iterator[bytes]:
+    """Yield sealed links for records of any shape (each without ``prev`` and ``digest``)."""
+    prev = GENESIS
+    for record in records:
+        linked = {**record, "prev": prev}
+        digest = digest_of(linked)
+        yield canonical_bytes({**linked, "digest": digest})
+        prev = digest
+
+
+class SealedLink(Protocol):
+    """A link as read from a sealed file."""
+
+    @property
+    def prev(self) -> str: ...
+
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def label(self) -> str | None:
+        """What the link holds, where its index alone does not say (a session's part)."""
+
+    def record(self) -> JSONObject:
+        """The record the digest covers, ``prev`` included."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +93,7 @@ class BrokenLink:
     line: int
     expected: str
     found: str
+    label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +108,7 @@ class Verification:
         return self.broken is None
 
 
-def verify(links: Iterable[SealedCall], path: str = "") -> Verification:
+def verify(links: Iterable[SealedLink], path: str = "") -> Verification:
     """Recompute the chain and stop at the first broken link.
 
     Per link, the stored ``prev`` must equal the stored digest of the link
@@ -92,14 +121,13 @@ def verify(links: Iterable[SealedCall], path: str = "") -> Verification:
     prev = GENESIS
     position = 0
     for link in links:
-        call = link.call
         if link.prev != prev:
-            return Verification(position + 1, BrokenLink(position, call.line, prev, link.prev))
-        digest = record_digest(call, link.prev)
+            return Verification(position + 1, BrokenLink(position, link.line, prev, link.prev, link.label))
+        digest = digest_of(link.record())
         if digest != link.digest:
-            return Verification(position + 1, BrokenLink(position, call.line, digest, link.digest))
-        if call.index != position:
-            raise InputError(f"index {call.index} is out of order: expected {position}", path, call.line)
+            return Verification(position + 1, BrokenLink(position, link.line, digest, link.digest, link.label))
+        if link.index != position:
+            raise InputError(f"index {link.index} is out of order: expected {position}", path, link.line)
         prev = link.digest
         position += 1
     return Verification(position, None)

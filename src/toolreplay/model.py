@@ -58,3 +58,51 @@ class Finding:
 def sorted_findings(findings: list[Finding]) -> tuple[Finding, ...]:
     """Findings in report order: by call index, then by the fixed kind order."""
     return tuple(sorted(findings, key=lambda finding: finding.sort_key))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """A tool as the agent was shown it, plus its MCP annotations.
+
+    ``annotations`` is toolreplay's own field (``readOnlyHint``,
+    ``destructiveHint``, ``idempotentHint``, ``openWorldHint``); it is never sent
+    to a model.
+    """
+
+    name: str
+    description: str
+    input_schema: JSONObject
+    annotations: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    """What a session knows beyond its calls: what the agent was told and said."""
+
+    model: str
+    source: JSONObject
+    system: JSONValue
+    tools: tuple[ToolDef, ...]
+    messages: tuple[JSONObject, ...]
+    final_reply: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One recording: its calls, and for a session file the context around them.
+
+    A flat transcript is a session without context.
+    """
+
+    path: str
+    calls: tuple[Call, ...]
+    context: SessionContext | None = None
+
+    def tool(self, name: str) -> ToolDef | None:
+        """The definition of the tool called ``name``, if the session has one."""
+        if self.context is None:
+            return None
+        for tool in self.context.tools:
+            if tool.name == name:
+                return tool
+        return None

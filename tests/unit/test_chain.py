@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import json_objects, tool_names, transcript_lines, transcripts
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.chain import GENESIS, record_digest, seal, verify
+from toolreplay.chain import GENESIS, call_record, digest_of, seal, verify
 from toolreplay.errors import InputError
 from toolreplay.formats.transcript import iter_sealed, iter_transcript
 from toolreplay.model import Call
@@ -30,7 +30,7 @@ def test_genesis_is_64_zeros() -> None:
 def test_first_link_digest_is_sha256_of_the_canonical_record() -> None:
     call = Call(0, "list_dir", {"path": "docs"}, {"entries": ["intro.md"]}, line=1)
     record: JSONObject = {"args": call.args, "index": 0, "prev": GENESIS, "response": call.result, "tool": "list_dir"}
-    assert record_digest(call, GENESIS) == hashlib.sha256(canonical_bytes(record)).hexdigest()
+    assert digest_of(call_record(call, GENESIS)) == hashlib.sha256(canonical_bytes(record)).hexdigest()
 
 
 @given(transcripts())

@@ -16,11 +16,11 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 
 
-def _reject_constant(name: str) -> NoReturn:
+def reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
+def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
@@ -31,7 +31,7 @@ def _unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
     return obj
 
 
-_decode = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_keys).decode
+_decode = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=unique_keys).decode
 
 
 def type_name(value: object) -> str:

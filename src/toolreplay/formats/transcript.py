@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject
+from toolreplay.chain import call_record
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, type_name
@@ -35,6 +36,22 @@ class SealedCall:
     call: Call
     prev: str
     digest: str
+
+    @property
+    def index(self) -> int:
+        return self.call.index
+
+    @property
+    def line(self) -> int:
+        return self.call.line
+
+    @property
+    def label(self) -> None:
+        return None
+
+    def record(self) -> JSONObject:
+        """The record the digest covers."""
+        return call_record(self.call, self.prev)
 
 
 def _numbered(path: str | Path, lines: Iterable[bytes] | None) -> Iterator[tuple[int, JSONObject]]:

@@ -1,0 +1,142 @@
+"""Sealed sessions: a session cut into parts, each part one link of the hash chain.
+
+The parts, in order: ``session`` (format, version, model, source), ``system``,
+``tools[i]`` for each tool definition, ``messages[i]`` for each message, and
+``final_reply``. A link is ``{"digest", "index", "part", "prev", "value"}`` in
+canonical form, so editing anything in the session (a word of the prompt, a tool
+description, a thinking block, the final reply) breaks the chain at the link of
+that part, and ``verify`` names it.
+
+A sealed session reads back as the session it sealed: ``audit``, ``scope`` and
+``show`` accept it, and its calls point at the lines of their message links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.errors import InputError
+from toolreplay.formats.jsonl import type_name
+from toolreplay.formats.located import LocatedDocument
+from toolreplay.formats.session import session_document, validate_session
+from toolreplay.model import Session, SessionContext
+
+LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
+_HEX = "0123456789abcdef"
+
+
+def session_parts(context: SessionContext) -> Iterator[JSONObject]:
+    """The records of a session's links, without ``prev`` and ``digest``."""
+    doc = session_document(context)
+    parts: list[tuple[str, JSONValue]] = [
+        ("session", {key: doc[key] for key in ("format", "version", "model", "source")}),
+        ("system", doc["system"]),
+    ]
+    tools = doc["tools"]
+    messages = doc["messages"]
+    assert isinstance(tools, list) and isinstance(messages, list)
+    parts += [(f"tools[{i}]", tool) for i, tool in enumerate(tools)]
+    parts += [(f"messages[{i}]", message) for i, message in enumerate(messages)]
+    parts.append(("final_reply", doc["final_reply"]))
+    for index, (part, value) in enumerate(parts):
+        yield {"index": index, "part": part, "value": value}
+
+
+@dataclass(frozen=True, slots=True)
+class SealedPart:
+    """One link of a sealed session as read from its file."""
+
+    index: int
+    part: str
+    value: JSONValue
+    prev: str
+    digest: str
+    line: int
+
+    @property
+    def label(self) -> str:
+        return self.part
+
+    def record(self) -> JSONObject:
+        return {"index": self.index, "part": self.part, "prev": self.prev, "value": self.value}
+
+
+def is_sealed_session_line(obj: JSONObject) -> bool:
+    """Whether a parsed first line belongs to a sealed session."""
+    return "part" in obj and "value" in obj
+
+
+def sealed_parts(objects: Iterable[tuple[int, JSONObject]], path: str | Path) -> Iterator[SealedPart]:
+    """Strictly read the links of a sealed session from ``(line, object)`` pairs."""
+    for line, obj in objects:
+        if obj.keys() != LINK_FIELDS:
+            unknown = sorted(obj.keys() - LINK_FIELDS)
+            missing = sorted(LINK_FIELDS - obj.keys())
+            problem = f"unknown field '{unknown[0]}'" if unknown else f"missing field '{missing[0]}'"
+            raise InputError(problem, path, line)
+        index, part = obj["index"], obj["part"]
+        if type(index) is not int:
+            raise InputError(f"field 'index' must be an integer, found {type_name(index)}", path, line)
+        if type(part) is not str:
+            raise InputError(f"field 'part' must be a string, found {type_name(part)}", path, line)
+        hexes = []
+        for name in ("prev", "digest"):
+            value = obj[name]
+            if type(value) is not str or len(value) != 64 or value.strip(_HEX):
+                raise InputError(f"field '{name}' must be 64 lowercase hex characters", path, line)
+            hexes.append(value)
+        yield SealedPart(index, part, obj["value"], hexes[0], hexes[1], line)
+
+
+def _expected_parts(names: list[str]) -> list[str]:
+    tools = sum(name.startswith("tools[") for name in names)
+    messages = sum(name.startswith("messages[") for name in names)
+    return [
+        "session",
+        "system",
+        *(f"tools[{i}]" for i in range(tools)),
+        *(f"messages[{i}]" for i in range(messages)),
+        "final_reply",
+    ]
+
+
+def assemble_session(parts: Iterable[SealedPart], path: str | Path) -> Session:
+    """Rebuild the session a sealed file holds (without checking the chain) and validate it."""
+    links = list(parts)
+    names = [link.part for link in links]
+    for position, (link, expected) in enumerate(zip(links, _expected_parts(names), strict=False)):
+        if link.index != position:
+            raise InputError(f"index {link.index} is out of order: expected {position}", path, link.line)
+        if link.part != expected:
+            raise InputError(f"part '{link.part}' is out of place: expected '{expected}'", path, link.line)
+    if len(links) < len(_expected_parts(names)):
+        missing = _expected_parts(names)[len(links)]
+        raise InputError(f"the sealed session ends before its '{missing}' part", path)
+    header = links[0].value
+    if not isinstance(header, dict):
+        raise InputError(f"part 'session' must be an object, found {type_name(header)}", path, links[0].line)
+    lines: dict[int, int] = {}
+    for link in links:
+        _note_lines(link.value, link.line, lines)
+    doc: JSONObject = {
+        **header,
+        "system": links[1].value,
+        "tools": [link.value for link in links if link.part.startswith("tools[")],
+        "messages": [link.value for link in links if link.part.startswith("messages[")],
+        "final_reply": links[-1].value,
+    }
+    return validate_session(LocatedDocument(doc, lines), str(path))
+
+
+def _note_lines(value: JSONValue, line: int, lines: dict[int, int]) -> None:
+    """Every object inside one link's value begins on that link's line."""
+    if isinstance(value, dict):
+        lines[id(value)] = line
+        for item in value.values():
+            _note_lines(item, line, lines)
+    elif isinstance(value, list):
+        for item in value:
+            _note_lines(item, line, lines)
