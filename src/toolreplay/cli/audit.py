@@ -6,7 +6,7 @@ import click
 
 from toolreplay.audit import audit
 from toolreplay.cli.output import write_text
-from toolreplay.formats.transcript import iter_recorded_calls
+from toolreplay.formats.recording import iter_calls
 from toolreplay.report.text import render_audit
 
 
@@ -14,7 +14,7 @@ def audit_files(paths: tuple[str, ...]) -> int:
     """Audit each file and print its report; 1 if any has findings."""
     status = 0
     for number, path in enumerate(paths):
-        report = audit(iter_recorded_calls(path))
+        report = audit(iter_calls(path))
         text = render_audit(report)
         if len(paths) > 1:
             text = ("\n" if number else "") + f"== {path} ==\n" + text
@@ -31,7 +31,7 @@ def audit_files(paths: tuple[str, ...]) -> int:
     Reports non-determinism (an identical call that got a different response;
     the first is the divergence point) and redundant calls (an identical call
     right after the same one, with nothing between that could change state).
-    FILE is a transcript or a sealed transcript. Exits 1 when anything is found.
+    FILE is a transcript, a session, or either of them sealed. Exits 1 when anything is found.
     """,
 )
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.output import write_text
-from toolreplay.formats.transcript import iter_recorded_calls
+from toolreplay.formats.recording import iter_calls
 from toolreplay.report.text import render_scope
 from toolreplay.scope import check_scope, read_scope
 
@@ -24,6 +24,6 @@ from toolreplay.scope import check_scope, read_scope
 @click.argument("scope_file", metavar="SCOPE")
 def command(file: str, scope_file: str) -> int:
     scope = read_scope(scope_file)
-    report = check_scope(iter_recorded_calls(file), scope)
+    report = check_scope(iter_calls(file), scope)
     write_text(render_scope(report))
     return 1 if report.findings else 0

@@ -2,31 +2,52 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import click
 
-from toolreplay.chain import seal
+from toolreplay.chain import seal, seal_records
 from toolreplay.cli.output import write_lines
+from toolreplay.errors import InputError
+from toolreplay.formats.recording import Kind, detect_kind, load_session
+from toolreplay.formats.sealed_session import session_parts
 from toolreplay.formats.transcript import iter_transcript
+
+
+def sealed_lines(path: str) -> Iterator[bytes]:
+    """The links of a transcript (streamed) or a session (one link per part)."""
+    kind = detect_kind(path)
+    if kind.sealed:
+        raise InputError(f"already a {kind.value}; 'toolreplay verify' checks it", path)
+    if kind is Kind.TRANSCRIPT:
+        return seal(iter_transcript(path))
+    context = load_session(path, kind).context
+    if context is None:  # a session always has context; kept for the type checker
+        raise InputError("not a session", path)
+    return seal_records(session_parts(context))
 
 
 @click.command(
     "seal",
-    help="""Print TRANSCRIPT sealed into a SHA-256 hash chain, one link per line.
+    help="""Print FILE sealed into a SHA-256 hash chain, one link per line.
 
-    Each link is the call's record with "prev" (the digest of the link before,
-    64 zeros for the first) and "digest" (the SHA-256 of the record's canonical
-    JSON). Check a sealed file later with 'toolreplay verify'. The transcript is
-    read as a stream, so its size does not matter.
+    For a transcript, each link is a call's record with "prev" (the digest of
+    the link before, 64 zeros for the first) and "digest" (the SHA-256 of the
+    record's canonical JSON, prev included); the transcript is streamed, so its
+    size does not matter. For a session, each part is a link: the header, the
+    system prompt, each tool definition, each message and the final reply, so
+    editing any of them breaks the chain there. Check a sealed file later with
+    'toolreplay verify'.
     """,
 )
-@click.argument("transcript", metavar="TRANSCRIPT")
+@click.argument("transcript", metavar="FILE")
 @click.option(
     "-o",
     "--output",
     metavar="FILE",
     help="Write the sealed links to FILE instead of stdout. FILE is replaced only once "
-    "every link is written, so a malformed transcript leaves no half-sealed file.",
+    "every link is written, so a malformed input leaves no half-sealed file.",
 )
 def command(transcript: str, output: str | None) -> int:
-    write_lines(seal(iter_transcript(transcript)), output, inputs=[transcript])
+    write_lines(sealed_lines(transcript), output, inputs=[transcript])
     return 0

@@ -21,7 +21,7 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.jsonl import type_name
 from toolreplay.formats.located import LocatedDocument
-from toolreplay.formats.session import session_document, validate_session
+from toolreplay.formats.session import header_document, message_document, ordered, tool_document, validate_session
 from toolreplay.model import Session, SessionContext
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
@@ -30,17 +30,10 @@ _HEX = "0123456789abcdef"
 
 def session_parts(context: SessionContext) -> Iterator[JSONObject]:
     """The records of a session's links, without ``prev`` and ``digest``."""
-    doc = session_document(context)
-    parts: list[tuple[str, JSONValue]] = [
-        ("session", {key: doc[key] for key in ("format", "version", "model", "source")}),
-        ("system", doc["system"]),
-    ]
-    tools = doc["tools"]
-    messages = doc["messages"]
-    assert isinstance(tools, list) and isinstance(messages, list)
-    parts += [(f"tools[{i}]", tool) for i, tool in enumerate(tools)]
-    parts += [(f"messages[{i}]", message) for i, message in enumerate(messages)]
-    parts.append(("final_reply", doc["final_reply"]))
+    parts: list[tuple[str, JSONValue]] = [("session", header_document(context)), ("system", ordered(context.system))]
+    parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(context.tools)]
+    parts += [(f"messages[{i}]", message_document(message)) for i, message in enumerate(context.messages)]
+    parts.append(("final_reply", context.final_reply))
     for index, (part, value) in enumerate(parts):
         yield {"index": index, "part": part, "value": value}
 

@@ -6,8 +6,11 @@ annotations, the conversation in Anthropic Messages API form, and the agent's
 final reply. The calls are read out of the conversation: each ``tool_use``
 block with the ``tool_result`` that answered it.
 
-Loading is strict. Every error names the file, the line and the place in the
-document (``messages[3].content[1]``).
+Loading is strict about the session's own structure: unknown or missing fields,
+wrong types, turns out of order, a ``tool_use`` without its ``tool_result``. Inside
+a content block, only the fields toolreplay reads are checked; any others are the
+Messages API's and are kept verbatim. Every error names the file, the line and
+the place in the document (``messages[3].content[1]``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.jsonl import type_name
 from toolreplay.formats.located import LocatedDocument, parse_located
 from toolreplay.model import Call, Session, SessionContext, ToolDef
+from toolreplay.redact import Redactor
 
 FORMAT = "toolreplay-session"
 VERSION = 1
@@ -34,8 +38,6 @@ ANNOTATION_TYPES: dict[str, type] = {
     "idempotentHint": bool,
     "openWorldHint": bool,
 }
-_TOOL_USE_FIELDS = frozenset({"type", "id", "name", "input", "cache_control"})
-_TOOL_RESULT_FIELDS = frozenset({"type", "tool_use_id", "content", "is_error", "cache_control"})
 
 
 class _Reader:
@@ -200,9 +202,6 @@ class _Reader:
                 raise self.fail(block, place, "an assistant turn cannot hold a tool_result")
             if block["type"] != "tool_use":
                 continue
-            for key in block:
-                if key not in _TOOL_USE_FIELDS:
-                    raise self.fail(block, place, f"unknown field '{key}' in tool_use")
             block_id, name, arguments = block.get("id"), block.get("name"), block.get("input")
             if type(block_id) is not str or not block_id:
                 raise self.fail(block, f"{place}.id", "must be a non-empty string")
@@ -223,9 +222,6 @@ class _Reader:
                 raise self.fail(
                     block, place, f"the person speaks again after the agent's first turn ({block['type']} block)"
                 )
-            for key in block:
-                if key not in _TOOL_RESULT_FIELDS:
-                    raise self.fail(block, place, f"unknown field '{key}' in tool_result")
             tool_use_id = block.get("tool_use_id")
             if type(tool_use_id) is not str or tool_use_id not in pending:
                 raise self.fail(
@@ -260,6 +256,11 @@ class _Reader:
                 index += 1
 
 
+def parse_tools(doc: LocatedDocument, path: str | Path) -> tuple[ToolDef, ...]:
+    """Validate a list of tool definitions (as a session holds them) from any source."""
+    return _Reader(doc, str(path)).tools(doc.value, doc.value)
+
+
 def validate_session(doc: LocatedDocument, path: str) -> Session:
     """Validate a parsed session document and read its calls out."""
     return _Reader(doc, path).session()
@@ -275,46 +276,57 @@ def read_session(path: str | Path) -> Session:
     return parse_session(read_text(path), path)
 
 
-def _ordered(value: JSONValue) -> JSONValue:
+def ordered(value: JSONValue) -> JSONValue:
     """``value`` with every object's keys sorted, and a content block's ``type`` first."""
     if isinstance(value, dict):
         keys = sorted(value)
         if "type" in value:
             keys.remove("type")
             keys.insert(0, "type")
-        return {key: _ordered(value[key]) for key in keys}
+        return {key: ordered(value[key]) for key in keys}
     if isinstance(value, list):
-        return [_ordered(item) for item in value]
+        return [ordered(item) for item in value]
     return value
 
 
 def tool_document(tool: ToolDef) -> JSONObject:
     """A tool definition as a session file holds it."""
-    doc: JSONObject = {"name": tool.name, "description": tool.description, "input_schema": _ordered(tool.input_schema)}
+    doc: JSONObject = {"name": tool.name, "description": tool.description, "input_schema": ordered(tool.input_schema)}
     if tool.annotations is not None:
-        doc["annotations"] = _ordered(tool.annotations)
+        doc["annotations"] = ordered(tool.annotations)
     return doc
+
+
+def message_document(message: JSONObject) -> JSONObject:
+    """A message as a session file holds it."""
+    return {"role": message["role"], "content": ordered(message["content"])}
+
+
+def header_document(context: SessionContext) -> JSONObject:
+    """The fields that say what a session is and where it came from."""
+    return {"format": FORMAT, "version": VERSION, "model": context.model, "source": ordered(context.source)}
 
 
 def session_document(context: SessionContext) -> JSONObject:
     """The JSON object of a session file, in its stable key order."""
     return {
-        "format": FORMAT,
-        "version": VERSION,
-        "model": context.model,
-        "source": _ordered(context.source),
-        "system": _ordered(context.system),
+        **header_document(context),
+        "system": ordered(context.system),
         "tools": [tool_document(tool) for tool in context.tools],
-        "messages": [{"role": m["role"], "content": _ordered(m["content"])} for m in context.messages],
+        "messages": [message_document(message) for message in context.messages],
         "final_reply": context.final_reply,
     }
 
 
-def dump_session(context: SessionContext) -> str:
+def dump_session(context: SessionContext, redactor: Redactor | None = None) -> str:
     """The text of a session file: two-space indented, UTF-8, stable key order, final newline."""
-    return json.dumps(session_document(context), indent=2, ensure_ascii=False) + "\n"
+    doc: JSONValue = session_document(context)
+    if redactor is not None:
+        doc = redactor.value(doc)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_session(path: str | Path, context: SessionContext) -> None:
-    """Write a session file atomically: a crash leaves the previous file, never a torn one."""
-    write_atomic(path, [dump_session(context).encode("utf-8")])
+def write_session(path: str | Path, context: SessionContext, redactor: Redactor | None = None) -> None:
+    """Write a session file atomically (a crash leaves the previous file, never a torn one),
+    with every string passed through ``redactor`` first."""
+    write_atomic(path, [dump_session(context, redactor).encode("utf-8")])

@@ -54,7 +54,7 @@ class SealedCall:
         return call_record(self.call, self.prev)
 
 
-def _numbered(path: str | Path, lines: Iterable[bytes] | None) -> Iterator[tuple[int, JSONObject]]:
+def iter_numbered_objects(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[tuple[int, JSONObject]]:
     """``(line number, object)`` for each non-blank line of the file, or of ``lines`` if given."""
     source = iter_raw_lines(path) if lines is None else lines
     for number, raw in enumerate(source, start=1):
@@ -96,7 +96,7 @@ def iter_transcript(path: str | Path, lines: Iterable[bytes] | None = None) -> I
 
     ``lines`` gives the file's content directly; ``path`` then only names it.
     """
-    for expected, (line, obj) in enumerate(_numbered(path, lines)):
+    for expected, (line, obj) in enumerate(iter_numbered_objects(path, lines)):
         if obj.keys() != _TRANSCRIPT_KEYS:
             raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
         call = _to_call(obj, path, line)
@@ -127,7 +127,7 @@ def iter_sealed(path: str | Path, lines: Iterable[bytes] | None = None) -> Itera
     the chain can tell, so :func:`toolreplay.chain.verify` checks it after the
     digests.
     """
-    for line, obj in _numbered(path, lines):
+    for line, obj in iter_numbered_objects(path, lines):
         yield _to_sealed(obj, path, line)
 
 
@@ -137,7 +137,7 @@ def iter_recorded_calls(path: str | Path, lines: Iterable[bytes] | None = None) 
     Every line of one file must be of the same kind.
     """
     fields: tuple[str, ...] | None = None
-    for expected, (line, obj) in enumerate(_numbered(path, lines)):
+    for expected, (line, obj) in enumerate(iter_numbered_objects(path, lines)):
         if fields is None:
             fields = SEALED_FIELDS if ("digest" in obj or "prev" in obj) else TRANSCRIPT_FIELDS
         call = _to_sealed(obj, path, line).call if fields is SEALED_FIELDS else _transcript_call(obj, path, line)

@@ -1,0 +1,84 @@
+"""Scripted agents: a seeded Python policy in a file, for offline runs and replays.
+
+The file defines ``class Agent`` whose ``__init__(self, seed)`` takes the run's
+seed and whose ``respond(self, system, tools, messages)`` returns the content
+blocks of the next turn, in Messages API form. ``tool_use`` blocks need only
+``name`` and ``input``: toolreplay numbers their ids. A turn without
+``tool_use`` ends the run. The same seed gives the same run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from toolreplay.agents.base import Turn
+from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.errors import UsageError
+from toolreplay.formats.session import tool_document
+from toolreplay.model import ToolDef
+
+PREFIX = "scripted:"
+
+
+def load_module(path: str | Path, what: str) -> ModuleType:
+    """Import a user's Python file by path; a missing or broken file is a UsageError."""
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"{what} {path}: no such file")
+    name = f"toolreplay_user_{abs(hash(str(file.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{what} {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's code: any failure is theirs to see, in one line
+        del sys.modules[name]
+        raise UsageError(f"{what} {path} failed to load: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+class ScriptedAgent:
+    """An agent whose turns come from a seeded policy in a Python file."""
+
+    def __init__(self, path: str, seed: int) -> None:
+        self.path = path
+        self.seed = seed
+        module = load_module(path, "scripted agent")
+        factory = getattr(module, "Agent", None)
+        if not callable(factory):
+            raise UsageError(f"scripted agent {path} defines no class Agent")
+        self._policy: Any = factory(seed)
+        self._next_id = 1
+
+    @property
+    def model(self) -> str:
+        return PREFIX + self.path
+
+    def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
+        try:
+            blocks = self._policy.respond(system, [tool_document(t) for t in tools], [dict(m) for m in messages])
+        except Exception as exc:  # the policy is the user's code
+            raise UsageError(f"scripted agent {self.path} failed: {type(exc).__name__}: {exc}") from None
+        content: list[JSONObject] = []
+        for raw in blocks:
+            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+                raise UsageError(f"scripted agent {self.path} returned a block that is not a content block: {raw!r}")
+            block: JSONObject = raw
+            if raw["type"] == "tool_use":
+                block = {
+                    "type": "tool_use",
+                    "id": f"toolu_{self._next_id:04d}",
+                    "name": raw["name"],
+                    "input": raw["input"],
+                }
+                self._next_id += 1
+            content.append(block)
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+        return Turn(content, stop)

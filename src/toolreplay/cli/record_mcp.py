@@ -1,0 +1,30 @@
+"""``toolreplay record-mcp``: a logging stdio proxy in front of an MCP server."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.record.mcp_proxy import run_proxy
+from toolreplay.redact import Redactor
+
+
+@click.command(
+    "record-mcp",
+    context_settings={"ignore_unknown_options": True},
+    help="""Run SERVER COMMAND as an MCP stdio server and log its tool traffic to LOG.
+
+    Put 'toolreplay record-mcp -o LOG --' in front of the server command in your
+    MCP client's configuration. Bytes pass through unchanged both ways; every
+    tools/list and tools/call request is appended to LOG (JSON Lines) with its
+    response, errors included, before the response reaches the client, with
+    secrets redacted. The proxy exits with the server's exit code. Turn a log
+    into a session with 'toolreplay import LOG --from mcp'.
+    """,
+)
+@click.option("-o", "--output", "log", required=True, metavar="LOG", help="The JSON Lines log to append to.")
+@click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
+@click.option("--no-redact", is_flag=True, help="Log secrets as they are (not recommended).")
+@click.argument("server", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
+def command(log: str, patterns: tuple[str, ...], no_redact: bool, server: tuple[str, ...]) -> int:
+    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
+    return run_proxy(server, log, redactor)

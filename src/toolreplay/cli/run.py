@@ -1,0 +1,74 @@
+"""``toolreplay run``: drive an agent whose tools really execute, and record the session."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.agents.scripted import ScriptedAgent
+from toolreplay.canonical import JSONObject
+from toolreplay.cli.agent_options import make_agent, read_prompt
+from toolreplay.cli.output import write_text
+from toolreplay.errors import UsageError
+from toolreplay.formats.session import read_session, write_session
+from toolreplay.model import SessionContext
+from toolreplay.record.run import load_toolbox, run_agent
+from toolreplay.redact import Redactor
+
+
+@click.command(
+    "run",
+    help="""Run an agent with the tools in TOOLS and record what it did to a session file.
+
+    TOOLS is a Python file defining TOOLS (tool definitions: name, description,
+    input_schema, and optional MCP annotations) and execute(name, args), which
+    really runs a call and returns its result. The agent is a Claude model
+    (--agent MODEL_ID, needs the anthropic extra and ANTHROPIC_API_KEY) or a
+    scripted policy (--agent scripted:FILE, seeded with --seed). The session is
+    written after every exchange, atomically, with secrets redacted.
+    """,
+)
+@click.argument("tools_file", metavar="TOOLS")
+@click.option("--agent", "--model", "agent", required=True, metavar="SPEC", help="A Claude model id, or scripted:FILE.")
+@click.option("--system", "system_file", metavar="FILE", help="The system prompt, from a file.")
+@click.option("--task", metavar="TEXT", help="The person's first message.")
+@click.option("--task-file", metavar="FILE", help="The person's first message, from a file.")
+@click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write.")
+@click.option("--seed", default=1, show_default=True, help="Seed of a scripted agent.")
+@click.option("--max-turns", default=50, show_default=True, help="Stop after this many agent turns.")
+@click.option("--max-tokens", default=4096, show_default=True, help="Output token limit per model request.")
+@click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
+@click.option("--no-redact", is_flag=True, help="Write secrets as they are (not recommended).")
+def command(
+    tools_file: str,
+    agent: str,
+    system_file: str | None,
+    task: str | None,
+    task_file: str | None,
+    output: str,
+    seed: int,
+    max_turns: int,
+    max_tokens: int,
+    patterns: tuple[str, ...],
+    no_redact: bool,
+) -> int:
+    if (task is None) == (task_file is None):
+        raise UsageError("give the task with exactly one of --task and --task-file")
+    prompt = task if task is not None else read_prompt(str(task_file))
+    system = read_prompt(system_file) if system_file else ""
+    if max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
+    toolbox = load_toolbox(tools_file)
+    driver = make_agent(agent, seed, max_tokens)
+    source: JSONObject = {"kind": "run", "tools": tools_file}
+    if isinstance(driver, ScriptedAgent):
+        source["seed"] = seed
+
+    def write(context: SessionContext) -> None:
+        write_session(output, context, redactor)
+
+    done = run_agent(driver, system, toolbox, prompt, source, write, max_turns)
+    recorded = read_session(output)  # what was written must load back
+    ending = "" if done.final_reply is not None else f" (stopped after {max_turns} turns, no final reply)"
+    write_text(f"wrote {output}: {len(recorded.calls)} tool calls{ending}\n")
+    return 0

@@ -1,0 +1,74 @@
+"""Any recording, whatever its format: telling the formats apart and reading their calls.
+
+Four kinds of file hold calls: a transcript and a sealed transcript (JSON Lines
+with ``index`` on every line), a session (one JSON object with
+``"format": "toolreplay-session"``), and a sealed session (JSON Lines of
+``part`` links). The first non-blank line tells them apart; after that, each
+file is held to its own format's rules.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from pathlib import Path
+
+from toolreplay.errors import InputError
+from toolreplay.formats.files import iter_raw_lines
+from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.sealed_session import assemble_session, is_sealed_session_line, sealed_parts
+from toolreplay.formats.session import read_session
+from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls
+from toolreplay.model import Call, Session
+
+
+class Kind(enum.Enum):
+    """The format of a recording file."""
+
+    TRANSCRIPT = "transcript"
+    SEALED_TRANSCRIPT = "sealed transcript"
+    SESSION = "session"
+    SEALED_SESSION = "sealed session"
+
+    @property
+    def sealed(self) -> bool:
+        return self in (Kind.SEALED_TRANSCRIPT, Kind.SEALED_SESSION)
+
+
+def detect_kind(path: str | Path) -> Kind:
+    """Tell a recording's format from its first non-blank line."""
+    for number, raw in enumerate(iter_raw_lines(path), start=1):
+        if raw.isspace():
+            continue
+        try:
+            first = decode_object(raw, path, number)
+        except InputError:
+            # Not one object on one line: a pretty-printed session (or a broken
+            # file, which the session parser will describe).
+            return Kind.SESSION
+        if is_sealed_session_line(first):
+            return Kind.SEALED_SESSION
+        if "format" in first and "index" not in first:
+            return Kind.SESSION
+        if "digest" in first or "prev" in first:
+            return Kind.SEALED_TRANSCRIPT
+        return Kind.TRANSCRIPT
+    return Kind.TRANSCRIPT
+
+
+def load_session(path: str | Path, kind: Kind | None = None) -> Session:
+    """Read any recording whole, as a session (a transcript has no context)."""
+    kind = detect_kind(path) if kind is None else kind
+    if kind is Kind.SESSION:
+        return read_session(path)
+    if kind is Kind.SEALED_SESSION:
+        return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
+    return Session(str(path), tuple(iter_recorded_calls(path)))
+
+
+def iter_calls(path: str | Path) -> Iterator[Call]:
+    """The calls of any recording; transcripts are streamed, sessions read whole."""
+    kind = detect_kind(path)
+    if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+        return iter_recorded_calls(path)
+    return iter(load_session(path, kind).calls)

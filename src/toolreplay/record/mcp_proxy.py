@@ -1,0 +1,158 @@
+"""``record-mcp``: a stdio MCP proxy that logs tool traffic and changes nothing.
+
+The proxy goes where an MCP client's server command was. It starts the real
+server, copies bytes both ways unchanged, and watches the newline-delimited
+JSON-RPC messages go by. Each ``tools/list`` and ``tools/call`` request is paired
+with its response (errors included) and appended to a JSON Lines log, one
+``os.write`` per line on a file opened for appending, so a killed proxy loses
+nothing already answered: an exchange is logged before its response is passed
+on to the client.
+
+Log lines (see docs/formats.md)::
+
+    {"event": "start", "command": [...], "v": 1}
+    {"event": "tools/call", "request": {...}, "response": {...}, "v": 1}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.errors import UsageError
+from toolreplay.redact import Redactor
+
+LOG_VERSION = 1
+LOGGED_METHODS = frozenset({"tools/list", "tools/call"})
+_CHUNK = 1 << 16
+
+
+class LineSplitter:
+    """Cuts a byte stream into lines, keeping the unfinished tail for the next chunk."""
+
+    def __init__(self) -> None:
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        data = self._tail + chunk
+        lines = data.split(b"\n")
+        self._tail = lines.pop()
+        return lines
+
+
+class ExchangeLog:
+    """Pairs logged requests with their responses and appends each pair to the log."""
+
+    def __init__(self, path: str | Path, redactor: Redactor) -> None:
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
+        self._redactor = redactor
+        self._pending: dict[bytes, JSONObject] = {}
+        self._lock = threading.Lock()
+
+    def write(self, entry: JSONObject) -> None:
+        data = self._redactor.value({**entry, "v": LOG_VERSION})
+        os.write(self._fd, json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n")
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def from_client(self, line: bytes) -> None:
+        for message in _messages(line):
+            if message.get("method") in LOGGED_METHODS and "id" in message:
+                with self._lock:
+                    self._pending[canonical_bytes(message["id"])] = message
+
+    def from_server(self, line: bytes) -> None:
+        for message in _messages(line):
+            if "id" not in message or ("result" not in message and "error" not in message):
+                continue
+            with self._lock:
+                request = self._pending.pop(canonical_bytes(message["id"]), None)
+            if request is not None:
+                self.write({"event": request["method"], "request": request, "response": message})
+
+
+def _messages(line: bytes) -> list[JSONObject]:
+    """The JSON-RPC messages on one line (a batch is a list); anything else is not ours to judge."""
+    if not line.strip():
+        return []
+    try:
+        value: JSONValue = json.loads(line)
+    except ValueError:
+        return []
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if isinstance(item, dict)]
+
+
+def _pump(source: int, target: int, on_line: Callable[[bytes], None], forward_after: bool) -> None:
+    """Copy ``source`` to ``target`` until end of file, showing each complete line to ``on_line``.
+
+    With ``forward_after``, a chunk is passed on only once its lines were seen,
+    so what the log must hold is on disk before the client can act on it.
+    """
+    splitter = LineSplitter()
+    while True:
+        try:
+            chunk = os.read(source, _CHUNK)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return
+        if not forward_after:
+            _write_all(target, chunk)
+        for line in splitter.feed(chunk):
+            on_line(line)
+        if forward_after:
+            _write_all(target, chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, stdin: int = 0, stdout: int = 1) -> int:
+    """Run ``command`` as the MCP server behind this proxy; return its exit code."""
+    if not command:
+        raise UsageError("record-mcp needs the server command after --")
+    log = ExchangeLog(log_path, redactor)
+    try:
+        try:
+            server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        except OSError as exc:
+            raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
+        log.write({"event": "start", "command": list(command)})
+        server_in, server_out = server.stdin, server.stdout
+        if server_in is None or server_out is None:  # both were asked for; kept for the type checker
+            raise UsageError("cannot talk to the server over stdio")
+
+        def client_to_server() -> None:
+            try:
+                _pump(stdin, server_in.fileno(), log.from_client, forward_after=False)
+            except BrokenPipeError:
+                pass  # the server is gone; its exit ends the proxy
+            finally:
+                server_in.close()
+
+        threading.Thread(target=client_to_server, name="client-to-server", daemon=True).start()
+        try:
+            _pump(server_out.fileno(), stdout, log.from_server, forward_after=True)
+        except BrokenPipeError:
+            server.terminate()  # the client is gone
+        except KeyboardInterrupt:
+            server.terminate()
+            server.wait()
+            return 130
+        return server.wait()
+    finally:
+        log.close()
