@@ -44,7 +44,6 @@ def test_every_listed_command_loads_with_matching_name(name: str) -> None:
 
 def test_group_help_lists_every_command_with_its_summary() -> None:
     ctx = click.Context(cli, info_name="toolreplay")
-    text = cli.get_help(ctx)
+    text = " ".join(cli.get_help(ctx).split())  # the help wraps to the terminal's width
     for name, (_, summary) in COMMANDS.items():
-        assert f"{name} " in text
-        assert summary in text
+        assert f" {name} {summary}" in text

@@ -26,13 +26,15 @@ EXIT_ERROR = 2
 # the commands does not import them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("toolreplay.cli.audit", "Report non-determinism, redundant calls and the divergence."),
+    "import": ("toolreplay.cli.import_log", "Turn a record-mcp log into a session file."),
+    "import-mcp": ("toolreplay.cli.import_mcp", "The same as 'import --from mcp'."),
     "record-mcp": ("toolreplay.cli.record_mcp", "Log an MCP server's tool traffic, passing it through unchanged."),
     "replay": ("toolreplay.cli.replay", "Self-audit a transcript (the auditor's name for audit)."),
     "run": ("toolreplay.cli.run", "Run an agent whose tools really execute, and record the session."),
-    "scope": ("toolreplay.cli.scope", "Check every call against a declared scope file."),
-    "show": ("toolreplay.cli.show", "Print a session's calls, each with its class, and the final reply."),
-    "seal": ("toolreplay.cli.seal", "Print the transcript sealed into a SHA-256 hash chain."),
-    "verify": ("toolreplay.cli.verify", "Recompute a sealed file's chain and report the first broken link."),
+    "scope": ("toolreplay.cli.scope", "Check every call against a declared scope."),
+    "show": ("toolreplay.cli.show", "Print a session's calls with their class, and its final reply."),
+    "seal": ("toolreplay.cli.seal", "Print a transcript or a session sealed into a SHA-256 hash chain."),
+    "verify": ("toolreplay.cli.verify", "Check a sealed file's chain; name the first broken link."),
     "version": ("toolreplay.cli.version", "Print the version."),
 }
 

@@ -1,0 +1,176 @@
+"""MCP proxy logs, and turning one into a session.
+
+A log (written by ``record-mcp``) holds one or more runs, each opened by a
+``start`` line and followed by ``tools/list`` and ``tools/call`` exchanges. A
+proxy sees only tool traffic, never the prompt or the model's words, so the
+session built from a run carries the task, system prompt, final reply and
+model name the user supplies, and one assistant turn per call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.session import ANNOTATION_TYPES
+from toolreplay.formats.transcript import iter_numbered_objects
+from toolreplay.model import SessionContext, ToolDef
+
+DEFAULT_TASK = "(the task was not recorded)"
+_EVENTS = frozenset({"start", "tools/list", "tools/call"})
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One logged request and its response."""
+
+    event: str
+    request: JSONObject
+    response: JSONObject
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogRun:
+    """The exchanges between one ``start`` line and the next."""
+
+    command: list[JSONValue]
+    exchanges: list[Exchange]
+
+
+def read_log(path: str | Path) -> list[LogRun]:
+    """Read a proxy log strictly; exchanges before any ``start`` line form a run of their own."""
+    runs: list[LogRun] = []
+    for line, entry in iter_numbered_objects(path):
+        event = entry.get("event")
+        if event not in _EVENTS or entry.get("v") != 1:
+            raise InputError(
+                f"not a record-mcp log line (event {json.dumps(event)}, v {json.dumps(entry.get('v'))})", path, line
+            )
+        if event == "start":
+            command = entry.get("command")
+            runs.append(LogRun(command if isinstance(command, list) else [], []))
+            continue
+        request, response = entry.get("request"), entry.get("response")
+        if not isinstance(request, dict) or not isinstance(response, dict):
+            raise InputError("an exchange needs a 'request' and a 'response' object", path, line)
+        if not runs:
+            runs.append(LogRun([], []))
+        runs[-1].exchanges.append(Exchange(str(event), request, response, line))
+    return runs
+
+
+def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
+    """The tools of the last successful ``tools/list`` (pages of one listing are joined)."""
+    listed: dict[str, ToolDef] = {}
+    for exchange in exchanges:
+        if exchange.event != "tools/list":
+            continue
+        result = exchange.response.get("result")
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(tools, list):
+            continue
+        params = exchange.request.get("params")
+        if not (isinstance(params, dict) and params.get("cursor")):
+            listed = {}
+        for raw in tools:
+            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+                raise InputError("tools/list returned a tool without a name", path, exchange.line)
+            name = str(raw["name"])
+            schema = raw.get("inputSchema", {"type": "object"})
+            annotations = raw.get("annotations")
+            kept: JSONObject | None = None
+            if isinstance(annotations, dict):
+                kept = {k: v for k, v in annotations.items() if k in ANNOTATION_TYPES and v is not None}
+            description = raw.get("description") or ""
+            listed[name] = ToolDef(
+                name, str(description), schema if isinstance(schema, dict) else {"type": "object"}, kept
+            )
+    return tuple(listed.values())
+
+
+def _content_blocks(content: JSONValue) -> list[JSONValue]:
+    """MCP tool-result content as Messages API blocks."""
+    blocks: list[JSONValue] = []
+    for item in content if isinstance(content, list) else []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "text":
+            blocks.append({"type": "text", "text": item.get("text", "")})
+        elif item.get("type") == "image":
+            source: JSONObject = {"type": "base64", "media_type": item.get("mimeType"), "data": item.get("data")}
+            blocks.append({"type": "image", "source": source})
+        else:
+            blocks.append({"type": "text", "text": json.dumps(item, sort_keys=True, ensure_ascii=False)})
+    return blocks
+
+
+def _result_block(tool_use_id: str, response: JSONObject) -> JSONObject:
+    error = response.get("error")
+    if isinstance(error, dict):
+        text = f"JSON-RPC error {error.get('code')}: {error.get('message')}"
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": text, "is_error": True}
+    result = response.get("result")
+    result = result if isinstance(result, dict) else {}
+    block: JSONObject = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": _content_blocks(result.get("content")),
+    }
+    if result.get("isError") is True:
+        block["is_error"] = True
+    return block
+
+
+def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONObject, JSONObject]]:
+    number = 0
+    for exchange in exchanges:
+        if exchange.event != "tools/call":
+            continue
+        params = exchange.request.get("params")
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+            raise InputError("a tools/call request without a tool name", path, exchange.line)
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise InputError("a tools/call request whose arguments are not an object", path, exchange.line)
+        number += 1
+        tool_use_id = f"toolu_mcp_{number:04d}"
+        use: JSONObject = {"type": "tool_use", "id": tool_use_id, "name": params["name"], "input": arguments}
+        yield use, _result_block(tool_use_id, exchange.response)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    """What a proxy cannot see, supplied by the user."""
+
+    task: str = DEFAULT_TASK
+    system: str = ""
+    final_text: str | None = None
+    model: str = "unknown"
+    run: int | None = None  # 1-based; default: the last run in the log
+
+
+def session_from_log(path: str | Path, options: ImportOptions) -> tuple[SessionContext, int]:
+    """Build a session from one run of a proxy log; also returns how many runs the log holds."""
+    runs = read_log(path)
+    if not runs:
+        raise InputError("the log holds no run", path)
+    number = len(runs) if options.run is None else options.run
+    if not 1 <= number <= len(runs):
+        raise UsageError(f"--run {number}: the log holds {len(runs)} run(s)")
+    run = runs[number - 1]
+    messages: list[JSONObject] = [{"role": "user", "content": options.task}]
+    for use, result in _calls(run.exchanges, path):
+        messages.append({"role": "assistant", "content": [use]})
+        messages.append({"role": "user", "content": [result]})
+    if options.final_text is not None:
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": options.final_text}]})
+    source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": number}
+    context = SessionContext(
+        options.model, source, options.system, _tools(run.exchanges, path), tuple(messages), options.final_text
+    )
+    return context, len(runs)

@@ -1,0 +1,176 @@
+"""record-mcp between the real mcp SDK client and the real sample server, and import."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, run_cli
+from tests.fakes.mcp_raw import RawClient
+from toolreplay.formats.session import read_session
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+SERVER = [sys.executable, str(SAMPLES / "mcp" / "server.py")]
+TOKEN = "ghp_" + "Zy9" * 12
+
+
+def proxied(log: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), *extra, "--", *SERVER]
+
+
+async def _session_script(command: list[str]) -> list[Any]:
+    """What a client sees over one session: the tool list and each call's result, errors included."""
+    seen: list[Any] = []
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        seen.append((await session.list_tools()).model_dump(mode="json"))
+        for name, arguments in [
+            ("disk_usage", {"host": "build-04"}),
+            ("list_dir", {"host": "build-04", "path": "/var/log/ci"}),
+            ("archive_path", {"host": "build-04", "path": "/var/log/ci/2026-07"}),
+            ("list_dir", {"host": "build-04", "path": "/nope"}),
+            ("list_dir", {"host": "build-04", "path": f"/home/{TOKEN}"}),
+        ]:
+            seen.append((await session.call_tool(name, arguments)).model_dump(mode="json"))
+    return seen
+
+
+def session_script(command: list[str]) -> list[Any]:
+    return anyio.run(_session_script, command)
+
+
+def test_the_client_sees_the_same_traffic_through_the_proxy(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    direct = session_script(SERVER)
+    through = session_script(proxied(log))
+    assert through == direct
+    assert direct[4]["is_error"] is True  # the server's error reached the client unchanged
+    assert TOKEN in json.dumps(direct[5])  # the client sees the real bytes ...
+    assert TOKEN not in log.read_text()  # ... the log never holds them
+
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == ["start", "tools/list"] + ["tools/call"] * 5
+    assert entries[5]["response"]["result"]["isError"] is True
+
+
+def test_the_log_imports_to_a_session_whose_calls_match(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    session_script(proxied(log))
+    out = tmp_path / "session.json"
+    result = run_cli(
+        "import",
+        str(log),
+        "--from",
+        "mcp",
+        "-o",
+        str(out),
+        "--task",
+        "Free space.",
+        "--final-text",
+        "Done.",
+        "--model",
+        "claude-code",
+    )
+    assert result.code == 0, result.stderr
+    session = read_session(out)
+    assert [(c.tool, c.args) for c in session.calls] == [
+        ("disk_usage", {"host": "build-04"}),
+        ("list_dir", {"host": "build-04", "path": "/var/log/ci"}),
+        ("archive_path", {"host": "build-04", "path": "/var/log/ci/2026-07"}),
+        ("list_dir", {"host": "build-04", "path": "/nope"}),
+        ("list_dir", {"host": "build-04", "path": session.calls[4].args["path"]}),
+    ]
+    assert [c.is_error for c in session.calls] == [False, False, False, True, True]
+    assert session.context is not None
+    assert {t.name: t.annotations for t in session.context.tools}["delete_path"] == {
+        "destructiveHint": True,
+        "openWorldHint": False,
+        "readOnlyHint": False,
+    }
+    shown = run_cli("show", str(out)).stdout
+    assert re.search(r"archive_path\(host=\"build-04\", path=\"/var/log/ci/2026-07\"\) +write", shown)
+    same = run_cli(
+        "import-mcp",
+        str(log),
+        "-o",
+        str(tmp_path / "again.json"),
+        "--task",
+        "Free space.",
+        "--final-text",
+        "Done.",
+        "--model",
+        "claude-code",
+    )
+    assert same.code == 0
+    assert (tmp_path / "again.json").read_bytes() == out.read_bytes()
+
+
+def test_bytes_pass_through_unchanged_and_the_exit_code_is_the_servers(tmp_path: Path) -> None:
+    echo = tmp_path / "echo.py"
+    echo.write_text("import sys\ndata = sys.stdin.buffer.read()\nsys.stdout.buffer.write(data[::-1])\nsys.exit(3)\n")
+    payload = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n\xff\xfe not json\n{"partial": ' * 50
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toolreplay",
+            "record-mcp",
+            "-o",
+            str(tmp_path / "log.jsonl"),
+            "--",
+            sys.executable,
+            str(echo),
+        ],
+        input=payload,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stdout == payload[::-1]
+    assert proc.returncode == 3
+
+
+def test_a_killed_proxy_has_logged_every_answered_call(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    proxy = subprocess.Popen(proxied(log), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    client = RawClient(proxy)
+    try:
+        client.initialize()
+        answered = [client.call(i, "disk_usage", {"host": "build-04"})["id"] for i in range(1, 13)]
+        os.kill(proxy.pid, signal.SIGKILL)
+        proxy.wait(timeout=30)
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["request"]["id"] for e in logged if e["event"] == "tools/call"] == answered
+
+
+def test_the_proxy_ends_when_the_client_closes(tmp_path: Path) -> None:
+    proxy = subprocess.Popen(proxied(tmp_path / "log.jsonl"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    client = RawClient(proxy)
+    client.initialize()
+    assert client.call(1, "disk_usage", {"host": "build-04"})["result"]["isError"] is False
+    assert proxy.stdin is not None
+    proxy.stdin.close()
+    assert proxy.wait(timeout=30) == 0
+
+
+def test_a_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    result = run_cli("record-mcp", "-o", str(tmp_path / "log.jsonl"), "--", "/nonexistent/server")
+    assert result.code == 2
+    assert result.stderr.startswith("toolreplay: error: cannot start the server")

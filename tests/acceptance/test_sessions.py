@@ -1,0 +1,166 @@
+"""Sessions through the CLI: run, show, and the auditor's commands on session files."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GOLDEN, ROOT, SAMPLES, run_cli
+
+OPS = SAMPLES / "ops"
+RERECORD = (
+    "run",
+    "samples/ops/tools.py",
+    "--agent",
+    "scripted:samples/ops/agent.py",
+    "--system",
+    "samples/ops/prompt.txt",
+    "--task-file",
+    "samples/ops/task.txt",
+    "--seed",
+    "3",
+    "-o",
+)
+
+
+def test_the_documented_command_re_records_the_sample_byte_for_byte(tmp_path: Path) -> None:
+    out = tmp_path / "session.json"
+    result = run_cli(*RERECORD, str(out), cwd=ROOT)
+    assert (result.code, result.stderr) == (0, "")
+    assert result.stdout == f"wrote {out}: 6 tool calls\n"
+    assert out.read_bytes() == (OPS / "session.json").read_bytes()
+
+
+def test_show_matches_golden() -> None:
+    result = run_cli("show", "samples/ops/session.json", cwd=ROOT)
+    assert result.code == 0
+    assert result.stdout == (GOLDEN / "show-ops.txt").read_text()
+    transcript = run_cli("show", "samples/session-dirty.jsonl", cwd=ROOT)
+    assert transcript.stdout == (GOLDEN / "show-dirty.txt").read_text()
+
+
+def test_the_edited_prompt_makes_some_seeds_delete(tmp_path: Path) -> None:
+    out = tmp_path / "v2.json"
+    args = [*RERECORD, str(out)]
+    args[args.index("samples/ops/prompt.txt")] = "samples/ops/prompt-v2.txt"
+    args[args.index("3")] = "1"
+    assert run_cli(*args, cwd=ROOT).code == 0
+    shown = run_cli("show", str(out), cwd=ROOT).stdout
+    assert "delete_path(" in shown
+    assert "destructive" in shown
+
+
+def test_seal_verify_audit_and_scope_accept_sessions(tmp_path: Path) -> None:
+    sealed = tmp_path / "session.sealed.jsonl"
+    assert run_cli("seal", "samples/ops/session.json", "-o", str(sealed), cwd=ROOT).code == 0
+    assert run_cli("verify", str(sealed)).stdout == "chain: intact\n"
+    # A sealed session reads back as the session it sealed.
+    assert (
+        run_cli("show", str(sealed)).stdout.splitlines()[1:]
+        == run_cli("show", "samples/ops/session.json", cwd=ROOT).stdout.splitlines()[1:]
+    )
+    audit = run_cli("audit", "samples/ops/session.json", cwd=ROOT)
+    assert audit.stdout.splitlines()[0] == "calls: 6"
+    scope = tmp_path / "scope.json"
+    scope.write_text(json.dumps({"agent": "ops", "allowed_tools": ["disk_usage", "list_dir", "archive_path"]}))
+    assert run_cli("scope", "samples/ops/session.json", str(scope), cwd=ROOT).stdout == "calls: 6\nfindings: 0\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "part"),
+    [
+        ('"model":"scripted:', '"model":"claude:', "session"),
+        ("never deleted", "rarely deleted", "system"),
+        ("This cannot be undone.", "This can be undone.", "tools[3]"),
+        ('"path":"/var/log/ci/2026-08"', '"path":"/var/log/ci/2026-06"', "messages[7]"),
+        ("Checking the disk", "Checking the disks", "messages[1]"),
+        ('"value":"Freed 41.2 GB', '"value":"Freed 50.0 GB', "final_reply"),
+    ],
+)
+def test_editing_any_part_of_a_sealed_session_breaks_the_chain_there(
+    tmp_path: Path, old: str, new: str, part: str
+) -> None:
+    sealed = tmp_path / "sealed.jsonl"
+    run_cli("seal", "samples/ops/session.json", "-o", str(sealed), cwd=ROOT)
+    lines = sealed.read_text().splitlines()
+    position = next(i for i, line in enumerate(lines) if old in line)
+    assert json.loads(lines[position])["part"] == part
+    lines[position] = lines[position].replace(old, new, 1)
+    sealed.write_text("\n".join(lines) + "\n")
+    result = run_cli("verify", str(sealed))
+    assert result.code == 1
+    assert result.stdout.splitlines()[1] == f"first broken link: index {position} ({part})"
+
+
+def test_run_redacts_secrets_the_tools_return(tmp_path: Path) -> None:
+    secret = "AKIA" + "Z" * 16
+    (tmp_path / "tools.py").write_text(
+        "TOOLS = [{'name': 'get_env', 'description': 'Read the environment.', "
+        "'input_schema': {'type': 'object', 'properties': {}}}]\n"
+        f"def execute(name, args):\n    return {{'AWS_ACCESS_KEY_ID': {secret!r}}}\n"
+    )
+    (tmp_path / "agent.py").write_text(
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        pass\n"
+        "    def respond(self, system, tools, messages):\n"
+        "        if len(messages) == 1:\n"
+        "            return [{'type': 'tool_use', 'name': 'get_env', 'input': {}}]\n"
+        "        return [{'type': 'text', 'text': 'The key is ' + messages[-1]['content'][0]['content']}]\n"
+    )
+    out = tmp_path / "session.json"
+    result = run_cli(
+        "run", "tools.py", "--agent", "scripted:agent.py", "--task", "Find the key.", "-o", str(out), cwd=tmp_path
+    )
+    assert result.code == 0, result.stderr
+    written = out.read_text()
+    assert secret not in written
+    # The tool result, the agent's last message and the final reply; the same secret, the same placeholder.
+    placeholders = re.findall(r"\[REDACTED:aws-access-key:[0-9a-f]{8}\]", written)
+    assert len(placeholders) == 3
+    assert len(set(placeholders)) == 1
+    unredacted = tmp_path / "raw.json"
+    run_cli(
+        "run",
+        "tools.py",
+        "--agent",
+        "scripted:agent.py",
+        "--task",
+        "x",
+        "-o",
+        str(unredacted),
+        "--no-redact",
+        cwd=tmp_path,
+    )
+    assert secret in unredacted.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--agent", "scripted:nope.py", "--task", "x"), "scripted agent nope.py: no such file"),
+        (("--agent", "scripted:samples/ops/agent.py"), "exactly one of --task and --task-file"),
+        (
+            ("--agent", "scripted:samples/ops/agent.py", "--task", "x", "--redact", "("),
+            "not a valid regular expression",
+        ),
+    ],
+)
+def test_run_usage_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    result = run_cli("run", "samples/ops/tools.py", *args, "-o", str(tmp_path / "s.json"), cwd=ROOT)
+    assert result.code == 2
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_run_without_an_api_key_is_one_clear_line(tmp_path: Path) -> None:
+    shutil.copy(OPS / "task.txt", tmp_path / "task.txt")
+    result = run_cli(
+        "run", str(OPS / "tools.py"), "--agent", "claude-sonnet-4-5", "--task", "x", "-o", "s.json", cwd=tmp_path
+    )
+    assert result.code == 2
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert result.stderr.count("\n") == 1

@@ -1,0 +1,81 @@
+"""A local stand-in for the Anthropic Messages API, for tests with the real SDK.
+
+It listens on 127.0.0.1, answers ``POST /v1/messages`` with the responses a test
+queued, in order, and keeps every request body so the test can check exactly
+what the SDK sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def message(content: list[dict[str, Any]], stop_reason: str = "end_turn", model: str = "claude-test") -> dict[str, Any]:
+    """A Messages API response body."""
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 12, "output_tokens": 7},
+    }
+
+
+class FakeMessagesAPI:
+    """Queued responses in, recorded requests out."""
+
+    def __init__(self) -> None:
+        self.responses: list[tuple[int, dict[str, Any]]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.url = ""
+        self._lock = threading.Lock()
+
+    def queue(self, body: dict[str, Any], status: int = 200) -> None:
+        self.responses.append((status, body))
+
+    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests.append(request)
+            self.headers.append(headers)
+            if not self.responses:
+                return 500, {"type": "error", "error": {"type": "api_error", "message": "no response queued"}}
+            return self.responses.pop(0)
+
+
+@contextmanager
+def serve() -> Iterator[FakeMessagesAPI]:
+    api = FakeMessagesAPI()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", 0))
+            body = json.loads(self.rfile.read(length))
+            status, answer = api._next(body, {k.lower(): v for k, v in self.headers.items()})
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    api.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield api
+    finally:
+        server.shutdown()
+        server.server_close()
