@@ -61,19 +61,30 @@ def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[
     roll = rng.random()
     path = f"src/pkg{rng.randint(0, 40)}/module_{rng.randint(0, 300)}.py"
     if roll < 0.40:
-        content = _text(rng, 200, 3000)
+        # A file reads the same every time (writes go to fresh paths), so rereads are not noise.
+        content = _text(random.Random(path), 200, 3000)
         return "read_file", {"path": path}, {"content": content, "bytes": len(content)}
     if roll < 0.65:
+        query = _text(rng, 5, 30)
+        found = random.Random(query)  # the same query finds the same hits
         hits = [
-            {"path": path, "line": rng.randint(1, 900), "text": _text(rng, 30, 120)} for _ in range(rng.randint(0, 8))
+            {
+                "path": f"src/pkg{found.randint(0, 40)}/module_{found.randint(0, 300)}.py",
+                "line": found.randint(1, 900),
+                "text": _text(found, 30, 120),
+            }
+            for _ in range(found.randint(0, 8))
         ]
-        return "search", {"query": _text(rng, 5, 30), "limit": 20}, {"hits": hits}
+        return "search", {"query": query, "limit": 20}, {"hits": hits}
     if roll < 0.80:
-        entries = [f"file_{rng.randint(0, 999)}.py" for _ in range(rng.randint(1, 30))]
-        return "list_dir", {"path": path.rsplit("/", 1)[0]}, {"entries": entries}
+        folder = path.rsplit("/", 1)[0]
+        listing = random.Random(folder)
+        entries = [f"file_{listing.randint(0, 999)}.py" for _ in range(listing.randint(1, 30))]
+        return "list_dir", {"path": folder}, {"entries": entries}
     if roll < 0.93:
         text = _text(rng, 100, 2000)
-        return "write_file", {"path": path, "text": text}, {"ok": True, "bytes": len(text)}
+        target = f"out/gen_{index}.py"
+        return "write_file", {"path": target, "text": text}, {"ok": True, "bytes": len(text)}
     command = rng.choice(["pytest -q", "ruff check .", "git status", f"python -m pkg{index % 7}"])
     return (
         "run_command",

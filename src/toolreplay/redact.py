@@ -10,6 +10,7 @@ still matches itself when replayed.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,36 +28,89 @@ DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("bearer-token", r"(?<=Bearer )[A-Za-z0-9\-._~+/]{8,}=*"),
 )
 
+# The built-in patterns, as one alternation scanned once per string.
+_DEFAULTS = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(DEFAULT_PATTERNS)))
+
+# Every built-in pattern contains one of these. Looking for them is a fast
+# substring search, so text without any (nearly all of it) skips the regex.
+_TRIGGERS = (
+    "PRIVATE KEY-----",
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "AKIA",
+    "ASIA",
+    "Bearer ",
+)
+
+
+def _may_hold_secret(text: str) -> bool:
+    return any(trigger in text for trigger in _TRIGGERS)
+
+
+def _placeholder(kind: str, secret: str) -> str:
+    return f"[REDACTED:{kind}:{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:8]}]"
+
+
+def _default_replacement(match: re.Match[str]) -> str:
+    group = match.lastgroup or "k0"
+    return _placeholder(DEFAULT_PATTERNS[int(group[1:])][0], match.group(0))
+
+
+def _json_unescaped(text: str) -> str:
+    """A match taken from JSON text, as the string it stands for (so placeholders agree)."""
+    try:
+        value = json.loads(f'"{text}"')
+    except ValueError:
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _default_replacement_in_json(match: re.Match[str]) -> str:
+    group = match.lastgroup or "k0"
+    return _placeholder(DEFAULT_PATTERNS[int(group[1:])][0], _json_unescaped(match.group(0)))
+
 
 @dataclass(frozen=True, slots=True)
 class Redactor:
     """Replaces secrets in strings and JSON values."""
 
-    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    defaults: bool
+    extra: tuple[re.Pattern[str], ...] = ()
 
     @classmethod
     def default(cls, extra: Iterable[str] = ()) -> Redactor:
         """The built-in patterns plus the user's (regular expressions)."""
-        compiled = [(name, re.compile(pattern)) for name, pattern in DEFAULT_PATTERNS]
-        for number, pattern in enumerate(extra, start=1):
+        compiled: list[re.Pattern[str]] = []
+        for pattern in extra:
             try:
-                compiled.append((f"pattern-{number}", re.compile(pattern)))
+                compiled.append(re.compile(pattern))
             except re.error as exc:
                 raise UsageError(f"--redact pattern {pattern!r} is not a valid regular expression: {exc}") from None
-        return cls(tuple(compiled))
+        return cls(True, tuple(compiled))
 
     @classmethod
     def disabled(cls) -> Redactor:
-        return cls(())
+        return cls(False)
+
+    @property
+    def active(self) -> bool:
+        return self.defaults or bool(self.extra)
 
     def text(self, value: str) -> str:
-        for name, pattern in self.patterns:
-            value = pattern.sub(_replacer(name), value)
+        if self.defaults and _may_hold_secret(value):
+            value = _DEFAULTS.sub(_default_replacement, value)
+        for number, pattern in enumerate(self.extra, start=1):
+            value = pattern.sub(_replacer(f"pattern-{number}"), value)
         return value
 
     def value(self, value: JSONValue) -> JSONValue:
         """``value`` with every string (keys included) redacted."""
-        if not self.patterns:
+        if not self.active:
             return value
         if isinstance(value, str):
             return self.text(value)
@@ -66,10 +120,35 @@ class Redactor:
             return {self.text(key): self.value(item) for key, item in value.items()}
         return value
 
+    def json_text(self, text: str) -> str:
+        """A JSON document's text with its secrets redacted, still valid JSON.
+
+        The built-in patterns run once over the whole text, which is far cheaper
+        than visiting every string; their characters need no JSON escaping, so
+        they match the same secrets either way, and placeholders are computed
+        from the unescaped secret. If a replacement would break the JSON, or
+        the user added patterns, every string is visited instead (the output is
+        then re-encoded with sorted keys).
+        """
+        if not self.active:
+            return text
+        if self.defaults and not self.extra:
+            if not _may_hold_secret(text):
+                return text
+            redacted = _DEFAULTS.sub(_default_replacement_in_json, text)
+            if redacted == text:
+                return text
+            try:
+                json.loads(redacted)
+            except ValueError:
+                pass
+            else:
+                return redacted
+        return json.dumps(self.value(json.loads(text)), sort_keys=True, ensure_ascii=False)
+
 
 def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
     def placeholder(match: re.Match[str]) -> str:
-        digest = hashlib.sha256(match.group(0).encode("utf-8")).hexdigest()[:8]
-        return f"[REDACTED:{kind}:{digest}]"
+        return _placeholder(kind, match.group(0))
 
     return placeholder

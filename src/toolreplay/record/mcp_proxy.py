@@ -10,7 +10,7 @@ on to the client.
 
 Log lines (see docs/formats.md)::
 
-    {"event": "start", "command": [...], "v": 1}
+    {"command": [...], "event": "start", "v": 1}
     {"event": "tools/call", "request": {...}, "response": {...}, "v": 1}
 """
 
@@ -46,7 +46,11 @@ class LineSplitter:
 
 
 class ExchangeLog:
-    """Pairs logged requests with their responses and appends each pair to the log."""
+    """Pairs logged requests with their responses and appends each pair to the log.
+
+    A logged line is assembled from the messages' own bytes (they are JSON
+    already), so the proxy parses each message once and encodes nothing again.
+    """
 
     def __init__(self, path: str | Path, redactor: Redactor) -> None:
         try:
@@ -54,42 +58,59 @@ class ExchangeLog:
         except OSError as exc:
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
         self._redactor = redactor
-        self._pending: dict[bytes, JSONObject] = {}
+        self._pending: dict[bytes, tuple[str, bytes]] = {}  # canonical id -> (method, request bytes)
         self._lock = threading.Lock()
 
-    def write(self, entry: JSONObject) -> None:
-        data = self._redactor.value({**entry, "v": LOG_VERSION})
-        os.write(self._fd, json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n")
+    def _append(self, text: str) -> None:
+        os.write(self._fd, self._redactor.json_text(text).encode("utf-8") + b"\n")
+
+    def start(self, command: Sequence[str]) -> None:
+        self._append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
 
     def close(self) -> None:
         os.close(self._fd)
 
     def from_client(self, line: bytes) -> None:
-        for message in _messages(line):
-            if message.get("method") in LOGGED_METHODS and "id" in message:
+        if b'"tools/' not in line:  # cheap test first: most traffic is not ours to log
+            return
+        for raw, message in _messages(line):
+            method = message.get("method")
+            if method in LOGGED_METHODS and "id" in message:
                 with self._lock:
-                    self._pending[canonical_bytes(message["id"])] = message
+                    self._pending[canonical_bytes(message["id"])] = (str(method), raw)
 
     def from_server(self, line: bytes) -> None:
-        for message in _messages(line):
+        if not self._pending:
+            return
+        for raw, message in _messages(line):
             if "id" not in message or ("result" not in message and "error" not in message):
                 continue
             with self._lock:
-                request = self._pending.pop(canonical_bytes(message["id"]), None)
-            if request is not None:
-                self.write({"event": request["method"], "request": request, "response": message})
+                pending = self._pending.pop(canonical_bytes(message["id"]), None)
+            if pending is not None:
+                method, request = pending
+                self._append(
+                    f'{{"event":{json.dumps(method)},"request":{request.decode("utf-8")},'
+                    f'"response":{raw.decode("utf-8")},"v":{LOG_VERSION}}}'
+                )
 
 
-def _messages(line: bytes) -> list[JSONObject]:
-    """The JSON-RPC messages on one line (a batch is a list); anything else is not ours to judge."""
-    if not line.strip():
+def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
+    """The JSON-RPC messages on one line, each with its own bytes; anything else is not ours to judge."""
+    raw = line.strip()
+    if not raw:
         return []
     try:
-        value: JSONValue = json.loads(line)
+        value: JSONValue = json.loads(raw)
     except ValueError:
         return []
-    items = value if isinstance(value, list) else [value]
-    return [item for item in items if isinstance(item, dict)]
+    if isinstance(value, dict):
+        return [(raw, value)]
+    if isinstance(value, list):  # a batch: each message re-encoded on its own
+        return [
+            (json.dumps(item, ensure_ascii=False).encode("utf-8"), item) for item in value if isinstance(item, dict)
+        ]
+    return []
 
 
 def _pump(source: int, target: int, on_line: Callable[[bytes], None], forward_after: bool) -> None:
@@ -131,7 +152,7 @@ def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, 
             server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         except OSError as exc:
             raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
-        log.write({"event": "start", "command": list(command)})
+        log.start(command)
         server_in, server_out = server.stdin, server.stdout
         if server_in is None or server_out is None:  # both were asked for; kept for the type checker
             raise UsageError("cannot talk to the server over stdio")
