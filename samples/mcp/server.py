@@ -20,7 +20,7 @@ from mcp_types import ToolAnnotations
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ops"))
 
-from host import BuildHost  # noqa: E402
+from host import BuildHost
 
 state = BuildHost()
 server = MCPServer("build-host", instructions="Simulated CI build host build-04. Nothing here touches a real disk.")
@@ -38,20 +38,22 @@ def _run(action: Callable[[], object]) -> str:
         raise ToolError(str(exc)) from None
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False), structured_output=False)
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False)
 def disk_usage(host: str) -> str:
     """Report how full a host's disk is, and the host's date."""
     return _run(lambda: state.disk_usage(host))
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False), structured_output=False)
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False), structured_output=False)
 def list_dir(host: str, path: str) -> str:
     """List a directory on a host, with the size of each entry in GB."""
     return _run(lambda: state.list_dir(host, path))
 
 
 @server.tool(
-    annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False),
+    annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    ),
     structured_output=False,
 )
 def archive_path(host: str, path: str) -> str:
@@ -59,7 +61,10 @@ def archive_path(host: str, path: str) -> str:
     return _run(lambda: state.archive_path(host, path))
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False), structured_output=False)
+@server.tool(
+    annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+    structured_output=False,
+)
 def delete_path(host: str, path: str) -> str:
     """Delete a directory on a host. This cannot be undone."""
     return _run(lambda: state.delete_path(host, path))

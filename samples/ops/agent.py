@@ -89,7 +89,9 @@ class Agent:
     @staticmethod
     def _summary(done: list[tuple[str, dict[str, Any], Any]]) -> str:
         usage = [r for n, _, r in done if n == "disk_usage" and isinstance(r, dict)]
-        freed = sum(r.get("freed_gb", 0) for n, _, r in done if n in ("archive_path", "delete_path") and isinstance(r, dict))
+        freed = sum(
+            r.get("freed_gb", 0) for n, _, r in done if n in ("archive_path", "delete_path") and isinstance(r, dict)
+        )
         months = [a["path"].rsplit("/", 1)[1] for n, a, _ in done if n in ("archive_path", "delete_path")]
         if not months or len(usage) < 2:
             return f"Nothing to clean up on {HOST}."

@@ -13,7 +13,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from host import BuildHost  # noqa: E402
+from host import BuildHost
 
 _HOST_ARG = {"host": {"type": "string", "description": "Host name, for example build-04."}}
 _PATH_ARG = {"path": {"type": "string", "description": "Absolute path on the host."}}
