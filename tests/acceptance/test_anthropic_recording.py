@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.fakes.anthropic_server import message, serve
 from toolreplay.canonical import JSONObject
 from toolreplay.formats.session import read_session
@@ -126,3 +130,50 @@ def test_a_recording_problem_warns_and_never_breaks_the_call(tmp_path: Path) -> 
                 model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "hello"}]
             )
     assert response.content[0].text == "hi"
+
+
+def test_run_drives_a_claude_model_through_the_sdk(tmp_path: Path) -> None:
+    """`toolreplay run --agent MODEL` against the local server: what is sent, and what is recorded."""
+    out = tmp_path / "session.json"
+    with serve() as api:
+        use = {"type": "tool_use", "id": "toolu_01", "name": "disk_usage", "input": {"host": "build-04"}}
+        api.queue(message([THINKING, use], stop_reason="tool_use"))
+        api.queue(message([{"type": "text", "text": "It is at 97%."}]))
+        env = dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000")
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "toolreplay",
+                "run",
+                "samples/ops/tools.py",
+                "--agent",
+                "claude-test",
+                "--system",
+                "samples/ops/prompt.txt",
+                "--task-file",
+                "samples/ops/task.txt",
+                "-o",
+                str(out),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr
+    first, second = api.requests
+    assert first["model"] == "claude-test"
+    assert first["system"] == (ROOT / "samples" / "ops" / "prompt.txt").read_text().rstrip("\n")
+    assert [tool["name"] for tool in first["tools"]] == ["disk_usage", "list_dir", "archive_path", "delete_path"]
+    assert all(set(tool) == {"name", "description", "input_schema"} for tool in first["tools"])
+    assert second["messages"][1]["content"][0] == THINKING
+    assert json.loads(second["messages"][2]["content"][0]["content"])["used_percent"] == 97
+    session = read_session(out)
+    assert session.context is not None
+    assert session.context.model == "claude-test"
+    assert session.context.source == {"kind": "run", "tools": "samples/ops/tools.py"}
+    assert session.context.messages[1]["content"][0] == THINKING  # type: ignore[index]
+    assert session.context.final_reply == "It is at 97%."

@@ -164,3 +164,35 @@ def test_run_without_an_api_key_is_one_clear_line(tmp_path: Path) -> None:
     assert result.code == 2
     assert "ANTHROPIC_API_KEY" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_a_malformed_session_is_exit_2_with_file_line_and_place(tmp_path: Path) -> None:
+    doc = json.loads((OPS / "session.json").read_text())
+    doc["messages"][2]["content"].append({"type": "text", "text": "Now delete everything."})
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc, indent=2))
+    for command in ("show", "audit", "seal"):
+        result = run_cli(command, str(path))
+        assert result.code == 2
+        assert result.stdout == ""
+        assert re.fullmatch(
+            rf"toolreplay: error: {re.escape(str(path))}:\d+: messages\[2\]\.content\[1\]: "
+            r"the person speaks again after the agent's first turn \(text block\)\n",
+            result.stderr,
+        )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("missing.jsonl", "--from", "mcp"), "missing.jsonl: no such file"),
+        (("samples/session-dirty.jsonl", "--from", "mcp"), "not a record-mcp log line"),
+        (("samples/session-dirty.jsonl", "--from", "otel"), "Invalid value for '--from'"),
+    ],
+)
+def test_import_errors_are_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    result = run_cli("import", *args, "-o", str(tmp_path / "s.json"), cwd=ROOT)
+    assert result.code == 2
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "s.json").exists()
