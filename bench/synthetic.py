@@ -12,6 +12,8 @@ import json
 import random
 from pathlib import Path
 
+from toolreplay.canonical import JSONObject, JSONValue
+
 _WORDS = [
     "agent",
     "tool",
@@ -57,7 +59,7 @@ def _text(rng: random.Random, low: int, high: int) -> str:
     return " ".join(words)
 
 
-def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[str, object]]:
+def synthetic_call(rng: random.Random, index: int) -> tuple[str, JSONObject, JSONObject]:
     roll = rng.random()
     path = f"src/pkg{rng.randint(0, 40)}/module_{rng.randint(0, 300)}.py"
     if roll < 0.40:
@@ -67,7 +69,7 @@ def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[
     if roll < 0.65:
         query = _text(rng, 5, 30)
         found = random.Random(query)  # the same query finds the same hits
-        hits = [
+        hits: list[JSONValue] = [
             {
                 "path": f"src/pkg{found.randint(0, 40)}/module_{found.randint(0, 300)}.py",
                 "line": found.randint(1, 900),
@@ -79,7 +81,7 @@ def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[
     if roll < 0.80:
         folder = path.rsplit("/", 1)[0]
         listing = random.Random(folder)
-        entries = [f"file_{listing.randint(0, 999)}.py" for _ in range(listing.randint(1, 30))]
+        entries: list[JSONValue] = [f"file_{listing.randint(0, 999)}.py" for _ in range(listing.randint(1, 30))]
         return "list_dir", {"path": folder}, {"entries": entries}
     if roll < 0.93:
         text = _text(rng, 100, 2000)
@@ -96,14 +98,14 @@ def _call(rng: random.Random, index: int) -> tuple[str, dict[str, object], dict[
 def write_transcript(path: Path, calls: int, seed: int = 1) -> int:
     """Write a transcript of ``calls`` calls; returns its size in bytes."""
     rng = random.Random(seed)
-    history: list[tuple[str, dict[str, object], dict[str, object]]] = []
+    history: list[tuple[str, JSONObject, JSONObject]] = []
     size = 0
     with path.open("w", encoding="utf-8") as out:
         for index in range(calls):
             if history and rng.random() < 0.1:
                 tool, args, response = rng.choice(history)
             else:
-                tool, args, response = _call(rng, index)
+                tool, args, response = synthetic_call(rng, index)
                 if len(history) < 5000:
                     history.append((tool, args, response))
             line = json.dumps({"index": index, "tool": tool, "args": args, "response": response}) + "\n"

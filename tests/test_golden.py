@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GOLDEN, SAMPLES, run_cli
+from tests.conftest import GOLDEN, ROOT, SAMPLES, run_cli
 
 
 def tampered(tmp_path: Path) -> str:
@@ -26,6 +26,13 @@ CASES = [
     (("scope", "session-clean.jsonl", "scope.json"), "scope-clean.txt", 0),
     (("seal", "session-dirty.jsonl"), "seal-dirty.jsonl", 0),
     (("verify", str(GOLDEN / "seal-dirty.jsonl")), "verify-intact.txt", 0),
+    (("show", "ops/session.json"), "show-ops.txt", 0),
+    (("show", "session-dirty.jsonl"), "show-dirty.txt", 0),
+    (("show", "rules/session.json"), "show-rules-none.txt", 0),
+    (("show", "rules/session.json", "--rules", "rules/rules.toml"), "show-rules.txt", 0),
+    (("show", "rules/session.json", "--rules", "rules/rules.toml", "--strict"), "show-rules-strict.txt", 0),
+    (("audit", "rules/session.json", "--rules", "rules/rules.toml"), "audit-rules.txt", 1),
+    (("diff", "ops/session.json", "ops/session-edited.json"), "diff-ops.txt", 1),
 ]
 
 
@@ -35,6 +42,14 @@ def test_report_matches_golden(args: tuple[str, ...], golden: str, code: int) ->
     assert result.stderr == ""
     assert result.stdout == (GOLDEN / golden).read_text(encoding="utf-8")
     assert result.code == code
+
+
+@pytest.mark.parametrize(("extra", "golden"), [((), "diff-kinds.txt"), (("--json",), "diff-kinds.json")])
+def test_diff_of_every_kind_matches_golden(extra: tuple[str, ...], golden: str) -> None:
+    args = ("diff", "tests/fixtures/diff-a.jsonl", "tests/fixtures/diff-b.jsonl", "--rules", "samples/rules/rules.toml")
+    result = run_cli(*args, *extra, cwd=ROOT)
+    assert (result.code, result.stderr) == (1, "")
+    assert result.stdout == (GOLDEN / golden).read_text(encoding="utf-8")
 
 
 def test_tampered_chain_matches_golden(tmp_path: Path) -> None:

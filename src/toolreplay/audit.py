@@ -8,31 +8,28 @@ bytes, with a digest of its first response and the index it was made at.
   canonical arguments) whose response differs from the first occurrence's. The
   first such index is the divergence point.
 - Redundant call: a call identical to the call just before it, with the same
-  response, whose tool is not a mutator. Any different call in between could
-  have changed state, and so could a mutator itself, so the rule would rather
-  miss a redundancy than invent one.
+  response, that does not mutate. Any different call in between could have
+  changed state, and so could a mutator itself, so the rule would rather miss a
+  redundancy than invent one. What mutates comes from the classifier: a write or
+  destructive class, else the auditor's default list of mutating tools.
+- Annotation mismatch: a tool its annotations call read-only, but a rule says
+  writes or destroys.
+
+"Identical" is decided by the classifier's argument matching.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from toolreplay.canonical import canonical_bytes, canonical_call
+from toolreplay.canonical import canonical_bytes
+from toolreplay.classify import Classifier
 from toolreplay.model import Call, Finding, FindingKind, sorted_findings
 
-DEFAULT_MUTATORS = frozenset({"write_file", "delete_file", "create_file", "move_file", "run_command"})
-
-MutatorTest = Callable[[Call], bool]
-
-
-def default_is_mutator(call: Call) -> bool:
-    """The built-in guess: a call to one of :data:`DEFAULT_MUTATORS` may change state."""
-    return call.tool in DEFAULT_MUTATORS
-
-
-# 128 bits of SHA-256: two different calls in a million collide with odds of about 1e-27.
+# 128 bits of SHA-256, as Matcher.identity gives them: two different calls in a
+# million collide with odds of about 1e-27.
 _DIGEST_SIZE = 16
 
 
@@ -49,8 +46,11 @@ class AuditReport:
     findings: tuple[Finding, ...]
 
 
-def audit(calls: Iterable[Call], is_mutator: MutatorTest = default_is_mutator) -> AuditReport:
+def audit(calls: Iterable[Call], classifier: Classifier | None = None) -> AuditReport:
     """Audit a recording's calls against themselves."""
+    classifier = Classifier() if classifier is None else classifier
+    identify = classifier.policy.matcher.identity
+    check_rules = bool(classifier.policy.rules)
     # call digest -> response digest + index of the call's first occurrence, packed
     # into one bytes object: about 150 bytes per distinct call in all.
     first_seen: dict[bytes, bytes] = {}
@@ -62,7 +62,7 @@ def audit(calls: Iterable[Call], is_mutator: MutatorTest = default_is_mutator) -
     count = 0
     for call in calls:
         count += 1
-        identity = _digest(canonical_call(call.tool, call.args))
+        identity = identify(call)
         response = _digest(canonical_bytes(call.result))
         first = first_seen.get(identity)
         if first is None:
@@ -79,7 +79,7 @@ def audit(calls: Iterable[Call], is_mutator: MutatorTest = default_is_mutator) -
             )
             if divergence is None:
                 divergence = call.index
-        elif identity == last_identity and response == last_response and not is_mutator(call):
+        elif identity == last_identity and response == last_response and not classifier.is_mutator(call):
             findings.append(
                 Finding(
                     call.index,
@@ -89,5 +89,22 @@ def audit(calls: Iterable[Call], is_mutator: MutatorTest = default_is_mutator) -
                     call.line,
                 )
             )
+        if check_rules:
+            mismatch = _annotation_mismatch(call, classifier)
+            if mismatch is not None:
+                findings.append(mismatch)
         last_identity, last_response, last_index = identity, response, call.index
     return AuditReport(count, divergence, sorted_findings(findings))
+
+
+def _annotation_mismatch(call: Call, classifier: Classifier) -> Finding | None:
+    found = classifier.classify(call)
+    if not found.mismatch or found.rule is None:
+        return None
+    where = f"{classifier.policy.source}:{found.rule.line}" if classifier.policy.source else "a rule"
+    return Finding(
+        call.index,
+        FindingKind.ANNOTATION_MISMATCH,
+        f"tool '{call.tool}' is annotated read-only, but {where} classifies this call as {found.klass.value}",
+        call.line,
+    )

@@ -1,16 +1,27 @@
 """What a call can do to the world: read-only, write, destructive, or unknown.
 
-For now the class comes from the tool's MCP annotations, read as the MCP
-specification defines them: ``readOnlyHint`` defaults to false and
-``destructiveHint`` to true, so an annotated tool that claims neither is
-destructive. A tool without annotations is unknown.
+The class comes from the first rule that matches the call (a rules file: tool
+name and, optionally, arguments), else from the tool's MCP annotations, else it
+is unknown. Annotations are read as the MCP specification defines them:
+``readOnlyHint`` defaults to false and ``destructiveHint`` to true, so an
+annotated tool that claims neither is destructive. With ``strict``, unknown
+counts as destructive.
+
+Where a tool's annotations say read-only but a rule says it writes or destroys,
+the classification notes the mismatch: annotations from third-party servers are
+often wrong, and the rule is what the user asserted.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
-from toolreplay.model import ToolDef
+from toolreplay.canonical import JSONValue, canonical_bytes
+from toolreplay.matching import EXACT, Matcher, lookup
+from toolreplay.model import Call, ToolDef
 
 
 class CallClass(enum.Enum):
@@ -20,6 +31,64 @@ class CallClass(enum.Enum):
     WRITE = "write"
     DESTRUCTIVE = "destructive"
     UNKNOWN = "unknown"
+
+    @property
+    def mutates(self) -> bool:
+        return self in (CallClass.WRITE, CallClass.DESTRUCTIVE)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """Calls to ``tool`` (a glob) whose arguments match ``args`` are of class ``klass``.
+
+    In ``args``, a string is a glob pattern for a string argument; any other value
+    must equal the argument.
+    """
+
+    tool: str
+    klass: CallClass
+    args: tuple[tuple[str, JSONValue], ...] = ()
+    line: int = 0
+
+    def matches(self, call: Call) -> bool:
+        if not fnmatchcase(call.tool, self.tool):
+            return False
+        for path, expected in self.args:
+            found, actual = lookup(call.args, path)
+            if not found or not _value_matches(actual, expected):
+                return False
+        return True
+
+
+def _value_matches(actual: JSONValue, expected: JSONValue) -> bool:
+    if isinstance(expected, str):
+        return isinstance(actual, str) and fnmatchcase(actual, expected)
+    return canonical_bytes(actual) == canonical_bytes(expected)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Rules, argument matching and strictness, as one rules file gives them."""
+
+    rules: tuple[Rule, ...] = ()
+    matcher: Matcher = EXACT
+    strict: bool = False
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """A call's class, where it came from, and what its annotations claimed if they disagree."""
+
+    klass: CallClass
+    origin: str  # "rule", "annotations" or "none"
+    rule: Rule | None = None
+    annotated: CallClass | None = None
+
+    @property
+    def mismatch(self) -> bool:
+        """The annotations call the tool read-only, but a rule says it changes things."""
+        return self.annotated is CallClass.READ_ONLY and self.rule is not None and self.klass.mutates
 
 
 def class_from_annotations(tool: ToolDef | None) -> CallClass:
@@ -31,3 +100,39 @@ def class_from_annotations(tool: ToolDef | None) -> CallClass:
     if tool.annotations.get("destructiveHint", True) is True:
         return CallClass.DESTRUCTIVE
     return CallClass.WRITE
+
+
+# The auditor's built-in guess, used for redundancy when nothing classifies a call.
+DEFAULT_MUTATORS = frozenset({"write_file", "delete_file", "create_file", "move_file", "run_command"})
+
+
+class Classifier:
+    """Classifies the calls of one recording."""
+
+    def __init__(self, policy: Policy = Policy(), tools: Iterable[ToolDef] = ()) -> None:
+        self.policy = policy
+        self.tools: Mapping[str, ToolDef] = {tool.name: tool for tool in tools}
+
+    def classify(self, call: Call) -> Classification:
+        tool = self.tools.get(call.tool)
+        annotated = class_from_annotations(tool) if tool is not None and tool.annotations is not None else None
+        for rule in self.policy.rules:
+            if rule.matches(call):
+                return Classification(rule.klass, "rule", rule, annotated)
+        if annotated is not None:
+            return Classification(annotated, "annotations", None, annotated)
+        if self.policy.strict:
+            return Classification(CallClass.DESTRUCTIVE, "strict")
+        return Classification(CallClass.UNKNOWN, "none")
+
+    def is_mutator(self, call: Call) -> bool:
+        """Whether a call may change state, for the audit's redundancy rule.
+
+        A classified call mutates when it writes or destroys. An unclassified
+        call falls back to the auditor's default list, so a flat transcript
+        without rules keeps its original reports.
+        """
+        klass = self.classify(call).klass
+        if klass is CallClass.UNKNOWN:
+            return call.tool in DEFAULT_MUTATORS
+        return klass.mutates

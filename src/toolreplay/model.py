@@ -32,6 +32,7 @@ class FindingKind(enum.Enum):
     NON_DETERMINISM = "non-determinism"
     REDUNDANT_CALL = "redundant-call"
     PERMISSION_OVERREACH = "permission-overreach"
+    ANNOTATION_MISMATCH = "annotation-mismatch"
 
     @property
     def rank(self) -> int:

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from toolreplay.audit import DEFAULT_MUTATORS, AuditReport, audit
+from toolreplay.audit import AuditReport, audit
 from toolreplay.canonical import JSONObject
+from toolreplay.classify import DEFAULT_MUTATORS, CallClass, Classifier, Policy, Rule
 from toolreplay.model import Call, FindingKind
 
 Spec = tuple[str, JSONObject, JSONObject]
@@ -48,7 +49,8 @@ def test_repeated_mutator_is_not_redundant() -> None:
 def test_custom_mutator_test_is_used() -> None:
     push: Spec = ("git_push", {}, {"ok": True})
     assert kinds(audit(calls(push, push))) == [(1, "redundant-call")]
-    assert audit(calls(push, push), is_mutator=lambda c: c.tool == "git_push").findings == ()
+    rules = Policy(rules=(Rule("git_push", CallClass.WRITE),))
+    assert audit(calls(push, push), Classifier(rules)).findings == ()
 
 
 def test_different_response_is_non_determinism_not_redundancy() -> None:

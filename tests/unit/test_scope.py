@@ -46,3 +46,37 @@ def test_malformed_scope_is_refused(tmp_path: Path, text: str, message: str, lin
     with pytest.raises(InputError) as info:
         read_scope(write(tmp_path, text))
     assert (info.value.message, info.value.line) == (message, line)
+
+
+def test_argument_aware_scope(tmp_path: Path) -> None:
+    scope = read_scope(
+        write(
+            tmp_path,
+            '{"agent": "docs-reader", "allowed_tools": ["read_file", "search"],\n'
+            ' "allowed_args": {"read_file": {"path": ["docs/**", "README.md"]}}}',
+        )
+    )
+    calls = [
+        Call(0, "read_file", {"path": "docs/guide/intro.md"}, {}, 1),
+        Call(1, "read_file", {"path": "README.md"}, {}, 2),
+        Call(2, "read_file", {"path": "/etc/passwd"}, {}, 3),
+        Call(3, "search", {"query": "x"}, {}, 4),
+    ]
+    report = check_scope(calls, scope)
+    assert [(f.index, f.detail) for f in report.findings] == [
+        (2, "tool 'read_file' argument 'path' = \"/etc/passwd\" is outside the declared scope for agent 'docs-reader'")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": []}', "field 'allowed_args' must be an object"),
+        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"y": {"p": ["*"]}}}', "names 'y', which is not in"),
+        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"x": {"p": []}}}', "must be a non-empty array"),
+        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"x": ["p"]}}', "must be an object of argument lists"),
+    ],
+)
+def test_malformed_argument_scope(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        read_scope(write(tmp_path, text))

@@ -5,16 +5,18 @@ from __future__ import annotations
 import click
 
 from toolreplay.audit import audit
+from toolreplay.classify import Policy
 from toolreplay.cli.output import write_text
-from toolreplay.formats.recording import iter_calls
+from toolreplay.cli.policy_options import calls_and_classifier, load_policy, policy_options
 from toolreplay.report.text import render_audit
 
 
-def audit_files(paths: tuple[str, ...]) -> int:
+def audit_files(paths: tuple[str, ...], policy: Policy) -> int:
     """Audit each file and print its report; 1 if any has findings."""
     status = 0
     for number, path in enumerate(paths):
-        report = audit(iter_calls(path))
+        calls, classifier = calls_and_classifier(path, policy)
+        report = audit(calls, classifier)
         text = render_audit(report)
         if len(paths) > 1:
             text = ("\n" if number else "") + f"== {path} ==\n" + text
@@ -29,11 +31,15 @@ def audit_files(paths: tuple[str, ...]) -> int:
     help="""Audit each FILE against itself.
 
     Reports non-determinism (an identical call that got a different response;
-    the first is the divergence point) and redundant calls (an identical call
-    right after the same one, with nothing between that could change state).
-    FILE is a transcript, a session, or either of them sealed. Exits 1 when anything is found.
+    the first is the divergence point), redundant calls (an identical call right
+    after the same one, where nothing could have changed state) and, with
+    --rules, tools annotated read-only that a rule says write or destroy. What
+    changes state comes from the classification (rules, then annotations), else
+    from a default list of mutating tools. FILE is a transcript, a session, or
+    either of them sealed. Exits 1 when anything is found.
     """,
 )
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-def command(files: tuple[str, ...]) -> int:
-    return audit_files(files)
+@policy_options
+def command(files: tuple[str, ...], rules_file: str | None, strict: bool) -> int:
+    return audit_files(files, load_policy(rules_file, strict))

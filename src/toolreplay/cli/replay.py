@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.classify import Policy
 from toolreplay.cli.audit import audit_files
 
 
@@ -17,4 +18,4 @@ from toolreplay.cli.audit import audit_files
 )
 @click.argument("transcript", metavar="TRANSCRIPT")
 def command(transcript: str) -> int:
-    return audit_files((transcript,))
+    return audit_files((transcript,), Policy())

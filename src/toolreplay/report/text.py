@@ -12,12 +12,17 @@ from collections.abc import Iterable, Sequence
 from toolreplay.audit import AuditReport
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.chain import Verification
+from toolreplay.diff import DiffResult, FieldChange, PairKind
 from toolreplay.model import Call, Finding, Session
 from toolreplay.scope import ScopeReport
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:
     return [f"index {f.index}: {f.kind.value}: {f.detail}" for f in findings]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _lines(lines: list[str]) -> str:
@@ -92,4 +97,39 @@ def render_show(session: Session, classes: Sequence[str]) -> str:
     if context is not None:
         reply = "(none: the run ended without one)" if context.final_reply is None else context.final_reply
         lines.append(f"final reply: {reply}")
+    return _lines(lines)
+
+
+def _field(change: FieldChange) -> str:
+    before = format_value(change.before) if change.in_before else "(absent)"
+    after = format_value(change.after) if change.in_after else "(absent)"
+    return f"{change.path}: {before} → {after}"
+
+
+def render_diff(result: DiffResult) -> str:
+    """Counts, then each difference (B's order, then calls only A made), the replies, the verdict."""
+    a, b = result.a, result.b
+    lines = [
+        f"diff: {a.path} ({len(a.calls)} calls) → {b.path} ({len(b.calls)} calls)",
+        " · ".join(f"{kind.value} {result.count(kind)}" for kind in PairKind),
+    ]
+    for pair in result.differences:
+        left = "" if pair.a is None else str(pair.a.index)
+        right = "" if pair.b is None else str(pair.b.index)
+        call = pair.b if pair.b is not None else pair.a
+        assert call is not None  # a pair always holds a call
+        klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
+        lines.append(f"  {pair.kind.value:<8} {left:>4} → {right:<4} {format_call(call)}  {klass.value}")
+        lines.extend(f"{'':20}{_field(change)}" for change in pair.fields)
+    if result.similarity is not None:
+        lines.append(f"final replies: {round(result.similarity * 100)}% similar (context only, not judged)")
+    destructive = result.new_destructive
+    if destructive:
+        where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
+        summary = f"{b.path} makes {_count(len(destructive), 'destructive call')} {a.path} does not: {where}"
+    elif result.differences:
+        summary = f"{_count(len(result.differences), 'difference')}, none of them a new destructive call"
+    else:
+        summary = "the two recordings made the same calls"
+    lines.append(f"verdict: {result.verdict.value}: {summary} (--fail-on {result.fail_on.value})")
     return _lines(lines)

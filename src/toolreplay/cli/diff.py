@@ -1,0 +1,41 @@
+"""``toolreplay diff``: what B did that A did not, call by call."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.cli.output import write_text
+from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.diff import compare_recordings
+from toolreplay.formats.recording import load_session
+from toolreplay.report.json_report import render_diff_json
+from toolreplay.report.text import render_diff
+from toolreplay.verdict import FailOn
+
+FAIL_ON = click.Choice([choice.value for choice in FailOn])
+
+
+@click.command(
+    "diff",
+    help="""Compare the calls of recording B against recording A.
+
+    Identical calls in the same order anchor the alignment; an identical call
+    made at another point is 'moved'; between anchors, two calls to the same
+    tool are one 'changed' call, listed argument by argument; the rest is
+    'added' (only in B) or 'removed' (only in A). The final replies are
+    compared by similarity, as context only.
+
+    Exits 1 when B makes a destructive call A does not (--fail-on destructive,
+    the default), on any difference (--fail-on changed), or never.
+    """,
+)
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@policy_options
+def command(a: str, b: str, fail_on: str, as_json: bool, rules_file: str | None, strict: bool) -> int:
+    policy = load_policy(rules_file, strict)
+    result = compare_recordings(load_session(a), load_session(b), policy, FailOn(fail_on))
+    write_text(render_diff_json(result) if as_json else render_diff(result))
+    return result.verdict.exit_code

@@ -1,0 +1,73 @@
+"""When two calls are the same call: argument matching.
+
+By default two calls match when their tool and their arguments are equal after
+canonical encoding. A matching configuration can name argument paths to ignore,
+for every tool or for one, as glob patterns over dotted paths (``timestamp``,
+``*_id``, ``options.trace.*``), so that a call differing only in a generated id
+or a clock reading still matches. Every comparison of two calls (the audit's
+identity, the diff, replay lookups, noise counting) goes through one
+:class:`Matcher`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from toolreplay.canonical import JSONObject, JSONValue, canonical_call
+from toolreplay.model import Call
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """Which argument paths to ignore when comparing calls."""
+
+    ignore: tuple[str, ...] = ()
+    ignore_by_tool: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def exact(self) -> bool:
+        return not self.ignore and not self.ignore_by_tool
+
+    def patterns_for(self, tool: str) -> tuple[str, ...]:
+        return self.ignore + tuple(self.ignore_by_tool.get(tool, ()))
+
+    def matched_args(self, tool: str, args: JSONObject) -> JSONObject:
+        """``args`` without the paths this matcher ignores for ``tool``."""
+        patterns = self.patterns_for(tool)
+        if not patterns:
+            return args
+        return _without(args, "", patterns)
+
+    def key(self, call: Call) -> bytes:
+        """The canonical bytes that decide whether two calls are the same call."""
+        return canonical_call(call.tool, self.matched_args(call.tool, call.args))
+
+    def identity(self, call: Call) -> bytes:
+        """A 16-byte digest of :meth:`key`, for maps over many calls."""
+        return hashlib.sha256(self.key(call)).digest()[:16]
+
+
+def _without(value: JSONObject, prefix: str, patterns: tuple[str, ...]) -> JSONObject:
+    kept: JSONObject = {}
+    for name, item in value.items():
+        path = f"{prefix}{name}"
+        if any(fnmatchcase(path, pattern) for pattern in patterns):
+            continue
+        kept[name] = _without(item, f"{path}.", patterns) if isinstance(item, dict) else item
+    return kept
+
+
+def lookup(args: JSONObject, path: str) -> tuple[bool, JSONValue]:
+    """The value at a dotted ``path`` in ``args``, and whether it is there."""
+    value: JSONValue = args
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+EXACT = Matcher()

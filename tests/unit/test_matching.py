@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from toolreplay.matching import Matcher, lookup
+from toolreplay.model import Call
+
+
+def call(tool: str, **args: object) -> Call:
+    return Call(0, tool, dict(args), {}, 1)  # type: ignore[arg-type]
+
+
+def test_exact_by_default_with_key_order_irrelevant() -> None:
+    matcher = Matcher()
+    assert matcher.key(call("t", a=1, b=2)) == matcher.key(call("t", b=2, a=1))
+    assert matcher.key(call("t", a=1)) != matcher.key(call("t", a=2))
+    assert matcher.key(call("t", a=1)) != matcher.key(call("u", a=1))
+
+
+def test_ignored_paths_for_all_tools_and_for_one() -> None:
+    matcher = Matcher(("timestamp", "*_id"), {"create": ("meta.trace",)})
+    assert matcher.key(call("t", q=1, timestamp=5, request_id="a")) == matcher.key(call("t", q=1))
+    assert matcher.key(call("create", q=1, meta={"trace": "x", "k": 1})) == matcher.key(
+        call("create", q=1, meta={"k": 1})
+    )
+    # the per-tool path applies to that tool only
+    assert matcher.key(call("other", meta={"trace": "x"})) != matcher.key(call("other", meta={}))
+    # "*_id" matches nested keys too: glob * crosses dots
+    assert matcher.key(call("t", meta={"span_id": 1})) == matcher.key(call("t", meta={}))
+
+
+def test_lookup_follows_dotted_paths() -> None:
+    assert lookup({"a": {"b": 3}}, "a.b") == (True, 3)
+    assert lookup({"a": {"b": 3}}, "a.c") == (False, None)
+    assert lookup({"a": 1}, "a.b") == (False, None)
