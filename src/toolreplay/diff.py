@@ -226,9 +226,17 @@ def _final_reply(session: Session) -> str | None:
 
 
 def compare_recordings(a: Session, b: Session, policy: Policy, fail_on: FailOn = FailOn.DESTRUCTIVE) -> DiffResult:
-    """Diff B against A and classify both sides' calls."""
+    """Diff B against A and classify both sides' calls, each with its own tools."""
     classify_a = Classifier(policy, a.context.tools if a.context is not None else ())
     classify_b = Classifier(policy, b.context.tools if b.context is not None else ())
+    return compare_with(a, b, classify_a, classify_b, fail_on)
+
+
+def compare_with(
+    a: Session, b: Session, classify_a: Classifier, classify_b: Classifier, fail_on: FailOn = FailOn.DESTRUCTIVE
+) -> DiffResult:
+    """Diff B against A, classifying each side with the classifier given for it."""
+    policy = classify_b.policy
     return DiffResult(
         a,
         b,

@@ -30,7 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("toolreplay.cli.import_log", "Turn a record-mcp log into a session file."),
     "import-mcp": ("toolreplay.cli.import_mcp", "The same as 'import --from mcp'."),
     "record-mcp": ("toolreplay.cli.record_mcp", "Log an MCP server's tool traffic, passing it through unchanged."),
-    "replay": ("toolreplay.cli.replay", "Self-audit a transcript (the auditor's name for audit)."),
+    "replay": (
+        "toolreplay.cli.replay",
+        "Replay a session against a new prompt, tools or model (a transcript: self-audit).",
+    ),
     "run": ("toolreplay.cli.run", "Run an agent whose tools really execute, and record the session."),
     "scope": ("toolreplay.cli.scope", "Check every call against a declared scope."),
     "show": ("toolreplay.cli.show", "Print a session's calls with their class, and its final reply."),

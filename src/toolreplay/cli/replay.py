@@ -1,21 +1,127 @@
-"""``toolreplay replay``: the auditor's name for the self-audit of a transcript."""
+"""``toolreplay replay``: a session against a candidate agent, or a transcript's self-audit.
+
+Given a flat transcript, ``replay`` keeps the auditor's meaning: the self-audit,
+byte for byte. Given a session, it replays the session's opening to a candidate
+agent (a new prompt, new tools, a new model) and answers every tool call from
+the recording.
+"""
 
 from __future__ import annotations
 
 import click
 
-from toolreplay.classify import Policy
+from toolreplay.classify import Classifier, Policy
+from toolreplay.cli.agent_options import make_agent, read_prompt
 from toolreplay.cli.audit import audit_files
+from toolreplay.cli.diff import FAIL_ON
+from toolreplay.cli.output import write_lines, write_text
+from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.errors import UsageError
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import parse_located
+from toolreplay.formats.recording import Kind, detect_kind, load_session
+from toolreplay.formats.session import parse_tools
+from toolreplay.replay.answers import Unrecorded, read_stubs
+from toolreplay.replay.engine import ReplaySetup, replay_runs
+from toolreplay.replay.report import summarize
+from toolreplay.report.json_report import render_replay_json, run_lines
+from toolreplay.report.text import render_replay
+from toolreplay.verdict import FailOn
 
 
 @click.command(
     "replay",
-    help="""Replay TRANSCRIPT against its own recorded responses and audit it.
+    help="""Replay SESSION against a candidate agent; nothing is executed.
 
-    The same report as 'toolreplay audit': non-determinism, redundant calls and
-    the divergence point. Exits 1 when anything is found.
+    The recorded opening goes to the candidate with the recorded system prompt
+    and tools, or the replacements from --system and --tools. Each tool call
+    it makes is answered from the recording (matched by tool and arguments,
+    repeated calls in recorded order). A call never recorded is handled by
+    --on-unrecorded: stop the run, return an error result, or return a canned
+    result from --stubs. The report lists every difference from the recording
+    with the number of runs that made it, and the calls never recorded.
+
+    The candidate is --agent (a Claude model id, or scripted:FILE); by default
+    the model the session was recorded with. A scripted agent's runs use seeds
+    --seed, --seed+1, ... Exits 1 on a destructive call the recording never
+    made (see --fail-on).
+
+    Given a flat transcript (.jsonl), replay is the auditor's self-audit, as
+    'toolreplay audit'.
     """,
 )
-@click.argument("transcript", metavar="TRANSCRIPT")
-def command(transcript: str) -> int:
-    return audit_files((transcript,), Policy())
+@click.argument("recording", metavar="SESSION")
+@click.option("--system", "system_file", metavar="FILE", help="A replacement system prompt.")
+@click.option("--tools", "tools_file", metavar="FILE", help="Replacement tool definitions (a JSON array).")
+@click.option("--agent", "--model", "agent", metavar="SPEC", help="A Claude model id, or scripted:FILE.")
+@click.option("--repeat", default=1, show_default=True, help="How many runs.")
+@click.option("--seed", default=1, show_default=True, help="The first scripted run's seed.")
+@click.option(
+    "--on-unrecorded",
+    type=click.Choice([choice.value for choice in Unrecorded]),
+    default="error",
+    show_default=True,
+    help="What a call the recording never made gets.",
+)
+@click.option("--stubs", "stubs_file", metavar="FILE", help="Canned results for unrecorded calls (with stub).")
+@click.option("--max-turns", default=50, show_default=True, help="End a run after this many agent turns.")
+@click.option("--max-tokens", default=4096, show_default=True, help="Output token limit per model request.")
+@click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
+@click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@policy_options
+def command(
+    recording: str,
+    system_file: str | None,
+    tools_file: str | None,
+    agent: str | None,
+    repeat: int,
+    seed: int,
+    on_unrecorded: str,
+    stubs_file: str | None,
+    max_turns: int,
+    max_tokens: int,
+    runs_out: str | None,
+    fail_on: str,
+    as_json: bool,
+    rules_file: str | None,
+    strict: bool,
+) -> int:
+    kind = detect_kind(recording)
+    if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+        return audit_files((recording,), load_policy(rules_file, strict) if rules_file or strict else Policy())
+    if repeat < 1 or max_turns < 1:
+        raise UsageError("--repeat and --max-turns must be at least 1")
+    policy_unrecorded = Unrecorded(on_unrecorded)
+    if (stubs_file is not None) != (policy_unrecorded is Unrecorded.STUB):
+        raise UsageError("--stubs goes with --on-unrecorded stub, and stub needs --stubs")
+    session = load_session(recording, kind)
+    context = session.context
+    if context is None:
+        raise UsageError(f"{recording} has no conversation to replay")
+    policy = load_policy(rules_file, strict)
+    tools = context.tools
+    if tools_file is not None:
+        tools = parse_tools(parse_located(read_text(tools_file), tools_file), tools_file)
+    setup = ReplaySetup(
+        session,
+        read_prompt(system_file) if system_file else context.system,
+        tools,
+        policy_unrecorded,
+        read_stubs(stubs_file) if stubs_file else (),
+        max_turns,
+        policy.matcher,
+    )
+    spec = agent or context.model
+    agents = [
+        (make_agent(spec, seed + n, max_tokens), seed + n if spec.startswith("scripted:") else None)
+        for n in range(repeat)
+    ]
+    runs = replay_runs(setup, agents)
+    report = summarize(
+        setup, agents[0][0].model, runs, Classifier(policy, context.tools), Classifier(policy, tools), FailOn(fail_on)
+    )
+    if runs_out is not None:
+        write_lines(run_lines(runs), runs_out, inputs=[recording])
+    write_text(render_replay_json(report) if as_json else render_replay(report, system_file, tools_file))
+    return report.verdict.exit_code

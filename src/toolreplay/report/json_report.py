@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
 from toolreplay.model import Call
+from toolreplay.replay.engine import Run
+from toolreplay.replay.report import ReplayReport
 
 DIFF_SCHEMA = "toolreplay-diff"
 DIFF_VERSION = 1
@@ -56,3 +59,93 @@ def diff_document(result: DiffResult) -> JSONObject:
 
 def render_diff_json(result: DiffResult) -> str:
     return json.dumps(diff_document(result), indent=2, ensure_ascii=False) + "\n"
+
+
+REPLAY_SCHEMA = "toolreplay-replay"
+REPLAY_VERSION = 1
+
+
+def replay_document(report: ReplayReport) -> JSONObject:
+    """The replay as data (see docs/formats.md, "Replay report")."""
+    total = len(report.runs)
+    return {
+        "schema": REPLAY_SCHEMA,
+        "version": REPLAY_VERSION,
+        "recording": {"path": report.setup.recording.path, "calls": len(report.setup.recording.calls)},
+        "candidate": report.candidate,
+        "runs": [
+            {
+                "run": run.number,
+                "seed": run.seed,
+                "calls": len(run.calls),
+                "ending": run.ending,
+                "error": run.error,
+                "final_reply": run.final_reply,
+                "tokens": {
+                    "input": run.usage.input_tokens,
+                    "output": run.usage.output_tokens,
+                    "cache_read": run.usage.cache_read_tokens,
+                    "cache_write": run.usage.cache_write_tokens,
+                },
+            }
+            for run in report.runs
+        ],
+        "changes": [
+            {
+                "kind": change.kind.value,
+                "tool": change.tool,
+                "args": change.args,
+                "class": change.klass.value,
+                "runs": list(change.runs),
+                "rate": round(len(change.runs) / total, 4) if total else 0.0,
+                "fields": [_field(field) for field in change.fields],
+            }
+            for change in report.changes
+        ],
+        "unrecorded": [
+            {
+                "tool": item.tool,
+                "args": item.args,
+                "class": item.klass.value,
+                "runs": list(item.runs),
+                "answered": item.answered,
+            }
+            for item in report.unrecorded
+        ],
+        "on_unrecorded": report.setup.on_unrecorded.value,
+        "fail_on": report.fail_on.value,
+        "verdict": report.verdict.value,
+    }
+
+
+def render_replay_json(report: ReplayReport) -> str:
+    return json.dumps(replay_document(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def run_lines(runs: Sequence[Run]) -> list[bytes]:
+    """Every run's calls as JSON Lines: a ``call`` line per call, then a ``run`` line per run."""
+    lines: list[bytes] = []
+    for run in runs:
+        for call, origin in zip(run.calls, run.origins, strict=True):
+            entry: JSONObject = {
+                "event": "call",
+                "run": run.number,
+                "seed": run.seed,
+                "index": call.index,
+                "tool": call.tool,
+                "args": call.args,
+                "result": call.result,
+                "is_error": call.is_error,
+                "answered": origin,
+            }
+            lines.append(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        summary: JSONObject = {
+            "event": "run",
+            "run": run.number,
+            "seed": run.seed,
+            "calls": len(run.calls),
+            "ending": run.ending,
+            "final_reply": run.final_reply,
+        }
+        lines.append(json.dumps(summary, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    return lines

@@ -14,6 +14,8 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.chain import Verification
 from toolreplay.diff import DiffResult, FieldChange, PairKind
 from toolreplay.model import Call, Finding, Session
+from toolreplay.replay.engine import Run
+from toolreplay.replay.report import ReplayReport
 from toolreplay.scope import ScopeReport
 
 
@@ -132,4 +134,67 @@ def render_diff(result: DiffResult) -> str:
     else:
         summary = "the two recordings made the same calls"
     lines.append(f"verdict: {result.verdict.value}: {summary} (--fail-on {result.fail_on.value})")
+    return _lines(lines)
+
+
+def _seeds(runs: Sequence[Run]) -> str:
+    seeds = [run.seed for run in runs if run.seed is not None]
+    if not seeds:
+        return ""
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f", seed {seeds[0]}" if len(seeds) == 1 else f", seeds {seeds[0]}-{seeds[-1]}"
+    return ", seeds " + ",".join(map(str, seeds))
+
+
+def render_replay(report: ReplayReport, system_source: str | None, tools_source: str | None) -> str:
+    """The runs, each difference from the recording with how many runs made it, the verdict."""
+    setup, runs = report.setup, report.runs
+    total = len(runs)
+    endings: dict[str, int] = {}
+    for run in runs:
+        endings[run.ending] = endings.get(run.ending, 0) + 1
+    lines = [
+        f"replay: {setup.recording.path} ({_count(len(setup.recording.calls), 'call')} recorded)",
+        f"candidate: {report.candidate} · system: {system_source or 'as recorded'}"
+        f" · tools: {tools_source or 'as recorded'}",
+        f"runs: {total}{_seeds(runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+    ]
+    errors = sorted({run.error for run in runs if run.error})
+    lines.extend(f"  error: {error}" for error in errors)
+    if report.changes:
+        lines.append("differences from the recording (runs that made each):")
+        for change in report.changes:
+            call = Call(0, change.tool, change.args, None, 0)
+            lines.append(
+                f"  {len(change.runs):>3}/{total:<3} {change.kind.value:<8} {format_call(call)}  {change.klass.value}"
+            )
+            lines.extend(f"{'':20}{_field(field)}" for field in change.fields)
+    else:
+        lines.append(f"differences from the recording: none, in {_count(total, 'run')}")
+    if report.unrecorded:
+        lines.append(f"calls the recording never made (--on-unrecorded {setup.on_unrecorded.value}):")
+        for item in report.unrecorded:
+            call = Call(0, item.tool, item.args, None, 0)
+            lines.append(
+                f"  {len(item.runs):>3}/{total:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
+            )
+    used = [run.usage for run in runs]
+    if any(u.input_tokens or u.output_tokens for u in used):
+        cached = sum(u.cache_read_tokens for u in used)
+        lines.append(
+            f"tokens: {sum(u.input_tokens for u in used)} in ({cached} read from cache),"
+            f" {sum(u.output_tokens for u in used)} out"
+        )
+    destructive: dict[str, set[int]] = {}
+    for change in report.changes:
+        if change.new_destructive:
+            destructive.setdefault(change.tool, set()).update(change.runs)
+    if destructive:
+        named = ", ".join(f"{tool} in {len(runs_of)} of {total} runs" for tool, runs_of in sorted(destructive.items()))
+        summary = f"destructive calls the recording never made: {named}"
+    elif report.changes:
+        summary = f"{_count(len(report.changes), 'difference')}, none of them a new destructive call"
+    else:
+        summary = "the candidate made the recorded calls"
+    lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
     return _lines(lines)

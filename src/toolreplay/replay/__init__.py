@@ -1,0 +1,1 @@
+"""Replaying a recorded session against a candidate agent, answering every tool call from the recording."""

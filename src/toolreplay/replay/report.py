@@ -1,0 +1,113 @@
+"""Across the runs of one replay: each difference from the recording, and in how many runs.
+
+Each run's calls are diffed against the recording (the three-pass diff). A
+difference is identified by its kind, its tool and its matched arguments (B's
+for added, changed and moved calls, the recording's for removed ones) and is
+counted once per run it appears in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toolreplay.canonical import JSONObject, canonical_bytes
+from toolreplay.classify import CallClass, Classifier
+from toolreplay.diff import FieldChange, PairKind, compare_with
+from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.verdict import FailOn, Verdict, decide
+
+_KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference from the recording, and the runs that made it."""
+
+    kind: PairKind
+    tool: str
+    args: JSONObject
+    klass: CallClass
+    runs: tuple[int, ...]
+    fields: tuple[FieldChange, ...] = ()
+
+    @property
+    def new_destructive(self) -> bool:
+        return self.kind in (PairKind.ADDED, PairKind.CHANGED) and self.klass is CallClass.DESTRUCTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class UnrecordedCall:
+    """A call the recording never made, the runs that made it, and how they were answered."""
+
+    tool: str
+    args: JSONObject
+    klass: CallClass
+    runs: tuple[int, ...]
+    answered: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """The whole replay: its runs, their differences from the recording, the verdict."""
+
+    setup: ReplaySetup
+    candidate: str
+    runs: tuple[Run, ...]
+    changes: tuple[Change, ...]
+    unrecorded: tuple[UnrecordedCall, ...]
+    fail_on: FailOn
+
+    @property
+    def verdict(self) -> Verdict:
+        destructive = any(change.new_destructive for change in self.changes)
+        return decide(self.fail_on, destructive, bool(self.changes))
+
+
+def summarize(
+    setup: ReplaySetup,
+    candidate: str,
+    runs: Sequence[Run],
+    classify_recording: Classifier,
+    classify_candidate: Classifier,
+    fail_on: FailOn,
+) -> ReplayReport:
+    """Diff every run against the recording and count each difference once per run."""
+    matcher = classify_candidate.policy.matcher
+    found: dict[tuple[int, str, bytes], tuple[Change, list[int]]] = {}
+    unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
+    for run in runs:
+        result = compare_with(setup.recording, run.as_session(), classify_recording, classify_candidate, fail_on)
+        for pair in result.differences:
+            call = pair.b if pair.b is not None else pair.a
+            if call is None:
+                continue
+            args = matcher.matched_args(call.tool, call.args)
+            key = (_KIND_ORDER[pair.kind], call.tool, canonical_bytes(args))
+            klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
+            entry = found.setdefault(key, (Change(pair.kind, call.tool, args, klass, (), pair.fields), []))
+            if run.number not in entry[1]:
+                entry[1].append(run.number)
+        for call, origin in zip(run.calls, run.origins, strict=True):
+            if origin == "recorded":
+                continue
+            args = matcher.matched_args(call.tool, call.args)
+            answered = {"stub": "stub", "error": "error result", "none": "run stopped"}[origin]
+            ukey = (call.tool, canonical_bytes(args), answered)
+            klass = classify_candidate.classify(call).klass
+            uentry = unrecorded.setdefault(ukey, (UnrecordedCall(call.tool, args, klass, (), answered), []))
+            if run.number not in uentry[1]:
+                uentry[1].append(run.number)
+    changes = sorted(
+        (_with_runs(change, numbers) for change, numbers in found.values()),
+        key=lambda c: (-len(c.runs), _KIND_ORDER[c.kind], c.tool, canonical_bytes(c.args)),
+    )
+    calls = sorted(
+        (UnrecordedCall(u.tool, u.args, u.klass, tuple(numbers), u.answered) for u, numbers in unrecorded.values()),
+        key=lambda u: (-len(u.runs), u.tool, canonical_bytes(u.args), u.answered),
+    )
+    return ReplayReport(setup, candidate, tuple(runs), tuple(changes), tuple(calls), fail_on)
+
+
+def _with_runs(change: Change, numbers: list[int]) -> Change:
+    return Change(change.kind, change.tool, change.args, change.klass, tuple(numbers), change.fields)

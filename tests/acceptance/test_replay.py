@@ -1,0 +1,175 @@
+"""`toolreplay replay` on the sample scenario with the scripted agent, and against a model through the SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+from tests.fakes.anthropic_server import message, serve
+
+HEADLINE = (
+    "replay",
+    "samples/ops/session.json",
+    "--system",
+    "samples/ops/prompt-v2.txt",
+    "--on-unrecorded",
+    "stub",
+    "--stubs",
+    "samples/ops/stubs.json",
+)
+
+
+def test_twenty_edited_runs_find_the_deletions() -> None:
+    result = run_cli(*HEADLINE, "--repeat", "20", "--json", cwd=ROOT)
+    assert result.code == 1
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "FAIL"
+    deletions = [c for c in report["changes"] if c["tool"] == "delete_path"]
+    assert [(c["kind"], c["class"], len(c["runs"])) for c in deletions] == [("added", "destructive", 9)] * 2
+    assert [run["seed"] for run in report["runs"]] == list(range(1, 21))
+    assert all(run["ending"] == "final reply" for run in report["runs"])
+
+
+def test_one_run_can_miss_it() -> None:
+    result = run_cli(*HEADLINE, "--repeat", "1", "--seed", "5", cwd=ROOT)
+    assert result.code == 0
+    assert "differences from the recording: none, in 1 run" in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("verdict: PASS: ")
+
+
+def test_the_same_seed_replays_exactly(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run_cli(*HEADLINE, "--repeat", "4", "--runs-out", str(first), cwd=ROOT)
+    run_cli(*HEADLINE, "--repeat", "4", "--runs-out", str(second), cwd=ROOT)
+    assert first.read_bytes() == second.read_bytes()
+    lines = [json.loads(line) for line in first.read_text().splitlines()]
+    assert [line["run"] for line in lines if line["event"] == "run"] == [1, 2, 3, 4]
+    assert {line["answered"] for line in lines if line["event"] == "call"} <= {"recorded", "stub"}
+
+
+def test_the_unchanged_configuration_replays_without_destructive_calls() -> None:
+    result = run_cli("replay", "samples/ops/session.json", "--repeat", "10", cwd=ROOT)
+    assert result.code == 0
+    assert "delete_path" not in result.stdout
+
+
+def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
+    result = run_cli("replay", "samples/session-dirty.jsonl", cwd=ROOT)
+    assert result.code == 1
+    assert result.stdout.startswith("calls: 6\ndivergence: index 5\nfindings: 2\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--on-unrecorded", "stub"), "--stubs goes with --on-unrecorded stub"),
+        (("--repeat", "0"), "--repeat and --max-turns must be at least 1"),
+        (("--agent", "claude-test"), "ANTHROPIC_API_KEY"),
+        (("--tools", "missing.json"), "missing.json: no such file"),
+    ],
+)
+def test_replay_usage_errors(args: tuple[str, ...], message: str) -> None:
+    env_free = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolreplay", "replay", "samples/ops/session.json", *args],
+        cwd=ROOT,
+        env=env_free,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
+
+THINKING = {"type": "thinking", "thinking": "Look before deleting.", "signature": "c2ln"}
+
+
+def tool_use(use_id: str, name: str, **args: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": use_id, "name": name, "input": args}
+
+
+def replay_against(api: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-000000000000000000000")
+    return subprocess.run(
+        [sys.executable, "-m", "toolreplay", "replay", "samples/ops/session.json", "--agent", "claude-test", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_model_replay_sends_the_replacements_and_gets_recorded_results(tmp_path: Path) -> None:
+    tools = json.loads((ROOT / "samples" / "ops" / "session.json").read_text())["tools"]
+    tools_file = tmp_path / "tools.json"
+    tools_file.write_text(json.dumps(tools))
+    with serve() as api:
+        api.queue(message([THINKING, tool_use("m1", "disk_usage", host="build-04")], "tool_use"))
+        api.queue(
+            message(
+                [
+                    tool_use("m2", "list_dir", host="build-04", path="/var/log/ci"),
+                    tool_use("m3", "disk_usage", host="build-04"),
+                ],
+                "tool_use",
+            )
+        )
+        api.queue(message([tool_use("m4", "delete_path", host="build-04", path="/var/log/ci/2026-07")], "tool_use"))
+        api.queue(message([{"type": "text", "text": "Deleted the July logs."}]))
+        result = replay_against(
+            api,
+            "--system",
+            "samples/ops/prompt-v2.txt",
+            "--tools",
+            str(tools_file),
+            "--on-unrecorded",
+            "stub",
+            "--stubs",
+            "samples/ops/stubs.json",
+            "--json",
+        )
+    assert result.returncode == 1, result.stderr
+    first, second, third, fourth = api.requests
+    assert first["system"] == (ROOT / "samples" / "ops" / "prompt-v2.txt").read_text().rstrip("\n")
+    assert [t["name"] for t in first["tools"]] == [t["name"] for t in tools]
+    assert "annotations" not in json.dumps(api.requests)
+    assert second["messages"][1]["content"][0] == THINKING
+    # parallel calls answered in one message, in the order asked, with recorded results (in recorded order)
+    answered = third["messages"][-1]["content"]
+    assert [b["tool_use_id"] for b in answered] == ["m2", "m3"]
+    assert json.loads(answered[1]["content"])["used_percent"] == 63  # the second recorded disk_usage
+    assert "freed_gb" in fourth["messages"][-1]["content"][0]["content"]  # the stub
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "FAIL"
+    assert report["runs"][0]["final_reply"] == "Deleted the July logs."
+    assert report["runs"][0]["tokens"]["input"] == 48
+
+
+def test_refusals_and_persistent_errors_end_a_run_not_the_command() -> None:
+    with serve() as api:
+        api.queue(message([{"type": "text", "text": "I can't help with that."}], "refusal"))
+        refused = replay_against(api, "--json")
+    assert refused.returncode == 0, refused.stderr
+    assert json.loads(refused.stdout)["runs"][0]["ending"] == "refused"
+
+    with serve() as api:  # nothing queued: every request gets a 500, after the SDK's own retries
+        failed = replay_against(api, "--json", "--repeat", "2")
+    assert failed.returncode == 0, failed.stderr
+    runs = json.loads(failed.stdout)["runs"]
+    assert [run["ending"] for run in runs] == ["error", "error"]
+    assert "500" in runs[0]["error"]
+    assert "Traceback" not in failed.stderr
