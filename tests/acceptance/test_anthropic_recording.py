@@ -166,9 +166,11 @@ def test_run_drives_a_claude_model_through_the_sdk(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     first, second = api.requests
     assert first["model"] == "claude-test"
-    assert first["system"] == (ROOT / "samples" / "ops" / "prompt.txt").read_text().rstrip("\n")
+    prompt = (ROOT / "samples" / "ops" / "prompt.txt").read_text().rstrip("\n")
+    assert first["system"] == [{"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}]
     assert [tool["name"] for tool in first["tools"]] == ["disk_usage", "list_dir", "archive_path", "delete_path"]
-    assert all(set(tool) == {"name", "description", "input_schema"} for tool in first["tools"])
+    assert all(set(tool) == {"name", "description", "input_schema"} for tool in first["tools"][:-1])
+    assert first["tools"][-1]["cache_control"] == {"type": "ephemeral"}  # one breakpoint after the tools
     assert second["messages"][1]["content"][0] == THINKING
     assert json.loads(second["messages"][2]["content"][0]["content"])["used_percent"] == 97
     session = read_session(out)

@@ -70,7 +70,7 @@ def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
     ("args", "message"),
     [
         (("--on-unrecorded", "stub"), "--stubs goes with --on-unrecorded stub"),
-        (("--repeat", "0"), "--repeat and --max-turns must be at least 1"),
+        (("--repeat", "0"), "--repeat, --max-turns and --concurrency must be at least 1"),
         (("--agent", "claude-test"), "ANTHROPIC_API_KEY"),
         (("--tools", "missing.json"), "missing.json: no such file"),
     ],
@@ -144,7 +144,10 @@ def test_a_model_replay_sends_the_replacements_and_gets_recorded_results(tmp_pat
         )
     assert result.returncode == 1, result.stderr
     first, second, third, fourth = api.requests
-    assert first["system"] == (ROOT / "samples" / "ops" / "prompt-v2.txt").read_text().rstrip("\n")
+    prompt = (ROOT / "samples" / "ops" / "prompt-v2.txt").read_text().rstrip("\n")
+    for request in api.requests:  # the replacement prompt and tools, each closed by a cache breakpoint
+        assert request["system"] == [{"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}]
+        assert request["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert [t["name"] for t in first["tools"]] == [t["name"] for t in tools]
     assert "annotations" not in json.dumps(api.requests)
     assert second["messages"][1]["content"][0] == THINKING
@@ -173,3 +176,14 @@ def test_refusals_and_persistent_errors_end_a_run_not_the_command() -> None:
     assert [run["ending"] for run in runs] == ["error", "error"]
     assert "500" in runs[0]["error"]
     assert "Traceback" not in failed.stderr
+
+
+def test_concurrent_model_runs_all_finish_and_report_cached_tokens() -> None:
+    with serve() as api:
+        for _ in range(4):
+            api.queue(message([{"type": "text", "text": "Nothing to do."}], cache_read=10))
+        result = replay_against(api, "--repeat", "4", "--concurrency", "3")
+    assert result.returncode == 0, result.stderr
+    assert len(api.requests) == 4
+    assert "runs: 4 · endings: final reply 4" in result.stdout
+    assert "tokens: 48 in (40 read from cache), 28 out" in result.stdout

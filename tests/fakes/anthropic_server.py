@@ -15,7 +15,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def message(content: list[dict[str, Any]], stop_reason: str = "end_turn", model: str = "claude-test") -> dict[str, Any]:
+def message(
+    content: list[dict[str, Any]],
+    stop_reason: str = "end_turn",
+    model: str = "claude-test",
+    cache_read: int = 0,
+) -> dict[str, Any]:
     """A Messages API response body."""
     return {
         "id": "msg_test",
@@ -25,7 +30,7 @@ def message(content: list[dict[str, Any]], stop_reason: str = "end_turn", model:
         "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 7},
+        "usage": {"input_tokens": 12, "output_tokens": 7, "cache_read_input_tokens": cache_read},
     }
 
 

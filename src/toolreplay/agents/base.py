@@ -55,3 +55,13 @@ class Agent(Protocol):
 def api_tool(tool: ToolDef) -> JSONObject:
     """A tool definition as the Messages API takes it: toolreplay's own fields stripped."""
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+
+
+class AsyncAgent(Protocol):
+    """An agent whose turns are awaited (a model behind an async client)."""
+
+    @property
+    def model(self) -> str: ...
+
+    async def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
+        """The agent's next turn."""

@@ -1,4 +1,10 @@
-"""A Claude model as the agent, through the Anthropic Messages API (the ``anthropic`` extra)."""
+"""A Claude model as the agent, through the Anthropic Messages API (the ``anthropic`` extra).
+
+Requests carry prompt-caching breakpoints on the system prompt and the tool
+definitions, so repeated runs of one replay pay for that shared prefix once; the
+tokens read from the cache come back in each turn's usage. toolreplay's own
+fields (tool annotations) are never sent.
+"""
 
 from __future__ import annotations
 
@@ -11,20 +17,31 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.model import ToolDef
 
+CACHE = {"type": "ephemeral"}
+
 
 class AgentError(ToolreplayError):
     """The model could not be asked: an API error that outlived the SDK's retries."""
 
 
-def make_client() -> Any:
-    """An ``anthropic.Anthropic`` client configured from the environment."""
+def _sdk() -> Any:
     try:
         import anthropic  # noqa: PLC0415 - the optional extra, loaded only when a model is used
     except ImportError:
         raise UsageError("talking to a model needs the anthropic extra: pip install 'toolreplay[anthropic]'") from None
     if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
         raise UsageError("set ANTHROPIC_API_KEY to use a model (or use a scripted agent: --agent scripted:FILE)")
-    return anthropic.Anthropic()
+    return anthropic
+
+
+def make_client() -> Any:
+    """An ``anthropic.Anthropic`` client configured from the environment."""
+    return _sdk().Anthropic()
+
+
+def make_async_client() -> Any:
+    """An ``anthropic.AsyncAnthropic`` client configured from the environment."""
+    return _sdk().AsyncAnthropic()
 
 
 def block_document(block: Any) -> JSONObject:
@@ -33,8 +50,42 @@ def block_document(block: Any) -> JSONObject:
     return data
 
 
+def build_request(
+    model: str, max_tokens: int, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]
+) -> dict[str, Any]:
+    """The Messages API request for one turn, with cache breakpoints after the system prompt and the tools."""
+    request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": list(messages)}
+    if tools:
+        definitions: list[JSONObject] = [api_tool(tool) for tool in tools]
+        definitions[-1] = {**definitions[-1], "cache_control": dict(CACHE)}
+        request["tools"] = definitions
+    if isinstance(system, str) and system:
+        request["system"] = [{"type": "text", "text": system, "cache_control": dict(CACHE)}]
+    elif isinstance(system, list) and system:
+        blocks = list(system)
+        last = blocks[-1]
+        if isinstance(last, dict):
+            blocks[-1] = {**last, "cache_control": dict(CACHE)}
+        request["system"] = blocks
+    return request
+
+
+def to_turn(response: Any) -> Turn:
+    usage = response.usage
+    return Turn(
+        [block_document(block) for block in response.content],
+        response.stop_reason or "end_turn",
+        Usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            getattr(usage, "cache_read_input_tokens", 0) or 0,
+            getattr(usage, "cache_creation_input_tokens", 0) or 0,
+        ),
+    )
+
+
 class ClaudeAgent:
-    """Asks a Claude model for each turn."""
+    """Asks a Claude model for each turn, blocking."""
 
     def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
         self.client = client
@@ -46,28 +97,34 @@ class ClaudeAgent:
         return self._model
 
     def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
-        import anthropic  # noqa: PLC0415
-
-        request: dict[str, Any] = {
-            "model": self._model,
-            "max_tokens": self.max_tokens,
-            "messages": list(messages),
-            "tools": [api_tool(tool) for tool in tools],
-        }
-        if system:
-            request["system"] = system
+        anthropic = _sdk()
         try:
-            response = self.client.messages.create(**request)
+            response = self.client.messages.create(
+                **build_request(self._model, self.max_tokens, system, tools, messages)
+            )
         except anthropic.APIError as exc:
             raise AgentError(f"the model request failed: {exc}") from None
-        usage = response.usage
-        return Turn(
-            [block_document(block) for block in response.content],
-            response.stop_reason or "end_turn",
-            Usage(
-                usage.input_tokens,
-                usage.output_tokens,
-                getattr(usage, "cache_read_input_tokens", 0) or 0,
-                getattr(usage, "cache_creation_input_tokens", 0) or 0,
-            ),
-        )
+        return to_turn(response)
+
+
+class AsyncClaudeAgent:
+    """Asks a Claude model for each turn through the async client, so runs can overlap."""
+
+    def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
+        self.client = client
+        self._model = model
+        self.max_tokens = max_tokens
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
+        anthropic = _sdk()
+        try:
+            response = await self.client.messages.create(
+                **build_request(self._model, self.max_tokens, system, tools, messages)
+            )
+        except anthropic.APIError as exc:
+            raise AgentError(f"the model request failed: {exc}") from None
+        return to_turn(response)

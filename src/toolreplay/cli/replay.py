@@ -22,7 +22,8 @@ from toolreplay.formats.located import parse_located
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.session import parse_tools
 from toolreplay.replay.answers import Unrecorded, read_stubs
-from toolreplay.replay.engine import ReplaySetup, replay_runs
+from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
+from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import summarize
 from toolreplay.report.json_report import render_replay_json, run_lines
 from toolreplay.report.text import render_replay
@@ -66,6 +67,12 @@ from toolreplay.verdict import FailOn
 @click.option("--stubs", "stubs_file", metavar="FILE", help="Canned results for unrecorded calls (with stub).")
 @click.option("--max-turns", default=50, show_default=True, help="End a run after this many agent turns.")
 @click.option("--max-tokens", default=4096, show_default=True, help="Output token limit per model request.")
+@click.option(
+    "--concurrency",
+    default=1,
+    show_default=True,
+    help="Model runs in flight at once (async client). Scripted runs are in-process and always one at a time.",
+)
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -81,6 +88,7 @@ def command(
     stubs_file: str | None,
     max_turns: int,
     max_tokens: int,
+    concurrency: int,
     runs_out: str | None,
     fail_on: str,
     as_json: bool,
@@ -90,8 +98,8 @@ def command(
     kind = detect_kind(recording)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return audit_files((recording,), load_policy(rules_file, strict) if rules_file or strict else Policy())
-    if repeat < 1 or max_turns < 1:
-        raise UsageError("--repeat and --max-turns must be at least 1")
+    if repeat < 1 or max_turns < 1 or concurrency < 1:
+        raise UsageError("--repeat, --max-turns and --concurrency must be at least 1")
     policy_unrecorded = Unrecorded(on_unrecorded)
     if (stubs_file is not None) != (policy_unrecorded is Unrecorded.STUB):
         raise UsageError("--stubs goes with --on-unrecorded stub, and stub needs --stubs")
@@ -125,3 +133,17 @@ def command(
         write_lines(run_lines(runs), runs_out, inputs=[recording])
     write_text(render_replay_json(report) if as_json else render_replay(report, system_file, tools_file))
     return report.verdict.exit_code
+
+
+async def _model_runs(
+    setup: ReplaySetup, model: str, repeat: int, concurrency: int, max_tokens: int, progress: Progress
+) -> list[Run]:
+    """Model runs through one async client, ``concurrency`` at a time."""
+    from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
+
+    client = make_async_client()
+    try:
+        agents = [AsyncClaudeAgent(client, model, max_tokens) for _ in range(repeat)]
+        return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run)
+    finally:
+        await client.close()

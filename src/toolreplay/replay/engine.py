@@ -11,10 +11,11 @@ runs out of tokens, reaches the turn limit, hits an unrecorded call under
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
-from toolreplay.agents.base import Agent, Usage
+from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError
 from toolreplay.matching import EXACT, Matcher
@@ -73,8 +74,22 @@ def _add(total: Usage, more: Usage) -> Usage:
     )
 
 
-def replay_once(setup: ReplaySetup, agent: Agent, answers: RecordedAnswers, number: int, seed: int | None) -> Run:
-    """Drive ``agent`` from the recording's opening until the run ends."""
+@dataclass(frozen=True, slots=True)
+class AgentFailure:
+    """The model could not be asked (an API error that outlived the SDK's retries)."""
+
+    message: str
+
+
+Conversation = Generator[list[JSONObject], "Turn | AgentFailure", Run]
+
+
+def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed: int | None) -> Conversation:
+    """One run as a generator: it yields the messages to send and receives the agent's turn.
+
+    Keeping the run's logic free of how the agent is called lets one loop serve
+    a scripted agent, a blocking API client and an async client alike.
+    """
     context = setup.recording.context
     if context is None:
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
@@ -87,10 +102,9 @@ def replay_once(setup: ReplaySetup, agent: Agent, answers: RecordedAnswers, numb
         return Run(number, seed, tuple(calls), tuple(origins), ending, reply, usage, error)
 
     for _ in range(setup.max_turns):
-        try:
-            turn = agent.respond(setup.system, setup.tools, messages)
-        except ToolreplayError as exc:
-            return finish("error", error=exc.message)
+        turn = yield messages
+        if isinstance(turn, AgentFailure):
+            return finish("error", error=turn.message)
         usage = _add(usage, turn.usage)
         content: list[JSONValue] = list(turn.content)
         messages.append({"role": "assistant", "content": content})
@@ -119,6 +133,63 @@ def replay_once(setup: ReplaySetup, agent: Agent, answers: RecordedAnswers, numb
     return finish(f"reached the {setup.max_turns}-turn limit")
 
 
+TurnHook = Callable[["Turn | AgentFailure"], None]
+
+
+def _ignore(_: Turn | AgentFailure) -> None:
+    return None
+
+
+def replay_once(
+    setup: ReplaySetup,
+    agent: Agent,
+    answers: RecordedAnswers,
+    number: int,
+    seed: int | None,
+    on_turn: TurnHook = _ignore,
+) -> Run:
+    """Drive ``agent`` from the recording's opening until the run ends (blocking)."""
+    run = conversation(setup, answers, number, seed)
+    messages = next(run)
+    while True:
+        turn: Turn | AgentFailure
+        try:
+            turn = agent.respond(setup.system, setup.tools, messages)
+        except ToolreplayError as exc:
+            turn = AgentFailure(exc.message)
+        on_turn(turn)
+        try:
+            messages = run.send(turn)
+        except StopIteration as done:
+            result: Run = done.value
+            return result
+
+
+async def replay_once_async(
+    setup: ReplaySetup,
+    agent: AsyncAgent,
+    answers: RecordedAnswers,
+    number: int,
+    seed: int | None,
+    on_turn: TurnHook = _ignore,
+) -> Run:
+    """The same run, with an agent that answers asynchronously."""
+    run = conversation(setup, answers, number, seed)
+    messages = next(run)
+    while True:
+        turn: Turn | AgentFailure
+        try:
+            turn = await agent.respond(setup.system, setup.tools, messages)
+        except ToolreplayError as exc:
+            turn = AgentFailure(exc.message)
+        on_turn(turn)
+        try:
+            messages = run.send(turn)
+        except StopIteration as done:
+            result: Run = done.value
+            return result
+
+
 def _answer(setup: ReplaySetup, answers: RecordedAnswers, call: Call) -> Answer | None:
     recorded = answers.answer(call)
     if recorded is not None:
@@ -132,9 +203,40 @@ def _answer(setup: ReplaySetup, answers: RecordedAnswers, call: Call) -> Answer 
     return unrecorded_error()
 
 
-def replay_runs(setup: ReplaySetup, agents: Sequence[tuple[Agent, int | None]]) -> list[Run]:
+def _ignore_run(_: Run) -> None:
+    return None
+
+
+def replay_runs(
+    setup: ReplaySetup,
+    agents: Sequence[tuple[Agent, int | None]],
+    on_turn: TurnHook = _ignore,
+    on_run: Callable[[Run], None] = _ignore_run,
+) -> list[Run]:
     """One run per agent, in order; each run gets fresh recorded answers."""
-    return [
-        replay_once(setup, agent, RecordedAnswers(setup.recording.calls, setup.matcher), number, seed)
-        for number, (agent, seed) in enumerate(agents, start=1)
-    ]
+    runs = []
+    for number, (agent, seed) in enumerate(agents, start=1):
+        answers = RecordedAnswers(setup.recording.calls, setup.matcher)
+        runs.append(replay_once(setup, agent, answers, number, seed, on_turn))
+        on_run(runs[-1])
+    return runs
+
+
+async def replay_runs_async(
+    setup: ReplaySetup,
+    agents: Sequence[AsyncAgent],
+    concurrency: int,
+    on_turn: TurnHook = _ignore,
+    on_run: Callable[[Run], None] = _ignore_run,
+) -> list[Run]:
+    """One run per agent, at most ``concurrency`` at a time; results in run order."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(number: int, agent: AsyncAgent) -> Run:
+        async with gate:
+            answers = RecordedAnswers(setup.recording.calls, setup.matcher)
+            run = await replay_once_async(setup, agent, answers, number, None, on_turn)
+            on_run(run)
+            return run
+
+    return list(await asyncio.gather(*(one(number, agent) for number, agent in enumerate(agents, start=1))))
