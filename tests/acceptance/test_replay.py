@@ -182,8 +182,30 @@ def test_concurrent_model_runs_all_finish_and_report_cached_tokens() -> None:
     with serve() as api:
         for _ in range(4):
             api.queue(message([{"type": "text", "text": "Nothing to do."}], cache_read=10))
+        api.latency = 0.3  # long enough for the runs to overlap
         result = replay_against(api, "--repeat", "4", "--concurrency", "3")
     assert result.returncode == 0, result.stderr
     assert len(api.requests) == 4
+    assert api.most_in_flight == 3  # three runs in flight at once, never more
     assert "runs: 4 · endings: final reply 4" in result.stdout
     assert "tokens: 48 in (40 read from cache), 28 out" in result.stdout
+
+
+def test_a_500_then_success_is_retried_by_the_sdk() -> None:
+    with serve() as api:
+        api.queue({"type": "error", "error": {"type": "api_error", "message": "overloaded"}}, status=500)
+        api.queue(message([{"type": "text", "text": "Nothing to do."}]))
+        result = replay_against(api, "--json")
+    assert result.returncode == 0, result.stderr
+    assert len(api.requests) == 2
+    assert json.loads(result.stdout)["runs"][0]["ending"] == "final reply"
+
+
+def test_the_turn_limit_ends_a_run() -> None:
+    with serve() as api:
+        for n in range(3):
+            api.queue(message([tool_use(f"x{n}", "disk_usage", host="build-04")], "tool_use"))
+        result = replay_against(api, "--json", "--max-turns", "2")
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)["runs"][0]
+    assert (run["ending"], run["calls"], run["final_reply"]) == ("reached the 2-turn limit", 2, None)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,9 +36,17 @@ def message(
 
 
 class FakeMessagesAPI:
-    """Queued responses in, recorded requests out."""
+    """Queued responses in, recorded requests out.
+
+    ``respond``, when set, answers every request from its body instead of the
+    queue, and ``latency`` delays every answer (seconds).
+    """
 
     def __init__(self) -> None:
+        self.respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        self.latency = 0.0
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.responses: list[tuple[int, dict[str, Any]]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -51,6 +60,8 @@ class FakeMessagesAPI:
         with self._lock:
             self.requests.append(request)
             self.headers.append(headers)
+            if self.respond is not None:
+                return 200, self.respond(request)
             if not self.responses:
                 return 500, {"type": "error", "error": {"type": "api_error", "message": "no response queued"}}
             return self.responses.pop(0)
@@ -61,10 +72,21 @@ def serve() -> Iterator[FakeMessagesAPI]:
     api = FakeMessagesAPI()
 
     class Handler(BaseHTTPRequestHandler):
+        # Buffer the response so headers and body leave in one write: two small
+        # writes meet the client's delayed ACK and add tens of milliseconds.
+        wbufsize = 1 << 16
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", 0))
             body = json.loads(self.rfile.read(length))
+            with api._lock:
+                api.in_flight += 1
+                api.most_in_flight = max(api.most_in_flight, api.in_flight)
             status, answer = api._next(body, {k.lower(): v for k, v in self.headers.items()})
+            if api.latency:
+                time.sleep(api.latency)
+            with api._lock:
+                api.in_flight -= 1
             data = json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "run": ("toolreplay.cli.run", "Run an agent whose tools really execute, and record the session."),
     "scope": ("toolreplay.cli.scope", "Check every call against a declared scope."),
+    "serve": ("toolreplay.cli.serve", "Serve a session's recorded answers as an MCP stdio server."),
     "show": ("toolreplay.cli.show", "Print a session's calls with their class, and its final reply."),
     "seal": ("toolreplay.cli.seal", "Print a transcript or a session sealed into a SHA-256 hash chain."),
     "verify": ("toolreplay.cli.verify", "Check a sealed file's chain; name the first broken link."),

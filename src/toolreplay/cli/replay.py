@@ -8,6 +8,8 @@ the recording.
 
 from __future__ import annotations
 
+import asyncio
+
 import click
 
 from toolreplay.classify import Classifier, Policy
@@ -121,14 +123,17 @@ def command(
         policy.matcher,
     )
     spec = agent or context.model
-    agents = [
-        (make_agent(spec, seed + n, max_tokens), seed + n if spec.startswith("scripted:") else None)
-        for n in range(repeat)
-    ]
-    runs = replay_runs(setup, agents)
-    report = summarize(
-        setup, agents[0][0].model, runs, Classifier(policy, context.tools), Classifier(policy, tools), FailOn(fail_on)
-    )
+    progress = Progress(repeat)
+    try:
+        if spec.startswith("scripted:") or concurrency == 1:
+            scripted = spec.startswith("scripted:")
+            agents = [(make_agent(spec, seed + n, max_tokens), seed + n if scripted else None) for n in range(repeat)]
+            runs = replay_runs(setup, agents, progress.turn, progress.run)
+        else:
+            runs = asyncio.run(_model_runs(setup, spec, repeat, concurrency, max_tokens, progress))
+    finally:
+        progress.close()
+    report = summarize(setup, spec, runs, Classifier(policy, context.tools), Classifier(policy, tools), FailOn(fail_on))
     if runs_out is not None:
         write_lines(run_lines(runs), runs_out, inputs=[recording])
     write_text(render_replay_json(report) if as_json else render_replay(report, system_file, tools_file))

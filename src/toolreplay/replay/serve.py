@@ -1,0 +1,138 @@
+"""``serve``: a recorded session's answers, served as an MCP stdio server.
+
+An agent that is an MCP client (an IDE agent, Claude Code) can be replayed too:
+put ``toolreplay serve SESSION`` where its server was (with ``record-mcp`` in
+front to log what it does) and compare. ``tools/list`` answers with the
+recorded tools (annotations included: they are MCP's own field); ``tools/call``
+is answered from the recording, matched as in a replay, with the same
+unrecorded-call policies. Nothing is executed.
+
+The server speaks newline-delimited JSON-RPC directly, with no framework under
+it: a replay server should cost the client nothing it can measure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from toolreplay import __version__
+from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.matching import Matcher
+from toolreplay.model import Call, Session
+from toolreplay.replay.answers import RecordedAnswers, Stub, Unrecorded, stub_answer, unrecorded_error
+
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+STOPPED = -32001  # JSON-RPC error code for a call refused under --on-unrecorded stop
+
+
+@dataclass
+class ServeLog:
+    """What the server answered, for the summary it prints when the client leaves."""
+
+    answered: int = 0
+    unrecorded: list[tuple[Call, str]] = field(default_factory=list)
+
+
+def mcp_content(content: JSONValue) -> list[JSONValue]:
+    """A recorded tool result (Messages API form) as MCP content."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    blocks: list[JSONValue] = []
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, dict) and block.get("type") == "text":
+            blocks.append({"type": "text", "text": block.get("text", "")})
+        elif isinstance(block, dict) and block.get("type") == "image" and isinstance(block.get("source"), dict):
+            source: JSONValue = block["source"]
+            if not isinstance(source, dict):
+                continue
+            blocks.append({"type": "image", "data": source.get("data"), "mimeType": source.get("media_type")})
+        else:
+            blocks.append({"type": "text", "text": json.dumps(block, ensure_ascii=False, sort_keys=True)})
+    return blocks
+
+
+class ReplayServer:
+    """Answers one MCP client from one recording."""
+
+    def __init__(self, session: Session, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]) -> None:
+        self.session = session
+        self.answers = RecordedAnswers(session.calls, matcher)
+        self.on_unrecorded = on_unrecorded
+        self.stubs = stubs
+        self.log = ServeLog()
+        tools = session.context.tools if session.context is not None else ()
+        self.tools: list[JSONValue] = []
+        for tool in tools:
+            listed: JSONObject = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+            if tool.annotations is not None:
+                listed["annotations"] = tool.annotations
+            self.tools.append(listed)
+
+    def handle(self, message: JSONObject) -> JSONObject | None:
+        """The response to one message, or None for a notification."""
+        if "id" not in message:
+            return None
+        request_id, method = message["id"], message.get("method")
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+            return _result(
+                request_id,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": False}},
+                    "serverInfo": {"name": "toolreplay", "version": __version__},
+                    "instructions": f"Recorded answers from {self.session.path}; nothing is executed.",
+                },
+            )
+        if method == "ping":
+            return _result(request_id, {})
+        if method == "tools/list":
+            return _result(request_id, {"tools": self.tools})
+        if method == "tools/call":
+            return self._call(request_id, params)
+        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"method not found: {method}"}}
+
+    def _call(self, request_id: JSONValue, params: JSONObject) -> JSONObject:
+        name, arguments = params.get("name"), params.get("arguments") or {}
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": "tools/call needs a name"}}
+        call = Call(self.log.answered, name, arguments, None, 0)
+        self.log.answered += 1
+        answer = self.answers.answer(call)
+        if answer is None:
+            if self.on_unrecorded is Unrecorded.STOP:
+                self.log.unrecorded.append((call, "refused"))
+                error: JSONObject = {
+                    "code": STOPPED,
+                    "message": f"toolreplay: {name} was never recorded (--on-unrecorded stop)",
+                }
+                return {"jsonrpc": "2.0", "id": request_id, "error": error}
+            stub = stub_answer(call, self.stubs) if self.on_unrecorded is Unrecorded.STUB else None
+            answer = stub if stub is not None else unrecorded_error()
+            self.log.unrecorded.append((call, answer.origin))
+        return _result(request_id, {"content": mcp_content(answer.content), "isError": answer.is_error})
+
+    def serve(self, lines: Iterable[bytes], out: BinaryIO) -> None:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                out.write(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n')
+                out.flush()
+                continue
+            response = self.handle(message) if isinstance(message, dict) else None
+            if response is not None:
+                out.write(json.dumps(response, ensure_ascii=False).encode("utf-8") + b"\n")
+                out.flush()
+
+
+def _result(request_id: JSONValue, result: JSONObject) -> JSONObject:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}

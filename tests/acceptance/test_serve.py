@@ -1,0 +1,88 @@
+"""`toolreplay serve` under the real mcp SDK client."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+
+async def _client(command: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, list[Any]]:
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    results: list[Any] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = (await session.list_tools()).model_dump(mode="json")
+        for name, arguments in calls:
+            try:
+                results.append((await session.call_tool(name, arguments)).model_dump(mode="json"))
+            except Exception as exc:  # the SDK raises on a JSON-RPC error response
+                results.append({"error": str(exc)})
+    return tools, results
+
+
+def client(command: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[Any, list[Any]]:
+    return anyio.run(_client, command, calls)
+
+
+SERVE = [sys.executable, "-m", "toolreplay", "serve", "samples/ops/session.json"]
+USAGE = ("disk_usage", {"host": "build-04"})
+DELETE = ("delete_path", {"host": "build-04", "path": "/var/log/ci/2026-07"})
+
+
+def text(result: dict[str, Any]) -> str:
+    return str(result["content"][0]["text"])
+
+
+def test_serves_the_recorded_tools_and_answers_in_recorded_order() -> None:
+    tools, results = client(SERVE, [USAGE, USAGE, USAGE, DELETE])
+    listed = {tool["name"]: tool for tool in tools["tools"]}
+    assert list(listed) == ["disk_usage", "list_dir", "archive_path", "delete_path"]
+    assert listed["delete_path"]["annotations"]["destructive_hint"] is True
+    assert [json.loads(text(r))["used_percent"] for r in results[:3]] == [97, 63, 63]
+    assert results[3]["is_error"] is True
+    assert "not in the recording" in text(results[3])
+
+
+def test_unrecorded_policies_under_serve() -> None:
+    _, stubbed = client([*SERVE, "--on-unrecorded", "stub", "--stubs", "samples/ops/stubs.json"], [DELETE])
+    assert stubbed[0]["is_error"] is False
+    assert json.loads(text(stubbed[0]))["freed_gb"] == 21.0
+    _, stopped = client([*SERVE, "--on-unrecorded", "stop"], [DELETE])
+    assert "was never recorded" in stopped[0]["error"]
+
+
+def test_a_client_replayed_through_serve_and_record_mcp_compares_clean(tmp_path: Path) -> None:
+    log = tmp_path / "replayed.mcp.jsonl"
+    session = json.loads((ROOT / "samples" / "ops" / "session.json").read_text())
+    recorded_calls = [
+        (block["name"], block["input"])
+        for message in session["messages"]
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_use"
+    ]
+    proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *SERVE]
+    client(proxy, recorded_calls)
+    out = tmp_path / "replayed.json"
+    assert run_cli("import", str(log), "--from", "mcp", "-o", str(out), cwd=ROOT).code == 0
+    diff = run_cli("diff", "samples/ops/session.json", str(out), cwd=ROOT)
+    assert diff.code == 0
+    assert "same 6 · moved 0 · changed 0 · added 0 · removed 0" in diff.stdout
+
+
+def test_serve_needs_a_session() -> None:
+    result = run_cli("serve", "samples/session-dirty.jsonl", cwd=ROOT)
+    assert result.code == 2
+    assert "serving needs a session" in result.stderr
