@@ -26,6 +26,7 @@ EXIT_ERROR = 2
 # the commands does not import them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("toolreplay.cli.audit", "Report non-determinism, redundant calls and the divergence."),
+    "compare": ("toolreplay.cli.compare", "Test recorded sessions' differences against baseline sessions' noise."),
     "diff": ("toolreplay.cli.diff", "Compare the calls of two recordings: added, removed, changed, moved."),
     "import": ("toolreplay.cli.import_log", "Turn a record-mcp log into a session file."),
     "import-mcp": ("toolreplay.cli.import_mcp", "The same as 'import --from mcp'."),

@@ -9,6 +9,8 @@ the recording.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
 
 import click
 
@@ -23,12 +25,13 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_located
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.session import parse_tools
+from toolreplay.noise import DEFAULT_ALPHA, seeds_for_baseline, weigh_changes
 from toolreplay.replay.answers import Unrecorded, read_stubs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import summarize
-from toolreplay.report.json_report import render_replay_json, run_lines
-from toolreplay.report.text import render_replay
+from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines
+from toolreplay.report.text import render_noise, render_replay
 from toolreplay.verdict import FailOn
 
 
@@ -43,6 +46,13 @@ from toolreplay.verdict import FailOn
     --on-unrecorded: stop the run, return an error result, or return a canned
     result from --stubs. The report lists every difference from the recording
     with the number of runs that made it, and the calls never recorded.
+
+    With --noise N the unchanged configuration (the recorded prompt, tools and
+    model) is replayed N more times, and each change is tested: is it more
+    frequent with the edit than without it? (one-sided Fisher exact test, false
+    discovery rate held at --alpha across the changes). A destructive call the
+    unchanged runs never made is DESTRUCTIVE however rarely it appears. Scripted
+    baseline runs use seeds 10000 above the candidate's.
 
     The candidate is --agent (a Claude model id, or scripted:FILE); by default
     the model the session was recorded with. A scripted agent's runs use seeds
@@ -77,6 +87,18 @@ from toolreplay.verdict import FailOn
 )
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@click.option(
+    "--noise",
+    default=0,
+    show_default=True,
+    help="Also replay the unchanged configuration this many times, and test each change against it.",
+)
+@click.option(
+    "--alpha",
+    default=DEFAULT_ALPHA,
+    show_default=True,
+    help="False discovery rate for calling a change real, across the changes of one report.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @policy_options
 def command(
@@ -93,6 +115,8 @@ def command(
     concurrency: int,
     runs_out: str | None,
     fail_on: str,
+    noise: int,
+    alpha: float,
     as_json: bool,
     rules_file: str | None,
     strict: bool,
@@ -102,6 +126,8 @@ def command(
         return audit_files((recording,), load_policy(rules_file, strict) if rules_file or strict else Policy())
     if repeat < 1 or max_turns < 1 or concurrency < 1:
         raise UsageError("--repeat, --max-turns and --concurrency must be at least 1")
+    if noise < 0 or not 0 < alpha < 1:
+        raise UsageError("--noise must be 0 or more, and --alpha between 0 and 1")
     policy_unrecorded = Unrecorded(on_unrecorded)
     if (stubs_file is not None) != (policy_unrecorded is Unrecorded.STUB):
         raise UsageError("--stubs goes with --on-unrecorded stub, and stub needs --stubs")
@@ -123,21 +149,48 @@ def command(
         policy.matcher,
     )
     spec = agent or context.model
-    progress = Progress(repeat)
+    progress = Progress(repeat + noise)
     try:
-        if spec.startswith("scripted:") or concurrency == 1:
-            scripted = spec.startswith("scripted:")
-            agents = [(make_agent(spec, seed + n, max_tokens), seed + n if scripted else None) for n in range(repeat)]
-            runs = replay_runs(setup, agents, progress.turn, progress.run)
-        else:
-            runs = asyncio.run(_model_runs(setup, spec, repeat, concurrency, max_tokens, progress))
+        runs = _runs(setup, spec, range(seed, seed + repeat), concurrency, max_tokens, progress)
+        baseline_runs: list[Run] = []
+        if noise:
+            unchanged = replace(setup, system=context.system, tools=context.tools)
+            seeds = seeds_for_baseline(seed, noise)
+            baseline_runs = _runs(unchanged, context.model, seeds, concurrency, max_tokens, progress)
     finally:
         progress.close()
-    report = summarize(setup, spec, runs, Classifier(policy, context.tools), Classifier(policy, tools), FailOn(fail_on))
+    recorded_classes = Classifier(policy, context.tools)
+    report = summarize(setup, spec, runs, recorded_classes, Classifier(policy, tools), FailOn(fail_on))
+    if noise:
+        baseline = summarize(
+            replace(setup, system=context.system, tools=context.tools),
+            context.model,
+            baseline_runs,
+            recorded_classes,
+            recorded_classes,
+            FailOn(fail_on),
+        )
+        weighed = weigh_changes(report, baseline, alpha, FailOn(fail_on))
+        if runs_out is not None:
+            write_lines(run_lines(runs) + run_lines(baseline_runs, "baseline"), runs_out, inputs=[recording])
+        write_text(render_noise_json(weighed) if as_json else render_noise(weighed, system_file, tools_file))
+        return weighed.verdict.exit_code
     if runs_out is not None:
         write_lines(run_lines(runs), runs_out, inputs=[recording])
     write_text(render_replay_json(report) if as_json else render_replay(report, system_file, tools_file))
     return report.verdict.exit_code
+
+
+def _runs(
+    setup: ReplaySetup, spec: str, seeds: Sequence[int], concurrency: int, max_tokens: int, progress: Progress
+) -> list[Run]:
+    """The runs of one configuration: scripted runs one by one with their seeds; model runs maybe at once."""
+    if spec.startswith("scripted:"):
+        agents = [(make_agent(spec, seed, max_tokens), seed) for seed in seeds]
+        return replay_runs(setup, agents, progress.turn, progress.run)
+    if concurrency == 1:
+        return replay_runs(setup, [(make_agent(spec, 0, max_tokens), None) for _ in seeds], progress.turn, progress.run)
+    return asyncio.run(_model_runs(setup, spec, len(seeds), concurrency, max_tokens, progress))
 
 
 async def _model_runs(

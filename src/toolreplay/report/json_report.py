@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
 from toolreplay.model import Call
+from toolreplay.noise import NoiseReport
 from toolreplay.replay.engine import Run
 from toolreplay.replay.report import ReplayReport
 
@@ -122,13 +123,14 @@ def render_replay_json(report: ReplayReport) -> str:
     return json.dumps(replay_document(report), indent=2, ensure_ascii=False) + "\n"
 
 
-def run_lines(runs: Sequence[Run]) -> list[bytes]:
+def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
     """Every run's calls as JSON Lines: a ``call`` line per call, then a ``run`` line per run."""
     lines: list[bytes] = []
     for run in runs:
         for call, origin in zip(run.calls, run.origins, strict=True):
             entry: JSONObject = {
                 "event": "call",
+                "group": group,
                 "run": run.number,
                 "seed": run.seed,
                 "index": call.index,
@@ -141,6 +143,7 @@ def run_lines(runs: Sequence[Run]) -> list[bytes]:
             lines.append(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode("utf-8"))
         summary: JSONObject = {
             "event": "run",
+            "group": group,
             "run": run.number,
             "seed": run.seed,
             "calls": len(run.calls),
@@ -149,3 +152,51 @@ def run_lines(runs: Sequence[Run]) -> list[bytes]:
         }
         lines.append(json.dumps(summary, sort_keys=True, ensure_ascii=False).encode("utf-8"))
     return lines
+
+
+def _rate(hits: int, runs: int, interval: tuple[float, float]) -> JSONObject:
+    return {
+        "runs": runs,
+        "hits": hits,
+        "rate": round(hits / runs, 4) if runs else 0.0,
+        "ci95": [round(interval[0], 4), round(interval[1], 4)],
+    }
+
+
+def noise_document(report: NoiseReport) -> JSONObject:
+    """A replay with a noise baseline, as data (see docs/formats.md, "Replay report")."""
+    doc = replay_document(report.candidate)
+    doc["baseline"] = {
+        "candidate": report.baseline.candidate,
+        "runs": [
+            {"run": run.number, "seed": run.seed, "calls": len(run.calls), "ending": run.ending}
+            for run in report.baseline.runs
+        ],
+    }
+    doc["alpha"] = report.alpha
+    doc["tests"] = [
+        {
+            "kind": t.change.kind.value,
+            "tool": t.change.tool,
+            "args": t.change.args,
+            "class": t.change.klass.value,
+            "edited": _rate(t.hits, t.runs, t.interval),
+            "unchanged": _rate(t.baseline_hits, t.baseline_runs, t.baseline_interval),
+            "p": t.p,
+            "q": t.q,
+            "verdict": t.verdict.value,
+        }
+        for t in report.tested
+    ]
+    flagged = report.smallest_flagged
+    doc["power"] = {
+        "smallest_flagged_runs": flagged,
+        "smallest_flagged_rate": None if flagged is None else round(flagged / len(report.candidate.runs), 4),
+        "never_seen_upper_bound": round(report.never_seen_bound, 4),
+    }
+    doc["verdict"] = report.verdict.value
+    return doc
+
+
+def render_noise_json(report: NoiseReport) -> str:
+    return json.dumps(noise_document(report), indent=2, ensure_ascii=False) + "\n"

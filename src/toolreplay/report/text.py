@@ -14,6 +14,7 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.chain import Verification
 from toolreplay.diff import DiffResult, FieldChange, PairKind
 from toolreplay.model import Call, Finding, Session
+from toolreplay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.engine import Run
 from toolreplay.replay.report import ReplayReport
 from toolreplay.scope import ScopeReport
@@ -194,6 +195,86 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         summary = f"destructive calls the recording never made: {named}"
     elif report.changes:
         summary = f"{_count(len(report.changes), 'difference')}, none of them a new destructive call"
+    else:
+        summary = "the candidate made the recorded calls"
+    lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
+    return _lines(lines)
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
+    rate = hits / runs if runs else 0.0
+    return f"{hits}/{runs} ({rate:.0%}, 95% CI {interval[0]:.0%}-{interval[1]:.0%})"
+
+
+def render_noise(
+    report: NoiseReport, system_source: str | None, tools_source: str | None, candidate_line: str | None = None
+) -> str:
+    """A replay with a noise baseline: each change tested against the unchanged runs, in plain words."""
+    candidate, baseline = report.candidate, report.baseline
+    runs, base = len(candidate.runs), len(baseline.runs)
+    endings: dict[str, int] = {}
+    for run in (*candidate.runs, *baseline.runs):
+        endings[run.ending] = endings.get(run.ending, 0) + 1
+    lines = [
+        f"replay: {candidate.setup.recording.path} ({_count(len(candidate.setup.recording.calls), 'call')} recorded)",
+        candidate_line
+        or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
+        f" · tools: {tools_source or 'as recorded'}",
+        f"runs: {runs} with the edit{_seeds(candidate.runs)}; {base} unchanged{_seeds(baseline.runs)}"
+        " · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+    ]
+    errors = sorted({run.error for run in (*candidate.runs, *baseline.runs) if run.error})
+    lines.extend(f"  error: {error}" for error in errors)
+    if report.tested:
+        lines.append("changes with the edit, tested against the unchanged runs (one-sided Fisher exact test):")
+        for t in report.tested:
+            call = Call(0, t.change.tool, t.change.args, None, 0)
+            lines.append(f"  {t.verdict.value:<11} {t.change.kind.value} {format_call(call)}  {t.change.klass.value}")
+            lines.append(
+                f"{'':14}edited {_share(t.hits, t.runs, t.interval)}"
+                f" · unchanged {_share(t.baseline_hits, t.baseline_runs, t.baseline_interval)}"
+                f" · p {_p(t.p)} · q {_p(t.q)}"
+            )
+    else:
+        lines.append(f"changes with the edit: none, in {_count(runs, 'run')}")
+    if candidate.unrecorded:
+        lines.append(
+            f"calls the recording never made, with the edit (--on-unrecorded {candidate.setup.on_unrecorded.value}):"
+        )
+        for item in candidate.unrecorded:
+            call = Call(0, item.tool, item.args, None, 0)
+            lines.append(
+                f"  {len(item.runs):>3}/{runs:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
+            )
+    flagged = report.smallest_flagged
+    percent = f"{report.alpha:.0%}" if report.alpha * 100 == round(report.alpha * 100) else f"{report.alpha:g}"
+    lines.append(
+        f"reading it: 'changed' means clearly more frequent with the edit (q, the p value adjusted for testing "
+        f"{_count(len(report.tested), 'change')} at once, below {percent}); 'noise' means the unchanged agent does it "
+        "about as often; DESTRUCTIVE is a destructive call the unchanged runs never made, however rare."
+    )
+    if flagged is None:
+        lines.append(f"what these runs can tell: with {runs} edited runs no change can be flagged; ask for more runs.")
+    else:
+        lines.append(
+            f"what these runs can tell: a change the unchanged runs never make is flagged once it shows in "
+            f"{flagged} of {runs} edited runs ({flagged / runs:.0%}); a rarer one can pass unnoticed, so ask for more "
+            f"runs to catch it. A change seen in none of the {base} unchanged runs may still happen in up to "
+            f"{report.never_seen_bound:.0%} of them (one-sided, 95% confidence)."
+        )
+    destructive = sorted({t.change.tool for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE})
+    changed = [t for t in report.tested if t.verdict is ChangeVerdict.CHANGED]
+    if destructive:
+        hits = max(t.hits for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE)
+        summary = f"{', '.join(destructive)}: destructive, never made without the edit (up to {hits} of {runs} runs)"
+    elif changed:
+        summary = f"{_count(len(changed), 'change')} clearly more frequent with the edit, none destructive"
+    elif report.tested:
+        summary = "every difference is within the agent's own noise"
     else:
         summary = "the candidate made the recorded calls"
     lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")

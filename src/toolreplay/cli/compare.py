@@ -1,0 +1,97 @@
+"""``toolreplay compare``: the noise analysis on sessions already recorded, with no model call."""
+
+from __future__ import annotations
+
+import click
+
+from toolreplay.classify import Classifier
+from toolreplay.cli.diff import FAIL_ON
+from toolreplay.cli.output import write_text
+from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.errors import UsageError
+from toolreplay.formats.recording import load_session
+from toolreplay.model import Session
+from toolreplay.noise import DEFAULT_ALPHA, weigh_changes
+from toolreplay.replay.answers import Unrecorded
+from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.replay.report import summarize
+from toolreplay.report.json_report import render_noise_json
+from toolreplay.report.text import render_noise
+from toolreplay.verdict import FailOn
+
+
+def as_run(number: int, session: Session) -> Run:
+    final = session.context.final_reply if session.context is not None else None
+    ending = "final reply" if final is not None else "no final reply"
+    return Run(number, None, session.calls, ("recorded",) * len(session.calls), ending, final)
+
+
+@click.command(
+    "compare",
+    help="""Compare recorded CANDIDATE sessions with RECORDED, against --baseline sessions.
+
+    The same analysis as 'replay --noise', on sessions already recorded (for
+    example by an MCP client through record-mcp, some with the edited prompt and
+    some without), with no model call: each difference between a candidate and
+    RECORDED is tested against how often the baseline sessions differ in the
+    same way.
+    """,
+)
+@click.argument("recorded", metavar="RECORDED")
+@click.argument("candidates", metavar="CANDIDATE...", nargs=-1, required=True)
+@click.option(
+    "--baseline",
+    "baselines",
+    multiple=True,
+    required=True,
+    metavar="SESSION",
+    help="A session recorded without the edit (repeat the option for each).",
+)
+@click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="False discovery rate across the changes.")
+@click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@policy_options
+def command(
+    recorded: str,
+    candidates: tuple[str, ...],
+    baselines: tuple[str, ...],
+    alpha: float,
+    fail_on: str,
+    as_json: bool,
+    rules_file: str | None,
+    strict: bool,
+) -> int:
+    if not 0 < alpha < 1:
+        raise UsageError("--alpha must be between 0 and 1")
+    policy = load_policy(rules_file, strict)
+    reference = load_session(recorded)
+    if reference.context is None:
+        raise UsageError(f"{recorded} is a transcript: compare needs sessions")
+    edited = [load_session(path) for path in candidates]
+    unchanged = [load_session(path) for path in baselines]
+    setup = ReplaySetup(
+        reference, reference.context.system, reference.context.tools, Unrecorded.ERROR, (), 1, policy.matcher
+    )
+    recorded_classes = Classifier(policy, reference.context.tools)
+    edited_tools = next((s.context.tools for s in edited if s.context is not None), reference.context.tools)
+    verdict_rule = FailOn(fail_on)
+    candidate = summarize(
+        setup,
+        f"{len(edited)} recorded sessions",
+        [as_run(n, s) for n, s in enumerate(edited, 1)],
+        recorded_classes,
+        Classifier(policy, edited_tools),
+        verdict_rule,
+    )
+    baseline = summarize(
+        setup,
+        f"{len(unchanged)} recorded sessions",
+        [as_run(n, s) for n, s in enumerate(unchanged, 1)],
+        recorded_classes,
+        recorded_classes,
+        verdict_rule,
+    )
+    report = weigh_changes(candidate, baseline, alpha, verdict_rule)
+    line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
+    write_text(render_noise_json(report) if as_json else render_noise(report, None, None, line))
+    return report.verdict.exit_code
