@@ -8,6 +8,7 @@ commands stay as fast to start as Python.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -16,6 +17,7 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
+@functools.lru_cache(maxsize=4096)
 def fisher_greater(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> float:
     """One-sided Fisher exact p: is the rate in A (the edit) greater than in B (the baseline)?
 
@@ -65,7 +67,7 @@ def _binomial_tail_ge(k: int, n: int, p: float) -> float:
 def _solve(function: Callable[[float], float], target: float) -> float:
     """The p in [0, 1] where an increasing ``function(p)`` reaches ``target`` (bisection)."""
     low, high = 0.0, 1.0
-    for _ in range(100):
+    for _ in range(60):  # 2**-60: far below any digit a report prints
         middle = (low + high) / 2
         if function(middle) < target:
             low = middle
@@ -74,6 +76,7 @@ def _solve(function: Callable[[float], float], target: float) -> float:
     return (low + high) / 2
 
 
+@functools.lru_cache(maxsize=1024)
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """The exact two-sided confidence interval of a binomial proportion."""
     if n == 0:

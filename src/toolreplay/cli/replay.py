@@ -8,7 +8,6 @@ the recording.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -190,6 +189,8 @@ def _runs(
         return replay_runs(setup, agents, progress.turn, progress.run)
     if concurrency == 1:
         return replay_runs(setup, [(make_agent(spec, 0, max_tokens), None) for _ in seeds], progress.turn, progress.run)
+    import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
+
     return asyncio.run(_model_runs(setup, spec, len(seeds), concurrency, max_tokens, progress))
 
 

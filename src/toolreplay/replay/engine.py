@@ -11,7 +11,6 @@ runs out of tokens, reaches the turn limit, hits an unrecorded call under
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
@@ -230,6 +229,8 @@ async def replay_runs_async(
     on_run: Callable[[Run], None] = _ignore_run,
 ) -> list[Run]:
     """One run per agent, at most ``concurrency`` at a time; results in run order."""
+    import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
+
     gate = asyncio.Semaphore(concurrency)
 
     async def one(number: int, agent: AsyncAgent) -> Run:
