@@ -84,47 +84,41 @@ def to_turn(response: Any) -> Turn:
     )
 
 
-class ClaudeAgent:
+class _Claude:
+    """What the blocking and the async agent share: the model, the limit, the request."""
+
+    def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
+        self.client = client
+        self._model = model
+        self.max_tokens = max_tokens
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def request(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> dict[str, Any]:
+        return build_request(self._model, self.max_tokens, system, tools, messages)
+
+
+def _failure(exc: Exception) -> AgentError:
+    return AgentError(f"the model request failed: {exc}")
+
+
+class ClaudeAgent(_Claude):
     """Asks a Claude model for each turn, blocking."""
 
-    def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
-        self.client = client
-        self._model = model
-        self.max_tokens = max_tokens
-
-    @property
-    def model(self) -> str:
-        return self._model
-
     def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
-        anthropic = _sdk()
         try:
-            response = self.client.messages.create(
-                **build_request(self._model, self.max_tokens, system, tools, messages)
-            )
-        except anthropic.APIError as exc:
-            raise AgentError(f"the model request failed: {exc}") from None
-        return to_turn(response)
+            return to_turn(self.client.messages.create(**self.request(system, tools, messages)))
+        except _sdk().APIError as exc:
+            raise _failure(exc) from None
 
 
-class AsyncClaudeAgent:
+class AsyncClaudeAgent(_Claude):
     """Asks a Claude model for each turn through the async client, so runs can overlap."""
 
-    def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
-        self.client = client
-        self._model = model
-        self.max_tokens = max_tokens
-
-    @property
-    def model(self) -> str:
-        return self._model
-
     async def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
-        anthropic = _sdk()
         try:
-            response = await self.client.messages.create(
-                **build_request(self._model, self.max_tokens, system, tools, messages)
-            )
-        except anthropic.APIError as exc:
-            raise AgentError(f"the model request failed: {exc}") from None
-        return to_turn(response)
+            return to_turn(await self.client.messages.create(**self.request(system, tools, messages)))
+        except _sdk().APIError as exc:
+            raise _failure(exc) from None

@@ -19,13 +19,13 @@ from toolreplay.cli.audit import audit_files
 from toolreplay.cli.diff import FAIL_ON
 from toolreplay.cli.output import write_lines, write_text
 from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.cli.unrecorded_options import load_unrecorded, unrecorded_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_located
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.session import parse_tools
 from toolreplay.noise import DEFAULT_ALPHA, seeds_for_baseline, weigh_changes
-from toolreplay.replay.answers import Unrecorded, read_stubs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import summarize
@@ -68,14 +68,7 @@ from toolreplay.verdict import FailOn
 @click.option("--agent", "--model", "agent", metavar="SPEC", help="A Claude model id, or scripted:FILE.")
 @click.option("--repeat", default=1, show_default=True, help="How many runs.")
 @click.option("--seed", default=1, show_default=True, help="The first scripted run's seed.")
-@click.option(
-    "--on-unrecorded",
-    type=click.Choice([choice.value for choice in Unrecorded]),
-    default="error",
-    show_default=True,
-    help="What a call the recording never made gets.",
-)
-@click.option("--stubs", "stubs_file", metavar="FILE", help="Canned results for unrecorded calls (with stub).")
+@unrecorded_options
 @click.option("--max-turns", default=50, show_default=True, help="End a run after this many agent turns.")
 @click.option("--max-tokens", default=4096, show_default=True, help="Output token limit per model request.")
 @click.option(
@@ -127,9 +120,7 @@ def command(
         raise UsageError("--repeat, --max-turns and --concurrency must be at least 1")
     if noise < 0 or not 0 < alpha < 1:
         raise UsageError("--noise must be 0 or more, and --alpha between 0 and 1")
-    policy_unrecorded = Unrecorded(on_unrecorded)
-    if (stubs_file is not None) != (policy_unrecorded is Unrecorded.STUB):
-        raise UsageError("--stubs goes with --on-unrecorded stub, and stub needs --stubs")
+    policy_unrecorded, stubs = load_unrecorded(on_unrecorded, stubs_file)
     session = load_session(recording, kind)
     context = session.context
     if context is None:
@@ -143,7 +134,7 @@ def command(
         read_prompt(system_file) if system_file else context.system,
         tools,
         policy_unrecorded,
-        read_stubs(stubs_file) if stubs_file else (),
+        stubs,
         max_turns,
         policy.matcher,
     )

@@ -8,9 +8,9 @@ import sys
 import click
 
 from toolreplay.cli.policy_options import load_policy
+from toolreplay.cli.unrecorded_options import load_unrecorded, unrecorded_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
-from toolreplay.replay.answers import Unrecorded, read_stubs
 from toolreplay.replay.serve import ReplayServer
 from toolreplay.report.text import format_call
 
@@ -28,25 +28,14 @@ from toolreplay.report.text import format_call
     """,
 )
 @click.argument("session_file", metavar="SESSION")
-@click.option(
-    "--on-unrecorded",
-    type=click.Choice([choice.value for choice in Unrecorded]),
-    default="error",
-    show_default=True,
-    help="What a call the recording never made gets.",
-)
-@click.option("--stubs", "stubs_file", metavar="FILE", help="Canned results for unrecorded calls (with stub).")
+@unrecorded_options
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
 def command(session_file: str, on_unrecorded: str, stubs_file: str | None, rules_file: str | None) -> int:
-    policy = Unrecorded(on_unrecorded)
-    if (stubs_file is not None) != (policy is Unrecorded.STUB):
-        raise UsageError("--stubs goes with --on-unrecorded stub, and stub needs --stubs")
+    policy, stubs = load_unrecorded(on_unrecorded, stubs_file)
     session = load_session(session_file)
     if session.context is None:
         raise UsageError(f"{session_file} is a transcript: serving needs a session's tool definitions")
-    server = ReplayServer(
-        session, load_policy(rules_file, False).matcher, policy, read_stubs(stubs_file) if stubs_file else ()
-    )
+    server = ReplayServer(session, load_policy(rules_file, False).matcher, policy, stubs)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
     log = server.log

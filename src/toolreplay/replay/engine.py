@@ -139,6 +139,15 @@ def _ignore(_: Turn | AgentFailure) -> None:
     return None
 
 
+def _advance(run: Conversation, turn: Turn | AgentFailure) -> list[JSONObject] | Run:
+    """Hand the run the agent's turn: the next messages to send, or the finished run."""
+    try:
+        return run.send(turn)
+    except StopIteration as done:
+        finished: Run = done.value
+        return finished
+
+
 def replay_once(
     setup: ReplaySetup,
     agent: Agent,
@@ -149,19 +158,16 @@ def replay_once(
 ) -> Run:
     """Drive ``agent`` from the recording's opening until the run ends (blocking)."""
     run = conversation(setup, answers, number, seed)
-    messages = next(run)
-    while True:
+    step: list[JSONObject] | Run = next(run)
+    while not isinstance(step, Run):
         turn: Turn | AgentFailure
         try:
-            turn = agent.respond(setup.system, setup.tools, messages)
+            turn = agent.respond(setup.system, setup.tools, step)
         except ToolreplayError as exc:
             turn = AgentFailure(exc.message)
         on_turn(turn)
-        try:
-            messages = run.send(turn)
-        except StopIteration as done:
-            result: Run = done.value
-            return result
+        step = _advance(run, turn)
+    return step
 
 
 async def replay_once_async(
@@ -174,19 +180,16 @@ async def replay_once_async(
 ) -> Run:
     """The same run, with an agent that answers asynchronously."""
     run = conversation(setup, answers, number, seed)
-    messages = next(run)
-    while True:
+    step: list[JSONObject] | Run = next(run)
+    while not isinstance(step, Run):
         turn: Turn | AgentFailure
         try:
-            turn = await agent.respond(setup.system, setup.tools, messages)
+            turn = await agent.respond(setup.system, setup.tools, step)
         except ToolreplayError as exc:
             turn = AgentFailure(exc.message)
         on_turn(turn)
-        try:
-            messages = run.send(turn)
-        except StopIteration as done:
-            result: Run = done.value
-            return result
+        step = _advance(run, turn)
+    return step
 
 
 def _answer(setup: ReplaySetup, answers: RecordedAnswers, call: Call) -> Answer | None:
