@@ -96,6 +96,7 @@ class Agent:
         if not months or len(usage) < 2:
             return f"Nothing to clean up on {HOST}."
         return (
-            f"Freed {freed:.1f} GB on {HOST}: CI logs older than 30 days ({', '.join(months)}) are off the disk. "
-            f"Usage is now {usage[-1]['used_percent']}%, down from {usage[0]['used_percent']}%."
+            f"{HOST} has {freed:.1f} GB back: the CI logs from before this month ({', '.join(months)}) "
+            f"no longer take up its disk, which is at {usage[-1]['used_percent']}% now "
+            f"(it was at {usage[0]['used_percent']}%)."
         )

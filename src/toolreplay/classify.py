@@ -2,10 +2,10 @@
 
 The class comes from the first rule that matches the call (a rules file: tool
 name and, optionally, arguments), else from the tool's MCP annotations, else it
-is unknown. Annotations are read as the MCP specification defines them:
-``readOnlyHint`` defaults to false and ``destructiveHint`` to true, so an
-annotated tool that claims neither is destructive. With ``strict``, unknown
-counts as destructive.
+is unknown. In the MCP specification an absent ``readOnlyHint`` means false and
+an absent ``destructiveHint`` means true: a tool with annotations that make
+neither claim is taken to be destructive. With ``strict``, unknown counts as
+destructive.
 
 Where a tool's annotations say read-only but a rule says it writes or destroys,
 the classification notes the mismatch: annotations from third-party servers are

@@ -11,8 +11,8 @@ up in exactly one pair:
    hundreds of times), so calls made exactly once on each side are anchored
    first, as the longest run in the same order (patience diff), and the matcher
    aligns only the stretches between them.
-2. **Moves.** An identical call left over on both sides was made at a different
-   point: one ``moved`` pair, matched in order of appearance.
+2. **Moves.** When the same call is still unpaired on both sides after
+   anchoring, the run made it elsewhere: one ``moved`` pair, first with first.
 3. **Pairs.** Between two anchors, a call left on each side to the same tool is
    one call whose arguments changed (``changed``, listed field by field).
 

@@ -90,7 +90,7 @@ def test_seal_verify_audit_and_scope_accept_sessions(tmp_path: Path) -> None:
         ("This cannot be undone.", "This can be undone.", "tools[3]"),
         ('"path":"/var/log/ci/2026-08"', '"path":"/var/log/ci/2026-06"', "messages[7]"),
         ("Checking the disk", "Checking the disks", "messages[1]"),
-        ('"value":"Freed 41.2 GB', '"value":"Freed 50.0 GB', "final_reply"),
+        ('"value":"build-04 has 41.2 GB', '"value":"build-04 has 50.0 GB', "final_reply"),
     ],
 )
 def test_editing_any_part_of_a_sealed_session_breaks_the_chain_there(

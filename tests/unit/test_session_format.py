@@ -39,7 +39,7 @@ def test_sample_session_loads_with_its_calls() -> None:
     assert [c.index for c in session.calls] == list(range(6))
     assert session.calls[3].args == {"host": "build-04", "path": "/var/log/ci/2026-07"}
     assert session.context.final_reply is not None
-    assert session.context.final_reply.startswith("Freed 41.2 GB on build-04")
+    assert session.context.final_reply.startswith("build-04 has 41.2 GB back")
 
 
 def test_each_call_points_at_the_line_where_its_tool_use_block_begins() -> None:
