@@ -174,3 +174,12 @@ def test_a_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
     result = run_cli("record-mcp", "-o", str(tmp_path / "log.jsonl"), "--", "/nonexistent/server")
     assert result.code == 2
     assert result.stderr.startswith("toolreplay: error: cannot start the server")
+
+
+def test_the_log_never_lands_in_the_server_script(tmp_path: Path) -> None:
+    server = tmp_path / "server.py"
+    server.write_text("print('hello')\n")
+    result = run_cli("record-mcp", "-o", str(server), "--", sys.executable, str(server))
+    assert result.code == 2
+    assert "refusing to append the log" in result.stderr
+    assert server.read_text() == "print('hello')\n"

@@ -247,3 +247,16 @@ def test_diff_and_show_bad_input_is_exit_2(tmp_path: Path) -> None:
         f"{bad_rules}:3: unknown class 'scary'"
         in run_cli("show", "samples/ops/session.json", "--rules", str(bad_rules), cwd=ROOT).stderr
     )
+
+
+def test_run_never_writes_over_its_inputs(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.py"
+    shutil.copy(OPS / "tools.py", tools)
+    shutil.copy(OPS / "host.py", tmp_path / "host.py")
+    before = tools.read_bytes()
+    result = run_cli(
+        "run", str(tools), "--agent", f"scripted:{OPS / 'agent.py'}", "--task", "x", "-o", str(tools), cwd=ROOT
+    )
+    assert result.code == 2
+    assert "refusing to write the session over the input file" in result.stderr
+    assert tools.read_bytes() == before

@@ -9,6 +9,7 @@ from toolreplay.canonical import JSONObject
 from toolreplay.cli.agent_options import make_agent, read_prompt
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
+from toolreplay.formats.files import same_file
 from toolreplay.formats.session import read_session, write_session
 from toolreplay.model import SessionContext
 from toolreplay.record.run import load_toolbox, run_agent
@@ -57,6 +58,9 @@ def command(
     system = read_prompt(system_file) if system_file else ""
     if max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    for given in (tools_file, system_file, task_file):
+        if given is not None and same_file(given, output):
+            raise UsageError(f"refusing to write the session over the input file {given}")
     redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     toolbox = load_toolbox(tools_file)
     driver = make_agent(agent, seed, max_tokens)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import UsageError
+from toolreplay.formats.files import same_file
 from toolreplay.redact import Redactor
 
 LOG_VERSION = 1
@@ -146,6 +147,9 @@ def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, 
     """Run ``command`` as the MCP server behind this proxy; return its exit code."""
     if not command:
         raise UsageError("record-mcp needs the server command after --")
+    for argument in command:
+        if same_file(argument, log_path):
+            raise UsageError(f"refusing to append the log to {argument}, which the server command uses")
     log = ExchangeLog(log_path, redactor)
     try:
         try:
