@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +131,28 @@ def test_malformed_logs_are_refused(tmp_path: Path, line: str, message: str) -> 
     with pytest.raises(InputError, match=message) as info:
         session_from_log(log, ImportOptions())
     assert info.value.line == 1
+
+
+def test_import_redacts_what_an_unredacted_log_holds(tmp_path: Path) -> None:
+    secret = "sk-ant-api03-" + "Q" * 40
+    log = write(
+        tmp_path,
+        "log.jsonl",
+        log_lines(
+            {
+                "params": {"name": "get_config", "arguments": {}},
+                "response": {"id": 1, "result": {"content": [{"type": "text", "text": f"key={secret}"}]}},
+            }
+        ),
+    )
+    assert secret in log.read_text()
+    out = tmp_path / "session.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "toolreplay", "import", str(log), "--from", "mcp", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert secret not in out.read_text()
+    assert "[REDACTED:anthropic-key:" in out.read_text()
