@@ -55,6 +55,24 @@ def test_the_documented_commands_re_record_the_samples_byte_for_byte(
     assert out.read_bytes() == (SAMPLES / sample).read_bytes()
 
 
+def _with(command: tuple[str, ...], prompt: str, seed: int) -> tuple[str, ...]:
+    swapped = {"samples/ops/prompt.txt": f"samples/ops/{prompt}", "3": str(seed)}
+    return tuple(swapped.get(arg, arg) for arg in command)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "seed", "sample"),
+    [("prompt-v2.txt", n, f"edited-{n}.json") for n in range(1, 7)]
+    + [("prompt.txt", 100 + n, f"unchanged-{100 + n}.json") for n in range(1, 7)],
+)
+def test_the_recorded_comparison_sessions_re_record_byte_for_byte(
+    tmp_path: Path, prompt: str, seed: int, sample: str
+) -> None:
+    out = tmp_path / sample
+    assert run_cli(*_with(RERECORD, prompt, seed), str(out), cwd=ROOT).code == 0
+    assert out.read_bytes() == (OPS / "recorded" / sample).read_bytes()
+
+
 def test_the_edited_prompt_makes_some_seeds_delete(tmp_path: Path) -> None:
     out = tmp_path / "v2.json"
     args = [*RERECORD, str(out)]

@@ -26,10 +26,12 @@ EXIT_ERROR = 2
 # the commands does not import them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("toolreplay.cli.audit", "Report non-determinism, redundant calls and the divergence."),
+    "check": ("toolreplay.cli.check", "Run every configured analysis on the committed recordings (for CI)."),
     "compare": ("toolreplay.cli.compare", "Test recorded sessions' differences against baseline sessions' noise."),
     "diff": ("toolreplay.cli.diff", "Compare the calls of two recordings: added, removed, changed, moved."),
     "import": ("toolreplay.cli.import_log", "Turn a record-mcp log into a session file."),
     "import-mcp": ("toolreplay.cli.import_mcp", "The same as 'import --from mcp'."),
+    "merge": ("toolreplay.cli.merge", "Combine the JSON reports of a sharded check."),
     "record-mcp": ("toolreplay.cli.record_mcp", "Log an MCP server's tool traffic, passing it through unchanged."),
     "replay": (
         "toolreplay.cli.replay",

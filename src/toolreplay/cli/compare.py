@@ -4,26 +4,16 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.classify import Classifier
 from toolreplay.cli.diff import FAIL_ON
 from toolreplay.cli.output import write_text
 from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.compare import compare_sessions
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
-from toolreplay.model import Session
-from toolreplay.noise import DEFAULT_ALPHA, weigh_changes
-from toolreplay.replay.answers import Unrecorded
-from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.replay.report import summarize
+from toolreplay.noise import DEFAULT_ALPHA
 from toolreplay.report.json_report import render_noise_json
 from toolreplay.report.text import render_noise
 from toolreplay.verdict import FailOn
-
-
-def as_run(number: int, session: Session) -> Run:
-    final = session.context.final_reply if session.context is not None else None
-    ending = "final reply" if final is not None else "no final reply"
-    return Run(number, None, session.calls, ("recorded",) * len(session.calls), ending, final)
 
 
 @click.command(
@@ -69,29 +59,7 @@ def command(
         raise UsageError(f"{recorded} is a transcript: compare needs sessions")
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
-    setup = ReplaySetup(
-        reference, reference.context.system, reference.context.tools, Unrecorded.ERROR, (), 1, policy.matcher
-    )
-    recorded_classes = Classifier(policy, reference.context.tools)
-    edited_tools = next((s.context.tools for s in edited if s.context is not None), reference.context.tools)
-    verdict_rule = FailOn(fail_on)
-    candidate = summarize(
-        setup,
-        f"{len(edited)} recorded sessions",
-        [as_run(n, s) for n, s in enumerate(edited, 1)],
-        recorded_classes,
-        Classifier(policy, edited_tools),
-        verdict_rule,
-    )
-    baseline = summarize(
-        setup,
-        f"{len(unchanged)} recorded sessions",
-        [as_run(n, s) for n, s in enumerate(unchanged, 1)],
-        recorded_classes,
-        recorded_classes,
-        verdict_rule,
-    )
-    report = weigh_changes(candidate, baseline, alpha, verdict_rule)
+    report = compare_sessions(reference, edited, unchanged, policy, alpha, FailOn(fail_on))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     write_text(render_noise_json(report) if as_json else render_noise(report, None, None, line))
     return report.verdict.exit_code

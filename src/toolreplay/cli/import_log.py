@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from toolreplay.cli.agent_options import read_prompt
+from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file

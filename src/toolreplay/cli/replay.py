@@ -8,13 +8,10 @@ the recording.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-
 import click
 
-from toolreplay.classify import Classifier, Policy
-from toolreplay.cli.agent_options import make_agent, read_prompt
+from toolreplay.agents.spec import read_prompt
+from toolreplay.classify import Policy
 from toolreplay.cli.audit import audit_files
 from toolreplay.cli.diff import FAIL_ON
 from toolreplay.cli.output import write_lines, write_text
@@ -25,10 +22,8 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_located
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.session import parse_tools
-from toolreplay.noise import DEFAULT_ALPHA, seeds_for_baseline, weigh_changes
-from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
-from toolreplay.replay.progress import Progress
-from toolreplay.replay.report import summarize
+from toolreplay.noise import DEFAULT_ALPHA
+from toolreplay.replay.drive import ReplayPlan, replay_session
 from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines
 from toolreplay.report.text import render_noise, render_replay
 from toolreplay.verdict import FailOn
@@ -129,71 +124,33 @@ def command(
     tools = context.tools
     if tools_file is not None:
         tools = parse_tools(parse_located(read_text(tools_file), tools_file), tools_file)
-    setup = ReplaySetup(
+    plan = ReplayPlan(
         session,
         read_prompt(system_file) if system_file else context.system,
         tools,
+        agent or context.model,
+        repeat,
+        seed,
+        noise,
+        alpha,
         policy_unrecorded,
         stubs,
         max_turns,
-        policy.matcher,
+        max_tokens,
+        concurrency,
+        FailOn(fail_on),
     )
-    spec = agent or context.model
-    progress = Progress(repeat + noise)
-    try:
-        runs = _runs(setup, spec, range(seed, seed + repeat), concurrency, max_tokens, progress)
-        baseline_runs: list[Run] = []
-        if noise:
-            unchanged = replace(setup, system=context.system, tools=context.tools)
-            seeds = seeds_for_baseline(seed, noise)
-            baseline_runs = _runs(unchanged, context.model, seeds, concurrency, max_tokens, progress)
-    finally:
-        progress.close()
-    recorded_classes = Classifier(policy, context.tools)
-    report = summarize(setup, spec, runs, recorded_classes, Classifier(policy, tools), FailOn(fail_on))
-    if noise:
-        baseline = summarize(
-            replace(setup, system=context.system, tools=context.tools),
-            context.model,
-            baseline_runs,
-            recorded_classes,
-            recorded_classes,
-            FailOn(fail_on),
-        )
-        weighed = weigh_changes(report, baseline, alpha, FailOn(fail_on))
-        if runs_out is not None:
-            write_lines(run_lines(runs) + run_lines(baseline_runs, "baseline"), runs_out, inputs=[recording])
-        write_text(render_noise_json(weighed) if as_json else render_noise(weighed, system_file, tools_file))
-        return weighed.verdict.exit_code
+    outcome = replay_session(plan, policy)
     if runs_out is not None:
-        write_lines(run_lines(runs), runs_out, inputs=[recording])
+        lines = run_lines(outcome.runs)
+        if noise:
+            lines += run_lines(outcome.baseline_runs, "baseline")
+        write_lines(lines, runs_out, inputs=[recording])
+    if outcome.noise is not None:
+        write_text(
+            render_noise_json(outcome.noise) if as_json else render_noise(outcome.noise, system_file, tools_file)
+        )
+        return outcome.noise.verdict.exit_code
+    report = outcome.report
     write_text(render_replay_json(report) if as_json else render_replay(report, system_file, tools_file))
     return report.verdict.exit_code
-
-
-def _runs(
-    setup: ReplaySetup, spec: str, seeds: Sequence[int], concurrency: int, max_tokens: int, progress: Progress
-) -> list[Run]:
-    """The runs of one configuration: scripted runs one by one with their seeds; model runs maybe at once."""
-    if spec.startswith("scripted:"):
-        agents = [(make_agent(spec, seed, max_tokens), seed) for seed in seeds]
-        return replay_runs(setup, agents, progress.turn, progress.run)
-    if concurrency == 1:
-        return replay_runs(setup, [(make_agent(spec, 0, max_tokens), None) for _ in seeds], progress.turn, progress.run)
-    import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
-
-    return asyncio.run(_model_runs(setup, spec, len(seeds), concurrency, max_tokens, progress))
-
-
-async def _model_runs(
-    setup: ReplaySetup, model: str, repeat: int, concurrency: int, max_tokens: int, progress: Progress
-) -> list[Run]:
-    """Model runs through one async client, ``concurrency`` at a time."""
-    from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
-
-    client = make_async_client()
-    try:
-        agents = [AsyncClaudeAgent(client, model, max_tokens) for _ in range(repeat)]
-        return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run)
-    finally:
-        await client.close()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from toolreplay.agents.scripted import ScriptedAgent
+from toolreplay.agents.spec import make_agent, read_prompt
 from toolreplay.canonical import JSONObject
-from toolreplay.cli.agent_options import make_agent, read_prompt
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import click
 
-from toolreplay.chain import SealedLink, verify
+from toolreplay.chain import verify
 from toolreplay.cli.output import write_text
-from toolreplay.errors import InputError
-from toolreplay.formats.recording import Kind, detect_kind
-from toolreplay.formats.sealed_session import sealed_parts
-from toolreplay.formats.transcript import iter_numbered_objects, iter_sealed
+from toolreplay.formats.recording import read_links
 from toolreplay.report.text import render_verification
-
-
-def read_links(path: str) -> Iterable[SealedLink]:
-    """The links of a sealed transcript or a sealed session."""
-    kind = detect_kind(path)
-    if kind is Kind.SEALED_SESSION:
-        return sealed_parts(iter_numbered_objects(path), path)
-    if kind is Kind.SESSION:
-        raise InputError("a session, not a sealed file; seal it first: toolreplay seal FILE -o SEALED", path)
-    return iter_sealed(path)
 
 
 @click.command(

@@ -10,15 +10,17 @@ file is held to its own format's rules.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from toolreplay.chain import SealedLink
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.sealed_session import assemble_session, is_sealed_session_line, sealed_parts
-from toolreplay.formats.session import read_session
-from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls
+from toolreplay.formats.session import FORMAT, read_session
+from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 from toolreplay.model import Call, Session
 
 
@@ -72,3 +74,44 @@ def iter_calls(path: str | Path) -> Iterator[Call]:
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return iter_recorded_calls(path)
     return iter(load_session(path, kind).calls)
+
+
+_SNIFF_BYTES = 4096
+
+
+def sniff_kind(path: str | Path) -> Kind | None:
+    """A file's kind if it looks like a toolreplay recording, else None; for finding recordings in a tree.
+
+    Only the start of the file is read: a session's ``"format"`` marker, or a
+    first JSON line shaped like a transcript entry or a sealed link. A file
+    that looks like a recording but is broken is reported when it is read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return None
+    if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
+        return Kind.SESSION
+    first_line = head.lstrip().split(b"\n", 1)[0]
+    try:
+        first = json.loads(first_line)
+    except ValueError:
+        return None
+    if not isinstance(first, dict):
+        return None
+    if is_sealed_session_line(first):
+        return Kind.SEALED_SESSION
+    if "index" in first and "tool" in first:
+        return Kind.SEALED_TRANSCRIPT if "digest" in first else Kind.TRANSCRIPT
+    return None
+
+
+def read_links(path: str) -> Iterable[SealedLink]:
+    """The links of a sealed transcript or a sealed session."""
+    kind = detect_kind(path)
+    if kind is Kind.SEALED_SESSION:
+        return sealed_parts(iter_numbered_objects(path), path)
+    if kind is Kind.SESSION:
+        raise InputError("a session, not a sealed file; seal it first: toolreplay seal FILE -o SEALED", path)
+    return iter_sealed(path)

@@ -8,12 +8,13 @@ counted once per run it appears in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.classify import CallClass, Classifier
-from toolreplay.diff import FieldChange, PairKind, compare_with
+from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
+from toolreplay.model import Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.verdict import FailOn, Verdict, decide
 
@@ -30,6 +31,11 @@ class Change:
     klass: CallClass
     runs: tuple[int, ...]
     fields: tuple[FieldChange, ...] = ()
+    # Where the first run that made it shows it: the line of the recorded call
+    # it concerns (for an added call, the recorded call before it), and the line
+    # of the candidate's call when the candidate is a recorded session (else 0).
+    recorded_line: int = 0
+    candidate_line: int = 0
 
     @property
     def new_destructive(self) -> bool:
@@ -78,6 +84,7 @@ def summarize(
     unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
     for run in runs:
         result = compare_with(setup.recording, run.as_session(), classify_recording, classify_candidate, fail_on)
+        before = {id(pair): line for pair, line in _recorded_lines(result.pairs, setup.recording)}
         for pair in result.differences:
             call = pair.b if pair.b is not None else pair.a
             if call is None:
@@ -85,7 +92,8 @@ def summarize(
             args = matcher.matched_args(call.tool, call.args)
             key = (_KIND_ORDER[pair.kind], call.tool, canonical_bytes(args))
             klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
-            entry = found.setdefault(key, (Change(pair.kind, call.tool, args, klass, (), pair.fields), []))
+            lines = (before[id(pair)], pair.b.line if pair.b is not None else 0)
+            entry = found.setdefault(key, (Change(pair.kind, call.tool, args, klass, (), pair.fields, *lines), []))
             if run.number not in entry[1]:
                 entry[1].append(run.number)
         for call, origin in zip(run.calls, run.origins, strict=True):
@@ -110,4 +118,13 @@ def summarize(
 
 
 def _with_runs(change: Change, numbers: list[int]) -> Change:
-    return Change(change.kind, change.tool, change.args, change.klass, tuple(numbers), change.fields)
+    return replace(change, runs=tuple(numbers))
+
+
+def _recorded_lines(pairs: Sequence[Pair], recording: Session) -> Iterator[tuple[Pair, int]]:
+    """Each pair with the line of its recorded call, or for an added call the recorded call before it."""
+    last = recording.calls[0].line if recording.calls else 1
+    for pair in sorted(pairs, key=lambda p: p.order):
+        if pair.a is not None:
+            last = pair.a.line
+        yield pair, last

@@ -1,4 +1,4 @@
-"""Options shared by the commands that drive an agent: which agent, and what it is told."""
+"""Naming an agent on the command line or in a config: which agent, and what it is told."""
 
 from __future__ import annotations
 

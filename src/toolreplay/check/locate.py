@@ -1,0 +1,96 @@
+"""Where a finding is: repository-relative paths, and the line of a candidate input that changed.
+
+A replay's finding is about the candidate, not the recording, so it points at
+the input the pull request changed: the candidate's tools file at the tool the
+finding is about (when that tool's definition changed), else the system prompt
+at its first line that differs from the recorded prompt, else the first tool
+that changed, else the config line naming the agent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolreplay.canonical import JSONValue
+from toolreplay.check.model import Location
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import parse_located
+from toolreplay.formats.session import parse_tools
+from toolreplay.model import ToolDef
+
+
+def find_root(start: str | Path) -> Path:
+    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else the cwd."""
+    here = Path(start).resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return Path.cwd().resolve()
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """Turns a path on this machine into the path a report shows: relative to the root, with '/'."""
+
+    root: Path
+
+    def show(self, path: str | Path) -> str:
+        return Path(os.path.relpath(Path(path).resolve(), self.root)).as_posix()
+
+
+def fingerprint(*parts: str) -> str:
+    """A stable identity for a finding, from what it is about rather than where the lines fall."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def prompt_text(system: JSONValue) -> str:
+    """A recorded system prompt as text: a string, or the text of its blocks."""
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, dict))
+    return ""
+
+
+def first_difference(recorded: str, candidate: str) -> int:
+    """The 1-based first line of ``candidate`` that differs from ``recorded`` (1 when they are the same)."""
+    before, after = recorded.splitlines(), candidate.splitlines()
+    for number, (old, new) in enumerate(zip(before, after, strict=False), start=1):
+        if old != new:
+            return number
+    if len(before) == len(after):
+        return 1
+    return max(1, min(len(before) + 1, len(after)))
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateInputs:
+    """The lines a replay's findings point at, worked out once per replay."""
+
+    system: Location | None
+    tools: Location | None
+    changed_tools: dict[str, Location] = field(default_factory=dict)
+    fallback: Location | None = None
+
+    def for_tool(self, tool: str) -> Location:
+        found = self.changed_tools.get(tool) or self.system or self.tools or self.fallback
+        if found is None:
+            raise ValueError("no candidate input to point at")
+        return found
+
+
+def changed_tool_lines(tools_file: str, recorded: Sequence[ToolDef]) -> tuple[dict[str, int], int | None]:
+    """Per tool whose definition differs from the recorded one, its line in ``tools_file``; and the first."""
+    doc = parse_located(read_text(tools_file), tools_file)
+    candidates = parse_tools(doc, tools_file)
+    elements = doc.value if isinstance(doc.value, list) else []
+    known = {tool.name: tool for tool in recorded}
+    lines: dict[str, int] = {}
+    for element, tool in zip(elements, candidates, strict=False):
+        if known.get(tool.name) != tool:
+            lines[tool.name] = doc.line_of(element)
+    return lines, min(lines.values(), default=None)

@@ -1,0 +1,432 @@
+"""Planning a check into units, taking a shard's share, and running each unit.
+
+The units, in report order: the chain of every sealed recording, the
+self-audit of every recording, every recording against every scope that
+applies to it, every replay of every chosen session, every comparison group.
+A unit's key names it for sharding and merging; a shard takes every N-th unit
+of each analysis, so the expensive replays spread evenly over the shards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from toolreplay import __version__
+from toolreplay.agents.spec import read_prompt
+from toolreplay.audit import audit
+from toolreplay.canonical import canonical_bytes
+from toolreplay.chain import verify
+from toolreplay.check.locate import (
+    CandidateInputs,
+    Paths,
+    changed_tool_lines,
+    fingerprint,
+    first_difference,
+    prompt_text,
+)
+from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
+from toolreplay.classify import Classifier, Policy
+from toolreplay.compare import compare_sessions
+from toolreplay.config import CompareGroup, Config, ReplayJob, ScopeSetting
+from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import parse_located
+from toolreplay.formats.recording import Kind, detect_kind, load_session, read_links
+from toolreplay.formats.rules import read_rules
+from toolreplay.formats.session import parse_tools
+from toolreplay.model import Call, Session
+from toolreplay.noise import ChangeVerdict, NoiseReport
+from toolreplay.replay.answers import read_stubs
+from toolreplay.replay.drive import ReplayPlan, replay_session
+from toolreplay.replay.progress import Progress
+from toolreplay.replay.report import Change, ReplayReport
+from toolreplay.report.text import format_call
+from toolreplay.scope import Scope, check_scope, read_scope
+
+ANALYSES = ("verify", "audit", "scope", "replay", "compare")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One analysis of one file or group: its key, and what it needs."""
+
+    key: str
+    analysis: str
+    path: str
+    scope: ScopeSetting | None = None
+    job: ReplayJob | None = None
+    group: CompareGroup | None = None
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 <= K <= N."""
+    head, _, tail = text.partition("/")
+    if not (head.isdigit() and tail.isdigit()) or not 1 <= int(head) <= int(tail):
+        raise UsageError(f"--shard must be K/N with 1 <= K <= N, as in 2/4, not {text!r}")
+    return int(head), int(tail)
+
+
+def plan(config: Config, paths: Paths) -> list[Unit]:
+    """Every unit of the check, in report order."""
+    units: list[Unit] = []
+    listed_sealed = set(config.sealed)
+    kinds = {path: detect_kind(path) for path in config.recordings}
+    for path, kind in kinds.items():
+        if path in listed_sealed and not kind.sealed:
+            raise InputError(
+                f"listed under 'sealed' but is a {kind.value}; seal it: toolreplay seal FILE -o SEALED", path
+            )
+        if kind.sealed:
+            units.append(Unit(f"verify {paths.show(path)}", "verify", path))
+    units.extend(Unit(f"audit {paths.show(path)}", "audit", path) for path in config.recordings)
+    for setting in config.scopes:
+        applies = setting.recordings or config.recordings
+        units.extend(
+            Unit(f"scope {paths.show(path)} against {paths.show(setting.file)}", "scope", path, scope=setting)
+            for path in applies
+        )
+    for number, job in enumerate(config.replays, start=1):
+        for path in job.sessions:
+            if kinds.get(path) is None and detect_kind(path) in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+                raise InputError("a transcript has no conversation to replay; name sessions under 'replay'", path)
+            units.append(Unit(f"replay {number} {paths.show(path)}", "replay", path, job=job))
+    units.extend(
+        Unit(f"compare {number} {paths.show(group.recorded)}", "compare", group.recorded, group=group)
+        for number, group in enumerate(config.compares, start=1)
+    )
+    return units
+
+
+def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]:
+    """Shard K of N: every N-th unit of each analysis, starting at the K-th."""
+    if shard is None:
+        return list(units)
+    k, n = shard
+    position: Counter[str] = Counter()
+    chosen: list[Unit] = []
+    for unit in units:
+        if position[unit.analysis] % n == k - 1:
+            chosen.append(unit)
+        position[unit.analysis] += 1
+    return chosen
+
+
+def config_digest(config: Config) -> str:
+    """What every shard of one check shares: the version, the config and the files it names."""
+    digest = hashlib.sha256(__version__.encode())
+    digest.update(config.text.encode() if config.path else "\n".join(config.recordings).encode())
+    return digest.hexdigest()
+
+
+def run_check(config: Config, paths: Paths, shard: tuple[int, int] | None = None) -> CheckReport:
+    """Plan the check, run this shard's units, and collect their results."""
+    units = plan(config, paths)
+    checker = _Checker(config, paths)
+    results = tuple(checker.run(unit) for unit in shard_of(units, shard))
+    shown = paths.show(config.path) if config.path else None
+    return CheckReport(shown, config_digest(config), config.fail_on, tuple(u.key for u in units), results, shard)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class _Checker:
+    """Runs units, reading each file and each scope once."""
+
+    def __init__(self, config: Config, paths: Paths) -> None:
+        self.config = config
+        self.paths = paths
+        self.policy = read_rules(config.rules, config.strict) if config.rules else Policy(strict=config.strict)
+        self._sessions: dict[str, Session] = {}
+        self._scopes: dict[str, Scope] = {}
+
+    def session(self, path: str) -> Session:
+        if path not in self._sessions:
+            self._sessions[path] = load_session(path)
+        return self._sessions[path]
+
+    def classifier(self, session: Session) -> Classifier:
+        return Classifier(self.policy, session.context.tools if session.context is not None else ())
+
+    def run(self, unit: Unit) -> UnitResult:
+        if unit.analysis == "verify":
+            return self.verify(unit)
+        if unit.analysis == "audit":
+            return self.audit(unit)
+        if unit.analysis == "scope" and unit.scope is not None:
+            return self.scope(unit, unit.scope)
+        if unit.analysis == "replay" and unit.job is not None:
+            return self.replay(unit, unit.job)
+        if unit.analysis == "compare" and unit.group is not None:
+            return self.compare(unit, unit.group)
+        raise ValueError(f"unit {unit.key} is incomplete")
+
+    def verify(self, unit: Unit) -> UnitResult:
+        shown = self.paths.show(unit.path)
+        result = verify(read_links(unit.path), unit.path)
+        broken = result.broken
+        if broken is None:
+            return UnitResult(unit.key, "verify", shown, f"chain intact ({_plural(result.links, 'link')})")
+        part = f" ({broken.label})" if broken.label else ""
+        message = (
+            f"the hash chain breaks at index {broken.index}{part}: expected {broken.expected}, found "
+            f"{broken.found}; the file was edited after it was sealed"
+        )
+        finding = CheckFinding(
+            Rule.CHAIN_BROKEN, message, Location(shown, broken.line), (), fingerprint("chain-broken", shown)
+        )
+        return UnitResult(unit.key, "verify", shown, f"chain broken at index {broken.index}{part}", (finding,))
+
+    def _call_findings(
+        self, rule_of: Iterable[tuple[Rule, str, Call]], shown: str, related: tuple[Location, ...] = ()
+    ) -> tuple[CheckFinding, ...]:
+        seen: Counter[tuple[str, str, bytes]] = Counter()
+        findings: list[CheckFinding] = []
+        for rule, message, call in rule_of:
+            identity = self.policy.matcher.matched_args(call.tool, call.args)
+            key = (rule.value, call.tool, canonical_bytes(identity))
+            seen[key] += 1
+            print_ = fingerprint(rule.value, shown, call.tool, canonical_bytes(identity).decode(), str(seen[key]))
+            findings.append(CheckFinding(rule, message, Location(shown, call.line), related, print_))
+        return tuple(findings)
+
+    def audit(self, unit: Unit) -> UnitResult:
+        shown = self.paths.show(unit.path)
+        session = self.session(unit.path)
+        report = audit(session.calls, self.classifier(session))
+        by_index = {call.index: call for call in session.calls}
+        found = [(Rule(f.kind.value), f.detail, by_index[f.index]) for f in report.findings]
+        findings = self._call_findings(found, shown)
+        calls = _plural(len(session.calls), "call")
+        summary = f"{calls}, {_plural(len(findings), 'finding')}" if findings else f"{calls}, clean"
+        return UnitResult(unit.key, "audit", shown, summary, findings)
+
+    def scope(self, unit: Unit, setting: ScopeSetting) -> UnitResult:
+        shown = self.paths.show(unit.path)
+        if setting.file not in self._scopes:
+            self._scopes[setting.file] = read_scope(setting.file)
+        scope = self._scopes[setting.file]
+        session = self.session(unit.path)
+        report = check_scope(session.calls, scope)
+        by_index = {call.index: call for call in session.calls}
+        found = [(Rule.PERMISSION_OVERREACH, f.detail, by_index[f.index]) for f in report.findings]
+        findings = self._call_findings(found, shown)
+        scope_shown = self.paths.show(setting.file)
+        summary = f"{_plural(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
+        summary += f", {len(findings)} outside it" if findings else ", all inside it"
+        return UnitResult(unit.key, "scope", shown, summary, findings, inputs=(scope_shown,))
+
+    def replay(self, unit: Unit, job: ReplayJob) -> UnitResult:
+        shown = self.paths.show(unit.path)
+        session = self.session(unit.path)
+        context = session.context
+        if context is None:
+            raise InputError("a transcript has no conversation to replay; name sessions under 'replay'", unit.path)
+        tools = context.tools
+        if job.tools is not None:
+            tools = parse_tools(parse_located(read_text(job.tools), job.tools), job.tools)
+        recorded_agent = self._recorded_agent(context.model)
+        plan_ = ReplayPlan(
+            session,
+            read_prompt(job.system) if job.system else context.system,
+            tools,
+            job.agent or recorded_agent,
+            job.repeat,
+            job.seed,
+            job.noise,
+            job.alpha,
+            job.on_unrecorded,
+            read_stubs(job.stubs) if job.stubs else (),
+            job.max_turns,
+            job.max_tokens,
+            job.concurrency,
+            self.config.fail_on,
+            recorded_agent,
+        )
+        outcome = replay_session(plan_, self.policy, Progress(job.repeat + job.noise))
+        where = self._candidate_inputs(job, session)
+        findings = _change_findings(
+            outcome.report, outcome.noise, lambda c: where.for_tool(c.tool), lambda c: _recorded(shown, c), shown
+        )
+        agent = job.agent or recorded_agent
+        if agent.startswith("scripted:"):
+            agent = "scripted:" + self.paths.show(agent.removeprefix("scripted:"))
+        edits = [f"system {self.paths.show(p)}" for p in (job.system,) if p]
+        edits += [f"tools {self.paths.show(p)}" for p in (job.tools,) if p]
+        summary = f"{_plural(job.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+        if job.noise:
+            summary += f", {job.noise} unchanged"
+        summary += f": {_change_summary(outcome.report, outcome.noise)}"
+        inputs = tuple(self.paths.show(p) for p in (job.system, job.tools, job.stubs) if p)
+        return UnitResult(
+            unit.key,
+            "replay",
+            shown,
+            summary,
+            findings,
+            _change_rows(outcome.report, outcome.noise),
+            _unrecorded_rows(outcome.report),
+            inputs,
+        )
+
+    def _recorded_agent(self, model: str) -> str:
+        """The recorded model; a scripted agent's path was written from the repository root, so found from it."""
+        if not model.startswith("scripted:"):
+            return model
+        script = model.removeprefix("scripted:")
+        if os.path.isfile(script) or os.path.isabs(script):
+            return model
+        return "scripted:" + os.path.normpath(self.paths.root / script)
+
+    def _candidate_inputs(self, job: ReplayJob, session: Session) -> CandidateInputs:
+        context = session.context
+        system = tools = None
+        changed: dict[str, Location] = {}
+        if job.system is not None and context is not None:
+            line = first_difference(prompt_text(context.system), read_prompt(job.system))
+            system = Location(self.paths.show(job.system), line)
+        if job.tools is not None and context is not None:
+            lines, first = changed_tool_lines(job.tools, context.tools)
+            shown = self.paths.show(job.tools)
+            changed = {name: Location(shown, line) for name, line in lines.items()}
+            tools = Location(shown, first or 1)
+        fallback = None
+        if self.config.path is not None:
+            fallback = Location(self.paths.show(self.config.path), job.agent_line)
+        return CandidateInputs(system, tools, changed, fallback)
+
+    def compare(self, unit: Unit, group: CompareGroup) -> UnitResult:
+        shown = self.paths.show(unit.path)
+        reference = self.session(group.recorded)
+        if reference.context is None:
+            raise InputError("a transcript: compare needs a recorded session", group.recorded)
+        edited = [self.session(path) for path in group.candidates]
+        unchanged = [self.session(path) for path in group.baseline]
+        report = compare_sessions(reference, edited, unchanged, self.policy, group.alpha, self.config.fail_on)
+        candidates = [self.paths.show(path) for path in group.candidates]
+
+        def primary(change: Change) -> Location:
+            return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
+
+        findings = _change_findings(report.candidate, report, primary, lambda c: _recorded(shown, c), shown)
+        summary = (
+            f"{_plural(len(edited), 'edited session')} against {_plural(len(unchanged), 'unchanged session')}: "
+            f"{_change_summary(report.candidate, report)}"
+        )
+        inputs = tuple(candidates) + tuple(self.paths.show(path) for path in group.baseline)
+        return UnitResult(
+            unit.key, "compare", shown, summary, findings, _change_rows(report.candidate, report), (), inputs
+        )
+
+
+def _recorded(shown: str, change: Change) -> Location:
+    return Location(shown, change.recorded_line or 1)
+
+
+def _call_text(change: Change) -> str:
+    return f"{change.kind.value} call {format_call(Call(0, change.tool, change.args, None, 0))}"
+
+
+def _change_findings(
+    report: ReplayReport,
+    noise: NoiseReport | None,
+    primary: Callable[[Change], Location],
+    related: Callable[[Change], Location],
+    subject: str,
+) -> tuple[CheckFinding, ...]:
+    """Findings for the changes that matter: every change without a baseline, the real ones with one."""
+    found: list[tuple[Rule, str, Change]] = []
+    if noise is None:
+        runs = len(report.runs)
+        for change in report.changes:
+            share = f"{len(change.runs)} of {runs} runs"
+            if change.new_destructive:
+                text = f"{_call_text(change)} is destructive and the recording never made it ({share})"
+                found.append((Rule.DESTRUCTIVE_CALL, text, change))
+            else:
+                found.append((Rule.BEHAVIOUR_CHANGE, f"{_call_text(change)} ({change.klass.value}) in {share}", change))
+    else:
+        for tested in noise.tested:
+            change = tested.change
+            rates = (
+                f"{tested.hits} of {tested.runs} runs with the edit, "
+                f"{tested.baseline_hits} of {tested.baseline_runs} without"
+            )
+            if tested.verdict is ChangeVerdict.DESTRUCTIVE:
+                text = f"{_call_text(change)} is destructive and the unchanged agent never made it: {rates}"
+                found.append((Rule.DESTRUCTIVE_CALL, text, change))
+            elif tested.verdict is ChangeVerdict.CHANGED:
+                text = (
+                    f"{_call_text(change)} ({change.klass.value}) is clearly more frequent: {rates}, q {tested.q:.3g}"
+                )
+                found.append((Rule.BEHAVIOUR_CHANGE, text, change))
+    return tuple(
+        CheckFinding(
+            rule,
+            message,
+            primary(change),
+            (related(change),),
+            fingerprint(rule.value, subject, change.kind.value, change.tool, canonical_bytes(change.args).decode()),
+        )
+        for rule, message, change in found
+    )
+
+
+def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
+    if noise is None:
+        if not report.changes:
+            return "the recorded calls, no change"
+        destructive = sum(change.new_destructive for change in report.changes)
+        return f"{_plural(len(report.changes), 'change')}, {destructive} of them new destructive calls"
+    if not noise.tested:
+        return "the recorded calls, no change"
+    verdicts = Counter(t.verdict for t in noise.tested)
+    parts = [f"{verdicts[v]} {v.value}" for v in ChangeVerdict if verdicts[v]]
+    return f"{_plural(len(noise.tested), 'change')} ({', '.join(parts)})"
+
+
+def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:
+    if noise is None:
+        runs = len(report.runs)
+        return tuple(
+            ChangeRow(
+                c.kind.value,
+                c.tool,
+                c.args,
+                c.klass.value,
+                len(c.runs),
+                runs,
+                None,
+                None,
+                None,
+                None,
+                "DESTRUCTIVE" if c.new_destructive else "changed",
+            )
+            for c in report.changes
+        )
+    return tuple(
+        ChangeRow(
+            t.change.kind.value,
+            t.change.tool,
+            t.change.args,
+            t.change.klass.value,
+            t.hits,
+            t.runs,
+            t.baseline_hits,
+            t.baseline_runs,
+            t.p,
+            t.q,
+            t.verdict.value,
+        )
+        for t in noise.tested
+    )
+
+
+def _unrecorded_rows(report: ReplayReport) -> tuple[UnrecordedRow, ...]:
+    runs = len(report.runs)
+    return tuple(UnrecordedRow(u.tool, u.args, u.klass.value, len(u.runs), runs, u.answered) for u in report.unrecorded)

@@ -1,0 +1,95 @@
+"""``toolreplay check``: every configured analysis of the committed recordings, for CI."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from toolreplay.check.locate import Paths, find_root
+from toolreplay.check.run import parse_shard, run_check
+from toolreplay.cli.diff import FAIL_ON
+from toolreplay.cli.report_options import emit_reports, report_options
+from toolreplay.config import DEFAULT_CONFIG, Config, discover, read_config
+from toolreplay.errors import UsageError
+from toolreplay.verdict import FailOn
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _discovered(directory: str) -> Config:
+    config = discover(directory)
+    if not config.recordings:
+        raise UsageError(
+            f"no {DEFAULT_CONFIG} here and no recordings under {directory}; "
+            "name them in a config (see docs/configuration.md) or pass --config FILE"
+        )
+    sessions = len(config.sessions)
+    sealed = len(config.sealed)
+    transcripts = len(config.recordings) - sessions - sum(1 for p in config.sealed if p not in config.sessions)
+    click.echo(
+        f"toolreplay: no {DEFAULT_CONFIG}; checking what is under {directory}: {_plural(sessions, 'session')}, "
+        f"{_plural(transcripts, 'transcript')}, {_plural(sealed, 'sealed file')} (audit and verify, default settings)",
+        err=True,
+    )
+    return config
+
+
+@click.command(
+    "check",
+    help=f"""Run every configured analysis on the committed recordings: the CI entry point.
+
+    Reads --config ({DEFAULT_CONFIG} by default): which sessions, transcripts
+    and sealed files to check, the scope and rules, and optionally replays
+    against a candidate prompt, tools or model and comparisons of recorded
+    sessions (see docs/configuration.md). Without a config file, every
+    recording under the current directory is verified and audited.
+
+    Prints a text report; --markdown, --sarif and --json write the others, and
+    --github-annotations prints workflow commands for the findings. Paths in
+    the reports are relative to the repository root (the nearest directory
+    above the config holding .git, or --root).
+
+    Exits 1 when the verdict is FAIL: under fail-on destructive (the default)
+    a broken chain, a permission overreach or a new destructive call; under
+    changed, any finding; under never, nothing.
+
+    --shard K/N runs every N-th analysis (starting at the K-th), for a CI
+    matrix; 'toolreplay merge' combines the shards' --json reports.
+    """,
+)
+@click.option("--config", "config_file", metavar="FILE", help=f"The config file [default: {DEFAULT_CONFIG}].")
+@click.option("--root", metavar="DIR", help="The repository root that report paths are relative to.")
+@click.option("--shard", metavar="K/N", help="Run only shard K of N of the analyses.")
+@click.option("--fail-on", type=FAIL_ON, help="Override the config's fail-on.")
+@report_options
+def command(
+    config_file: str | None,
+    root: str | None,
+    shard: str | None,
+    fail_on: str | None,
+    markdown_file: str | None,
+    sarif_file: str | None,
+    json_file: str | None,
+    github_annotations: bool,
+) -> int:
+    chosen_shard = parse_shard(shard) if shard is not None else None
+    if config_file is None and os.path.isfile(DEFAULT_CONFIG):
+        config_file = DEFAULT_CONFIG
+    config = read_config(config_file) if config_file is not None else _discovered(".")
+    if fail_on is not None:
+        config = replace(config, fail_on=FailOn(fail_on))
+    if root is not None:
+        if not os.path.isdir(root):
+            raise UsageError(f"--root {root} is not a directory")
+        top = Path(root).resolve()
+    else:
+        top = find_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
+    paths = Paths(top)
+    report = run_check(config, paths, chosen_shard)
+    inputs = [*config.recordings, *([config_file] if config_file else [])]
+    return emit_reports(report, markdown_file, sarif_file, json_file, github_annotations, inputs)

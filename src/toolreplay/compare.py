@@ -1,0 +1,55 @@
+"""The noise analysis on sessions already recorded: no model call, each session one run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolreplay.classify import Classifier, Policy
+from toolreplay.model import Session
+from toolreplay.noise import NoiseReport, weigh_changes
+from toolreplay.replay.answers import Unrecorded
+from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.replay.report import summarize
+from toolreplay.verdict import FailOn
+
+
+def as_run(number: int, session: Session) -> Run:
+    """A recorded session seen as one run of a replay."""
+    final = session.context.final_reply if session.context is not None else None
+    ending = "final reply" if final is not None else "no final reply"
+    return Run(number, None, session.calls, ("recorded",) * len(session.calls), ending, final)
+
+
+def compare_sessions(
+    reference: Session,
+    edited: Sequence[Session],
+    unchanged: Sequence[Session],
+    policy: Policy,
+    alpha: float,
+    fail_on: FailOn,
+) -> NoiseReport:
+    """Test each difference between the ``edited`` sessions and ``reference`` against the ``unchanged`` ones."""
+    if reference.context is None:
+        raise ValueError("the reference must be a session")
+    setup = ReplaySetup(
+        reference, reference.context.system, reference.context.tools, Unrecorded.ERROR, (), 1, policy.matcher
+    )
+    recorded_classes = Classifier(policy, reference.context.tools)
+    edited_tools = next((s.context.tools for s in edited if s.context is not None), reference.context.tools)
+    candidate = summarize(
+        setup,
+        f"{len(edited)} recorded sessions",
+        [as_run(n, s) for n, s in enumerate(edited, 1)],
+        recorded_classes,
+        Classifier(policy, edited_tools),
+        fail_on,
+    )
+    baseline = summarize(
+        setup,
+        f"{len(unchanged)} recorded sessions",
+        [as_run(n, s) for n, s in enumerate(unchanged, 1)],
+        recorded_classes,
+        recorded_classes,
+        fail_on,
+    )
+    return weigh_changes(candidate, baseline, alpha, fail_on)

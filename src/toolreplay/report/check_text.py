@@ -1,0 +1,91 @@
+"""The check report as plain text, for a terminal or a CI log."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from toolreplay.canonical import JSONObject
+from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, UnrecordedRow
+from toolreplay.model import Call
+from toolreplay.report.text import format_call
+from toolreplay.verdict import Verdict
+
+
+def p_value(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def call_text(tool: str, args: JSONObject) -> str:
+    return format_call(Call(0, tool, args, None, 0))
+
+
+def rates(row: ChangeRow) -> str:
+    """A change's runs, with the baseline's and the test's p and q when a baseline ran."""
+    edited = f"{row.hits}/{row.runs}"
+    if row.baseline_runs is None or row.p is None or row.q is None:
+        return f"in {edited} runs"
+    return (
+        f"edited {edited} · unchanged {row.baseline_hits}/{row.baseline_runs} · p {p_value(row.p)} · q {p_value(row.q)}"
+    )
+
+
+def counts_line(report: CheckReport) -> str:
+    counts = report.counts
+    if not counts:
+        return "findings: none"
+    return "findings: " + ", ".join(f"{count} {rule.value}" for rule, count in counts.items())
+
+
+def verdict_line(report: CheckReport) -> str:
+    """The verdict and why, as one sentence."""
+    failing = report.failing
+    findings = report.findings
+    rule = f"fail-on {report.fail_on.value}"
+    if report.verdict is Verdict.FAIL:
+        kinds = Counter(finding.rule for finding in failing)
+        named = ", ".join(f"{kinds[r]} {r.value}" for r in Rule if kinds[r])
+        more = len(findings) - len(failing)
+        tail = f"; {more} more reported" if more else ""
+        return f"FAIL: {_plural(len(failing), 'finding')} fail the check ({named}){tail} ({rule})"
+    if report.verdict is Verdict.WARN:
+        return f"WARN: {_plural(len(findings), 'finding')}, none that fail the check ({rule})"
+    return f"PASS: nothing found in {_plural(len(report.results), 'analysis', 'analyses')} ({rule})"
+
+
+def scope_line(report: CheckReport) -> str:
+    where = f"config: {report.config}" if report.config else "config: none (recordings found under the directory)"
+    if report.shard is not None:
+        k, n = report.shard
+        return f"{where} · shard {k}/{n}: {len(report.results)} of {len(report.units)} analyses"
+    return f"{where} · {_plural(len(report.units), 'analysis', 'analyses')}"
+
+
+def _plural(count: int, noun: str, plural: str | None = None) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {plural or noun + 's'}"
+
+
+def _finding(finding: CheckFinding) -> str:
+    place = f"{finding.location.path}:{finding.location.line}"
+    related = "".join(f" (recorded: {r.path}:{r.line})" for r in finding.related)
+    return f"  {finding.level.value:<8} {finding.rule.value}  {place}  {finding.message}{related}"
+
+
+def _change(row: ChangeRow) -> str:
+    return f"  {row.verdict:<11} {row.kind} {call_text(row.tool, row.args)}  {row.klass}  {rates(row)}"
+
+
+def _unrecorded(row: UnrecordedRow) -> str:
+    call = call_text(row.tool, row.args)
+    return f"  unrecorded  {call}  {row.klass}  in {row.hits}/{row.runs} runs, answered: {row.answered}"
+
+
+def render_check(report: CheckReport) -> str:
+    lines = [f"toolreplay check: {report.verdict.value}", scope_line(report), counts_line(report), ""]
+    for result in report.results:
+        lines.append(f"{result.analysis:<7} {result.subject}: {result.summary}")
+        lines.extend(_change(row) for row in result.changes)
+        lines.extend(_unrecorded(row) for row in result.unrecorded)
+        lines.extend(_finding(finding) for finding in result.findings)
+    lines.append("")
+    lines.append(f"verdict: {verdict_line(report)}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,134 @@
+"""The check report as GitHub-flavoured markdown: a job summary or a pull-request comment.
+
+Verdict first, then the counts by kind, then the tables. A table longer than
+a screen is folded into ``<details>``. GitHub refuses a job summary over 1 MiB,
+so rows stop before the limit and a note says how many were left out and where
+to find them.
+"""
+
+from __future__ import annotations
+
+from toolreplay.check.model import CheckReport, Level
+from toolreplay.report.check_text import call_text, counts_line, p_value, scope_line, verdict_line
+from toolreplay.verdict import Verdict
+
+SUMMARY_LIMIT = 1_000_000  # bytes; GitHub's limit for a step summary is 1 MiB
+_FOLD = 10  # tables with more rows than this are folded
+_RESERVE = 4096  # kept back for the notes and closing tags after the tables
+_ICON = {Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌"}
+_LEVEL_ICON = {Level.ERROR: "🔴", Level.WARNING: "🟠", Level.NOTE: "🔵"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{_cell(text)}{pad}{fence}"
+
+
+class _Budget:
+    """Bytes left for table rows; once a row does not fit, no later row is added either."""
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+        self.full = False
+
+    def take(self, text: str) -> bool:
+        size = len(text.encode()) + 1
+        if self.full or size > self.left:
+            self.full = True
+            return False
+        self.left -= size
+        return True
+
+
+def _table(title: str, header: str, rows: list[str], budget: _Budget, out: list[str]) -> None:
+    if not rows:
+        return
+    out += [f"### {title}", ""]
+    shown = [row for row in rows if budget.take(row)]
+    folded = len(shown) > _FOLD
+    if folded:
+        out += [f"<details><summary>{len(rows)} rows</summary>", ""]
+    if shown:
+        out += [header, "|" + "---|" * (header.count("|") - 1), *shown]
+    if len(shown) < len(rows):
+        if shown:
+            out.append("")
+        out.append(
+            f"*{len(rows) - len(shown)} more rows not shown: the summary has a size limit."
+            " The JSON and SARIF reports hold them all.*"
+        )
+    if folded:
+        out += ["", "</details>"]
+    out.append("")
+
+
+def _where(path: str, line: int) -> str:
+    return _code(f"{path}:{line}")
+
+
+def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
+    verdict = report.verdict
+    out = [
+        f"## toolreplay check: {_ICON[verdict]} {verdict.value}",
+        "",
+        f"**{verdict_line(report)}**",
+        "",
+        _cell(scope_line(report)),
+        "",
+    ]
+    counts = report.counts
+    if counts:
+        out += ["| finding | level | count |", "|---|---|---:|"]
+        out += [f"| {rule.value} | {rule.info.level.value} | {count} |" for rule, count in counts.items()]
+    else:
+        out.append(counts_line(report))
+    out.append("")
+    fixed = "\n".join(out).encode()
+    budget = _Budget(limit - len(fixed) - _RESERVE)
+    findings = [
+        f"| {_LEVEL_ICON[f.level]} {f.level.value} | {f.rule.value} | {_where(f.location.path, f.location.line)}"
+        f"{''.join(' (recorded ' + _where(r.path, r.line) + ')' for r in f.related)} | {_cell(f.message)} |"
+        for f in report.findings
+    ]
+    _table("Findings", "| level | kind | where | message |", findings, budget, out)
+    changes = [
+        f"| {_code(result.subject)} | {row.verdict} | {row.kind} {_code(call_text(row.tool, row.args))} | {row.klass} "
+        f"| {row.hits}/{row.runs} ({row.hits / row.runs:.0%}) | {_baseline(row.baseline_hits, row.baseline_runs)} "
+        f"| {_maybe_p(row.p)} | {_maybe_p(row.q)} |"
+        for result in report.results
+        for row in result.changes
+    ]
+    _table(
+        "Changes",
+        "| session | verdict | change | class | runs | unchanged runs | p | q |",
+        changes,
+        budget,
+        out,
+    )
+    unrecorded = [
+        f"| {_code(result.subject)} | {_code(call_text(row.tool, row.args))} | {row.klass} | {row.hits}/{row.runs} "
+        f"| {row.answered} |"
+        for result in report.results
+        for row in result.unrecorded
+    ]
+    _table("Calls the recording never made", "| session | call | class | runs | answered |", unrecorded, budget, out)
+    analyses = [
+        f"| {result.analysis} | {_code(result.subject)} | {_cell(result.summary)} |" for result in report.results
+    ]
+    _table("Analyses", "| analysis | file | result |", analyses, budget, out)
+    return "\n".join(out) + "\n"
+
+
+def _baseline(hits: int | None, runs: int | None) -> str:
+    if hits is None or not runs:
+        return "-"
+    return f"{hits}/{runs} ({hits / runs:.0%})"
+
+
+def _maybe_p(value: float | None) -> str:
+    return "-" if value is None else p_value(value)

@@ -1,0 +1,90 @@
+"""The check report as SARIF 2.1.0, the way GitHub code scanning reads it.
+
+One run; a rule for every kind of finding, whether or not this check found
+one, so an alert's rule never disappears; every result at a path relative to
+the repository root (``%SRCROOT%``) with its line, the recorded call as a
+related location for a replay's finding, and a fingerprint made from what the
+finding is about (never its line), so an alert survives unrelated edits.
+"""
+
+from __future__ import annotations
+
+import json
+
+from toolreplay import __version__
+from toolreplay.canonical import JSONObject
+from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/toolreplay/toolreplay"
+FINGERPRINT_KEY = "toolreplay/v1"
+_RULE_INDEX = {rule: index for index, rule in enumerate(Rule)}
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _rule(rule: Rule) -> JSONObject:
+    info = rule.info
+    return {
+        "id": rule.value,
+        "name": info.name,
+        "shortDescription": {"text": info.short},
+        "fullDescription": {"text": info.full},
+        "help": {"text": info.help, "markdown": f"**{info.short}** {info.help}"},
+        "helpUri": f"{INFORMATION_URI}/blob/main/docs/checks.md#{rule.value}",
+        "defaultConfiguration": {"level": info.level.value},
+        "properties": {"security-severity": info.security_severity, "tags": list(info.tags), "precision": "high"},
+    }
+
+
+def _physical(location: Location) -> JSONObject:
+    return {
+        "artifactLocation": {"uri": location.path, "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": location.line},
+    }
+
+
+def _result(finding: CheckFinding) -> JSONObject:
+    result: JSONObject = {
+        "ruleId": finding.rule.value,
+        "ruleIndex": _RULE_INDEX[finding.rule],
+        "level": finding.level.value,
+        "message": {"text": _sentence(finding.message)},
+        "locations": [{"physicalLocation": _physical(finding.location)}],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
+    }
+    if finding.related:
+        result["relatedLocations"] = [
+            {"id": number, "physicalLocation": _physical(place), "message": {"text": "The recorded call."}}
+            for number, place in enumerate(finding.related, start=1)
+        ]
+    return result
+
+
+def sarif_document(report: CheckReport) -> JSONObject:
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "toolreplay",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(rule) for rule in Rule],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
+                "columnKind": "utf16CodeUnits",
+                "results": [_result(finding) for finding in report.findings],
+            }
+        ],
+    }
+
+
+def render_sarif(report: CheckReport) -> str:
+    return json.dumps(sarif_document(report), indent=2, ensure_ascii=False) + "\n"

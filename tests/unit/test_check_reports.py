@@ -1,0 +1,76 @@
+"""The check renderers on made-up reports: the annotation cap, the summary's size limit, the verdict rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ROOT
+from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult
+from toolreplay.report.github import render_annotations
+from toolreplay.report.markdown import render_markdown
+from toolreplay.verdict import FailOn, Verdict
+
+
+def _report(findings: list[CheckFinding], fail_on: FailOn = FailOn.DESTRUCTIVE) -> CheckReport:
+    result = UnitResult("audit a.jsonl", "audit", "a.jsonl", f"{len(findings)} findings", tuple(findings))
+    return CheckReport(None, "0" * 64, fail_on, (result.key,), (result,))
+
+
+def _finding(rule: Rule, number: int, message: str = "found") -> CheckFinding:
+    return CheckFinding(rule, f"{message} {number}", Location("a.jsonl", number), (), f"{number:032x}")
+
+
+def test_annotations_stop_at_ten_per_level() -> None:
+    findings = [_finding(Rule.PERMISSION_OVERREACH, n) for n in range(1, 14)]
+    findings += [_finding(Rule.REDUNDANT_CALL, n) for n in range(1, 4)]
+    lines = render_annotations(_report(findings)).splitlines()
+    assert sum(line.startswith("::error ") for line in lines) == 10
+    assert sum(line.startswith("::notice file=") for line in lines) == 3
+    assert lines[-1] == "::notice title=toolreplay::3 errors more not shown here: see the job summary"
+
+
+def test_annotation_text_is_escaped() -> None:
+    finding = CheckFinding(Rule.CHAIN_BROKEN, "100% broken\nreally", Location("dir,x/a:b.jsonl", 2), (), "f" * 32)
+    (line,) = render_annotations(_report([finding])).splitlines()
+    assert line == "::error file=dir%2Cx/a%3Ab.jsonl,line=2,title=toolreplay chain-broken::100%25 broken%0Areally"
+
+
+def test_markdown_stays_under_the_limit_with_a_note() -> None:
+    findings = [_finding(Rule.NON_DETERMINISM, n, "x" * 200) for n in range(1, 2001)]
+    report = _report(findings)
+    full = render_markdown(report)
+    assert "more rows not shown" not in full
+    limited = render_markdown(report, limit=50_000)
+    assert len(limited.encode()) <= 50_000
+    assert "more rows not shown: the summary has a size limit" in limited
+    assert limited.startswith("## toolreplay check: ⚠️ WARN")
+    assert limited.count("<details>") == limited.count("</details>") == 1
+    assert "### Analyses\n\n*1 more rows not shown" in limited
+
+
+def test_markdown_escapes_table_cells() -> None:
+    finding = _finding(Rule.REDUNDANT_CALL, 1, "a | b")
+    assert "a \\| b 1" in render_markdown(_report([finding]))
+
+
+@pytest.mark.parametrize(
+    ("rule", "fail_on", "verdict"),
+    [
+        (Rule.PERMISSION_OVERREACH, FailOn.DESTRUCTIVE, Verdict.FAIL),
+        (Rule.NON_DETERMINISM, FailOn.DESTRUCTIVE, Verdict.WARN),
+        (Rule.NON_DETERMINISM, FailOn.CHANGED, Verdict.FAIL),
+        (Rule.CHAIN_BROKEN, FailOn.NEVER, Verdict.WARN),
+        (None, FailOn.CHANGED, Verdict.PASS),
+    ],
+)
+def test_the_verdict_follows_fail_on(rule: Rule | None, fail_on: FailOn, verdict: Verdict) -> None:
+    findings = [_finding(rule, 1)] if rule is not None else []
+    assert _report(findings, fail_on).verdict is verdict
+
+
+def test_docs_describe_every_kind_of_finding() -> None:
+    text = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+    for rule in Rule:
+        assert f"## {rule.value}\n" in text
+        assert rule.info.short in text
+        assert rule.info.help in text

@@ -1,0 +1,113 @@
+"""The check config: every mistake is one message with the file and the line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from toolreplay.config import read_config
+from toolreplay.errors import InputError
+from toolreplay.replay.answers import Unrecorded
+from toolreplay.verdict import FailOn
+
+
+@pytest.fixture
+def here(tmp_path: Path) -> Path:
+    shutil.copy(SAMPLES / "session-dirty.jsonl", tmp_path / "dirty.jsonl")
+    shutil.copy(SAMPLES / "ops" / "session.json", tmp_path / "session.json")
+    shutil.copy(SAMPLES / "ops" / "prompt-v2.txt", tmp_path / "prompt.txt")
+    shutil.copy(SAMPLES / "scope.json", tmp_path / "scope.json")
+    return tmp_path
+
+
+def _error(directory: Path, text: str) -> str:
+    path = directory / ".toolreplay.yml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_config(str(path))
+    return str(caught.value).replace(str(directory) + "/", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("transcripts: dirty.jsonl\nscopes: scope.json\n", ".toolreplay.yml:2: unknown key 'scopes' in the config"),
+        (
+            "transcripts: dirty.jsonl\nstrict: maybe\n",
+            ".toolreplay.yml:2: 'strict' must be true or false, not a string",
+        ),
+        ("transcripts: [missing-*.jsonl]\n", ".toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file"),
+        ("transcripts: dirty.jsonl\nrules: nowhere.toml\n", ".toolreplay.yml:2: 'rules': no such file: nowhere.toml"),
+        ("transcripts: dirty.jsonl\nfail-on: sometimes\n", "'fail-on' must be one of destructive, changed, never"),
+        ("transcripts: dirty.jsonl\nalpha: 2\n", ".toolreplay.yml:2: 'alpha' must be between 0 and 1, not 2"),
+        ("transcripts: 3\n", ".toolreplay.yml:1: 'transcripts' must be a string, not an integer"),
+        ("- dirty.jsonl\n", ".toolreplay.yml:1: the config must be a mapping, not a list"),
+        ("", ".toolreplay.yml: the config is empty"),
+        ("transcripts: [dirty.jsonl\n", "not valid YAML"),
+        ("strict: true\n", ".toolreplay.yml:1: the config names no recordings"),
+        (
+            "sessions: session.json\nreplay:\n  repeat: 0\n",
+            ".toolreplay.yml:3: 'repeat' must be at least 1, not 0",
+        ),
+        (
+            "sessions: session.json\nreplay:\n  sytem: prompt.txt\n",
+            ".toolreplay.yml:3: unknown key 'sytem' in a replay",
+        ),
+        (
+            "sessions: session.json\nreplay:\n  on-unrecorded: stub\n",
+            ".toolreplay.yml:3: 'stubs' goes with 'on-unrecorded: stub'",
+        ),
+        (
+            "sessions: session.json\nreplay:\n  agent: scripted:gone.py\n",
+            ".toolreplay.yml:3: 'agent': no such file: gone.py",
+        ),
+        (
+            "transcripts: dirty.jsonl\nreplay:\n  repeat: 2\n",
+            ".toolreplay.yml:3: a replay needs sessions",
+        ),
+        (
+            "sessions: session.json\ncompare:\n  - recorded: session.json\n    candidates: session.json\n",
+            ".toolreplay.yml:3: a compare group needs 'baseline'",
+        ),
+        (
+            "transcripts: dirty.jsonl\nscope:\n  recordings: dirty.jsonl\n",
+            ".toolreplay.yml:3: a scope needs 'file'",
+        ),
+        ("transcripts: dirty.jsonl\ntranscripts: dirty.jsonl\n", ".toolreplay.yml:2: 'transcripts' appears twice"),
+    ],
+)
+def test_config_errors(here: Path, text: str, message: str) -> None:
+    assert message in _error(here, text)
+
+
+def test_a_full_config(here: Path) -> None:
+    path = here / ".toolreplay.yml"
+    path.write_text(
+        "transcripts: dirty.jsonl\n"
+        "sessions: [session.json]\n"
+        "scope: {file: scope.json, recordings: dirty.jsonl}\n"
+        "strict: yes\n"
+        "fail-on: changed\n"
+        "alpha: 0.1\n"
+        "replay:\n"
+        "  system: prompt.txt\n"
+        "  repeat: 3\n"
+        "  noise: 4\n"
+        "  seed: 7\n"
+        "  on-unrecorded: stop\n",
+        encoding="utf-8",
+    )
+    config = read_config(str(path))
+    assert config.recordings == (str(here / "session.json"), str(here / "dirty.jsonl"))
+    assert config.scopes[0].recordings == (str(here / "dirty.jsonl"),)
+    assert config.strict
+    assert config.fail_on is FailOn.CHANGED
+    (job,) = config.replays
+    assert job.sessions == (str(here / "session.json"),)
+    assert (job.repeat, job.noise, job.seed, job.alpha) == (3, 4, 7, 0.1)
+    assert job.on_unrecorded is Unrecorded.STOP
+    assert job.system == str(here / "prompt.txt")
+    assert job.line == 8
