@@ -1,0 +1,131 @@
+"""The container image, built from the Dockerfile with the local engine and run through the docker SDK.
+
+Skipped, with the reason, where no container engine answers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+from toolreplay import __version__
+
+docker = pytest.importorskip("docker", reason="the docker SDK is not installed")
+
+TAG = "toolreplay:test"
+USER = "10001:10001"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    try:
+        engine = docker.from_env(timeout=900)
+        engine.ping()
+    except Exception as exc:  # any failure to reach the engine means: skip, saying why
+        pytest.skip(f"no container engine answers ({type(exc).__name__}: {exc})")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def image(client: Any) -> Any:
+    revision = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    built, _ = client.images.build(
+        path=str(ROOT),
+        tag=TAG,
+        network_mode="host",
+        buildargs={"VERSION": __version__, "REVISION": revision or "unknown"},
+        rm=True,
+        forcerm=True,
+    )
+    return built
+
+
+def _run(client: Any, *args: str, volumes: dict[str, dict[str, str]] | None = None) -> tuple[int, str, str]:
+    container = client.containers.run(
+        TAG, list(args), detach=True, user=USER, volumes=volumes or {}, working_dir="/work"
+    )
+    try:
+        code = container.wait(timeout=300)["StatusCode"]
+        out = container.logs(stdout=True, stderr=False).decode()
+        err = container.logs(stdout=False, stderr=True).decode()
+    finally:
+        container.remove(force=True)
+    return code, out, err
+
+
+def test_the_image_is_labelled_and_runs_as_a_user(image: Any) -> None:
+    config = image.attrs["Config"]
+    assert config["Entrypoint"] == ["toolreplay"]
+    assert config["User"] == USER
+    labels = config["Labels"]
+    assert labels["org.opencontainers.image.version"] == __version__
+    assert labels["org.opencontainers.image.licenses"] == "MIT"
+    assert labels["org.opencontainers.image.source"].startswith("https://github.com/")
+    assert labels["org.opencontainers.image.description"]
+    assert labels["org.opencontainers.image.revision"]
+
+
+def test_version(client: Any, image: Any) -> None:
+    assert _run(client, "version") == (0, f"toolreplay {__version__}\n", "")
+
+
+def test_check_on_the_samples_mounted_read_only(client: Any, image: Any, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    out.chmod(0o777)
+    volumes = {str(SAMPLES): {"bind": "/work/samples", "mode": "ro"}, str(out): {"bind": "/out", "mode": "rw"}}
+    code, stdout, stderr = _run(
+        client,
+        "check",
+        "--config",
+        "samples/.toolreplay.yml",
+        "--sarif",
+        "/out/r.sarif",
+        "--markdown",
+        "/out/r.md",
+        "--json",
+        "/out/r.json",
+        volumes=volumes,
+    )
+    assert (code, stderr) == (1, "")
+    assert stdout.startswith("toolreplay check: FAIL\nconfig: samples/.toolreplay.yml · 12 analyses\n")
+    reports = {name: (out / name).read_text(encoding="utf-8") for name in ("r.sarif", "r.md", "r.json")}
+    assert all("/work" not in text for text in reports.values())
+    uris = {
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for result in json.loads(reports["r.sarif"])["runs"][0]["results"]
+    }
+    assert "samples/ops/prompt-v2.txt" in uris
+    assert all((ROOT / uri).is_file() for uri in uris)
+
+
+def _readable(directory: Path) -> None:
+    """Let the image's user read what the test wrote (pytest makes its directories private)."""
+    directory.chmod(0o755)
+    for path in directory.iterdir():
+        path.chmod(0o644)
+
+
+def test_a_bad_config_exits_2(client: Any, image: Any, tmp_path: Path) -> None:
+    (tmp_path / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
+    _readable(tmp_path)
+    code, stdout, stderr = _run(client, "check", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}})
+    assert (code, stdout) == (2, "")
+    assert stderr == "toolreplay: error: .toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file\n"
+
+
+def test_a_clean_check_exits_0(client: Any, image: Any, tmp_path: Path) -> None:
+    (tmp_path / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
+    _readable(tmp_path)
+    code, stdout, _ = _run(client, "check", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}})
+    assert code == 0
+    assert "toolreplay check: PASS" in stdout
