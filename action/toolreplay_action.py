@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The steps of the toolreplay GitHub Action: run the check, then keep one pull-request comment current.
+
+Python standard library only, so it runs on any runner before toolreplay is
+installed. Every input arrives through the environment (``INPUT_*`` and the
+``GITHUB_*`` variables the runner sets); nothing is interpolated into a shell.
+
+    toolreplay_action.py check     run `toolreplay check`, write the job summary and the step outputs
+    toolreplay_action.py comment   create or update the sticky comment on the pull request
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+MARKER = "<!-- toolreplay-check -->"
+COMMENT_LIMIT = 65_000  # GitHub refuses comment bodies over 65,536 characters
+
+
+def _env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def _notice(level: str, text: str) -> None:
+    print(f"::{level} title=toolreplay::{text}", flush=True)
+
+
+def _append(variable: str, text: str) -> None:
+    target = _env(variable)
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def _output(name: str, value: str) -> None:
+    _append("GITHUB_OUTPUT", f"{name}={value}\n")
+
+
+def _docker_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    probe = subprocess.run(["docker", "info"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def _command(workspace: Path, out: Path) -> tuple[list[str], Path]:
+    """How to run toolreplay here, and the directory the reports appear in (as the CLI sees it)."""
+    image = _env("INPUT_IMAGE")
+    if image and _docker_answers():
+        if "@sha256:" not in image:
+            raise SystemExit(f"toolreplay: the image must be pinned by digest (name@sha256:...), not {image}")
+        uid_gid = f"{os.getuid()}:{os.getgid()}"
+        return [
+            "docker", "run", "--rm", "--user", uid_gid, "--env", "ANTHROPIC_API_KEY",
+            "--volume", f"{workspace}:/work", "--volume", f"{out}:/toolreplay-out", "--workdir", "/work", image,
+        ], Path("/toolreplay-out")  # fmt: skip
+    preinstalled = _env("TOOLREPLAY_CLI")
+    if preinstalled:
+        return [preinstalled], out
+    venv = Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay-venv"
+    action = Path(__file__).resolve().parent.parent
+    if not (venv / "bin" / "toolreplay").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
+        subprocess.run([*pip, f"{action}[anthropic,mcp]"], check=True)
+    return [str(venv / "bin" / "toolreplay")], out
+
+
+def check() -> int:
+    workspace = Path(_env("GITHUB_WORKSPACE", os.getcwd())).resolve()
+    out = Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay"
+    out.mkdir(parents=True, exist_ok=True)
+    command, seen = _command(workspace, out)
+    args = ["check", "--markdown", str(seen / "summary.md"), "--sarif", str(seen / "toolreplay.sarif")]
+    args += ["--json", str(seen / "report.json"), "--github-annotations"]
+    if _env("INPUT_CONFIG"):
+        args += ["--config", _env("INPUT_CONFIG")]
+    if _env("INPUT_FAIL_ON"):
+        args += ["--fail-on", _env("INPUT_FAIL_ON")]
+    status = subprocess.run([*command, *args], cwd=workspace, check=False).returncode
+    summary, sarif, report = out / "summary.md", out / "toolreplay.sarif", out / "report.json"
+    if status not in (0, 1) or not report.is_file():
+        _append("GITHUB_STEP_SUMMARY", f"## toolreplay check could not run\n\nExit code {status}: see the step log.\n")
+        _output("verdict", "ERROR")
+        _output("exit-code", str(status or 2))
+        return status or 2
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    _append("GITHUB_STEP_SUMMARY", summary.read_text(encoding="utf-8"))
+    _output("verdict", str(data["verdict"]))
+    _output("findings", str(sum(int(n) for n in data["counts"].values())))
+    _output("sarif-file", str(sarif))
+    _output("summary-file", str(summary))
+    _output("exit-code", str(status))
+    return 0  # the action's last step fails per fail-on, once every report is out
+
+
+class _Api:
+    """The few REST calls the comment needs."""
+
+    def __init__(self, base: str, token: str) -> None:
+        self.base = base.rstrip("/")
+        self.token = token
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{self.base}{path}", data=data, method=method)
+        request.add_header("Accept", "application/vnd.github+json")
+        request.add_header("Authorization", f"Bearer {self.token}")
+        request.add_header("X-GitHub-Api-Version", "2022-11-28")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"null")
+
+
+def _body(summary: str) -> str:
+    if len(summary) > COMMENT_LIMIT:
+        summary = summary[:COMMENT_LIMIT] + "\n\n*The report is longer than a comment allows: see the job summary.*\n"
+    return f"{MARKER}\n{summary}"
+
+
+def comment() -> int:
+    event: dict[str, Any] = json.loads(Path(_env("GITHUB_EVENT_PATH")).read_text(encoding="utf-8"))
+    pull = event.get("pull_request")
+    if not pull:
+        _notice("notice", "not a pull request: no comment")
+        return 0
+    repository = str(event["repository"]["full_name"])
+    head = pull.get("head", {}).get("repo") or {}
+    if head.get("full_name") != repository:
+        _notice("notice", "a pull request from a fork: its token cannot comment, so the report is in the summary only")
+        return 0
+    summary_file = _env("SUMMARY_FILE")
+    if not summary_file or not Path(summary_file).is_file():
+        _notice("warning", "no report to comment with: the check did not run")
+        return 0
+    body = _body(Path(summary_file).read_text(encoding="utf-8"))
+    api = _Api(_env("GITHUB_API_URL", "https://api.github.com"), _env("GITHUB_TOKEN"))
+    number = int(pull["number"])
+    try:
+        page = 1
+        while True:
+            comments = api.call("GET", f"/repos/{repository}/issues/{number}/comments?per_page=100&page={page}")
+            ours = next((c for c in comments if MARKER in str(c.get("body", ""))), None)
+            if ours is not None:
+                api.call("PATCH", f"/repos/{repository}/issues/comments/{ours['id']}", {"body": body})
+                print(f"toolreplay: updated comment {ours['id']}")
+                return 0
+            if len(comments) < 100:
+                break
+            page += 1
+        made = api.call("POST", f"/repos/{repository}/issues/{number}/comments", {"body": body})
+        print(f"toolreplay: created comment {made['id']}")
+    except (urllib.error.URLError, OSError) as exc:
+        _notice("warning", f"could not comment on the pull request ({exc}); the report is in the summary")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    steps = {"check": check, "comment": comment}
+    if len(argv) != 1 or argv[0] not in steps:
+        print("usage: toolreplay_action.py check|comment", file=sys.stderr)
+        return 2
+    return steps[argv[0]]()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,222 @@
+"""The Action's steps in a faked GitHub environment, against a stub of the REST API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "action" / "toolreplay_action.py"
+REPO = "octo/agents"
+
+
+class _Comments:
+    """The stub's state: issue comments by id, and every request it saw."""
+
+    def __init__(self) -> None:
+        self.comments: dict[int, dict[str, Any]] = {}
+        self.requests: list[tuple[str, str, str]] = []
+        self.next_id = 100
+
+
+def _handler(state: _Comments) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_: object) -> None:
+            pass
+
+        def _reply(self, status: int, body: object) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _body(self) -> dict[str, Any]:
+            length = int(self.headers.get("Content-Length", "0"))
+            parsed: dict[str, Any] = json.loads(self.rfile.read(length))
+            return parsed
+
+        def do_GET(self) -> None:
+            state.requests.append(("GET", self.path, self.headers.get("Authorization", "")))
+            if re.fullmatch(rf"/repos/{REPO}/issues/7/comments\?per_page=100&page=1", self.path):
+                self._reply(200, list(state.comments.values()))
+            else:
+                self._reply(404, {"message": "Not Found"})
+
+        def do_POST(self) -> None:
+            state.requests.append(("POST", self.path, self.headers.get("Authorization", "")))
+            state.next_id += 1
+            state.comments[state.next_id] = {"id": state.next_id, "body": self._body()["body"]}
+            self._reply(201, state.comments[state.next_id])
+
+        def do_PATCH(self) -> None:
+            state.requests.append(("PATCH", self.path, self.headers.get("Authorization", "")))
+            number = int(self.path.rsplit("/", 1)[1])
+            state.comments[number]["body"] = self._body()["body"]
+            self._reply(200, state.comments[number])
+
+    return Handler
+
+
+@pytest.fixture
+def api() -> Iterator[tuple[str, _Comments]]:
+    state = _Comments()
+    state.comments[5] = {"id": 5, "body": "a reviewer's comment"}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", state
+    server.shutdown()
+    server.server_close()
+
+
+def _event(tmp_path: Path, head: str) -> Path:
+    event = {
+        "repository": {"full_name": REPO},
+        "pull_request": {"number": 7, "head": {"repo": {"full_name": head}}},
+    }
+    path = tmp_path / f"event-{head.replace('/', '-')}.json"
+    path.write_text(json.dumps(event), encoding="utf-8")
+    return path
+
+
+def _step(step: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    full = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", **env}
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), step], capture_output=True, text=True, env=full, timeout=300, check=False
+    )
+
+
+@pytest.fixture
+def github(tmp_path: Path, api: tuple[str, _Comments]) -> dict[str, str]:
+    workspace = tmp_path / "workspace"
+    shutil.copytree(ROOT / "samples", workspace / "samples")
+    (workspace / ".git").mkdir()
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    return {
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "GITHUB_EVENT_PATH": str(_event(tmp_path, REPO)),
+        "GITHUB_API_URL": api[0],
+        "GITHUB_TOKEN": "test-token",
+        "RUNNER_TEMP": str(temp),
+        "TOOLREPLAY_CLI": str(Path(sys.executable).parent / "toolreplay"),
+        "INPUT_CONFIG": "samples/.toolreplay.yml",
+    }
+
+
+def _outputs(path: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in Path(path).read_text(encoding="utf-8").splitlines())
+
+
+def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]) -> None:
+    result = _step("check", github)
+    assert result.returncode == 0, result.stderr  # failing waits for the last step
+    outputs = _outputs(github["GITHUB_OUTPUT"])
+    assert outputs["verdict"] == "FAIL"
+    assert outputs["exit-code"] == "1"
+    assert outputs["findings"] == "12"
+    assert Path(outputs["sarif-file"]).is_file()
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert summary.startswith("## toolreplay check: ❌ FAIL")
+    assert summary == Path(outputs["summary-file"]).read_text(encoding="utf-8")
+    assert "::error file=samples/ops/prompt-v2.txt,line=2,title=toolreplay destructive-call::" in result.stdout
+    assert github["GITHUB_WORKSPACE"] not in Path(outputs["sarif-file"]).read_text(encoding="utf-8")
+
+
+def test_a_check_that_cannot_run_fails_the_step(github: dict[str, str]) -> None:
+    result = _step("check", {**github, "INPUT_CONFIG": "samples/missing.yml"})
+    assert result.returncode == 2
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "ERROR"
+    assert "could not run" in Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+
+
+def test_the_comment_is_created_then_updated(github: dict[str, str], api: tuple[str, _Comments]) -> None:
+    _, state = api
+    assert _step("check", github).returncode == 0
+    env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
+    first = _step("comment", env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "toolreplay: created comment 101\n"
+    second = _step("comment", env)
+    assert second.stdout == "toolreplay: updated comment 101\n"
+    assert sorted(state.comments) == [5, 101]  # no duplicate; the reviewer's comment untouched
+    assert state.comments[5]["body"] == "a reviewer's comment"
+    assert state.comments[101]["body"].startswith("<!-- toolreplay-check -->\n## toolreplay check: ❌ FAIL")
+    methods = [method for method, _, _ in state.requests]
+    assert methods == ["GET", "POST", "GET", "PATCH"]
+    assert all(auth == "Bearer test-token" for _, _, auth in state.requests)
+
+
+def test_a_fork_gets_no_comment_but_its_reports(
+    tmp_path: Path, github: dict[str, str], api: tuple[str, _Comments]
+) -> None:
+    _, state = api
+    fork = {**github, "GITHUB_EVENT_PATH": str(_event(tmp_path, "someone/agents"))}
+    assert _step("check", fork).returncode == 0
+    result = _step("comment", {**fork, "SUMMARY_FILE": _outputs(fork["GITHUB_OUTPUT"])["summary-file"]})
+    assert result.returncode == 0
+    assert result.stdout.startswith("::notice title=toolreplay::a pull request from a fork")
+    assert state.requests == []
+    assert Path(fork["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8").startswith("## toolreplay check")
+    assert Path(_outputs(fork["GITHUB_OUTPUT"])["sarif-file"]).is_file()
+
+
+def _uses(document: dict[str, Any]) -> list[str]:
+    steps = [step for job in document.get("jobs", {}).values() for step in job.get("steps", [])]
+    steps += document.get("runs", {}).get("steps", [])
+    return [str(step["uses"]) for step in steps if "uses" in step]
+
+
+def _runs(document: dict[str, Any]) -> list[str]:
+    steps = [step for job in document.get("jobs", {}).values() for step in job.get("steps", [])]
+    steps += document.get("runs", {}).get("steps", [])
+    return [str(step["run"]) for step in steps if "run" in step]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["action.yml", ".github/workflows/ci.yml", ".github/workflows/selftest.yml", ".github/workflows/release.yml"],
+)
+def test_actions_are_pinned_and_scripts_take_no_expressions(name: str) -> None:
+    document = yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
+    for uses in _uses(document):
+        assert uses == "./" or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), uses
+    for script in _runs(document):
+        assert "${{" not in script
+    if name != "action.yml":
+        assert document["permissions"] == {}
+
+
+def test_the_action_declares_its_interface() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert action["runs"]["using"] == "composite"
+    assert set(action["inputs"]) >= {
+        "config",
+        "fail-on",
+        "upload-sarif",
+        "comment",
+        "token",
+        "anthropic-api-key",
+        "image",
+    }
+    assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in action["inputs"])
+    assert action["inputs"]["token"]["default"] == "${{ github.token }}"
+    assert set(action["outputs"]) == {"verdict", "findings", "sarif-file", "summary-file"}
+    assert action["branding"]["icon"]
+    assert action["runs"]["steps"][-1]["name"] == "Apply fail-on"
