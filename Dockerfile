@@ -16,15 +16,8 @@ RUN python -m pip wheel --wheel-dir /wheels ".[anthropic,mcp]" \
     && /opt/toolreplay/bin/pip uninstall --yes pip
 
 # Runtime: the slim base and the environment, nothing else; no compilers, no wheels, a user without a shell.
+# The version labels come last, so a new revision reuses every layer above them.
 FROM python:${PYTHON_VERSION}-slim
-ARG VERSION=0.0.0
-ARG REVISION=unknown
-LABEL org.opencontainers.image.title="toolreplay" \
-      org.opencontainers.image.description="Audit, seal and replay the tool calls of AI agents, and catch what a prompt or model change makes them do." \
-      org.opencontainers.image.source="https://github.com/toolreplay/toolreplay" \
-      org.opencontainers.image.licenses="MIT" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}"
 RUN useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay
 COPY --from=builder /opt/toolreplay /opt/toolreplay
 ENV PATH="/opt/toolreplay/bin:${PATH}" \
@@ -34,3 +27,11 @@ USER 10001:10001
 WORKDIR /work
 ENTRYPOINT ["toolreplay"]
 CMD ["--help"]
+ARG VERSION=0.0.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="toolreplay" \
+      org.opencontainers.image.description="Audit, seal and replay the tool calls of AI agents, and catch what a prompt or model change makes them do." \
+      org.opencontainers.image.source="https://github.com/toolreplay/toolreplay" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"

@@ -326,7 +326,11 @@ def discover(directory: str) -> Config:
     recordings: list[str] = []
     sealed: list[str] = []
     sessions: list[str] = []
-    for top, dirs, files in os.walk(directory):
+
+    def unreadable(exc: OSError) -> None:
+        raise InputError(f"cannot read the directory: {exc.strerror or exc}", exc.filename or directory)
+
+    for top, dirs, files in os.walk(directory, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             if not name.endswith((".json", ".jsonl")):

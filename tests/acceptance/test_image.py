@@ -6,6 +6,7 @@ Skipped, with the reason, where no container engine answers.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,10 +80,13 @@ def test_version(client: Any, image: Any) -> None:
 
 
 def test_check_on_the_samples_mounted_read_only(client: Any, image: Any, tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"  # a checkout holding the samples, mounted as `-v "$PWD:/work:ro"`
+    shutil.copytree(SAMPLES, checkout / "samples")
+    checkout.chmod(0o755)
     out = tmp_path / "out"
     out.mkdir()
     out.chmod(0o777)
-    volumes = {str(SAMPLES): {"bind": "/work/samples", "mode": "ro"}, str(out): {"bind": "/out", "mode": "rw"}}
+    volumes = {str(checkout): {"bind": "/work", "mode": "ro"}, str(out): {"bind": "/out", "mode": "rw"}}
     code, stdout, stderr = _run(
         client,
         "check",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
-from toolreplay.config import read_config
+from toolreplay.config import discover, read_config
 from toolreplay.errors import InputError
 from toolreplay.replay.answers import Unrecorded
 from toolreplay.verdict import FailOn
@@ -111,3 +111,11 @@ def test_a_full_config(here: Path) -> None:
     assert job.on_unrecorded is Unrecorded.STOP
     assert job.system == str(here / "prompt.txt")
     assert job.line == 8
+
+
+def test_discovery_reports_what_it_cannot_read(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read the directory"):
+        discover(str(tmp_path / "missing"))
+    (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    with pytest.raises(InputError, match=r"dangling\.jsonl: cannot read"):
+        discover(str(tmp_path))

@@ -44,7 +44,7 @@ from toolreplay.replay.answers import read_stubs
 from toolreplay.replay.drive import ReplayPlan, replay_session
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
-from toolreplay.report.text import format_call
+from toolreplay.report.text import count, format_call
 from toolreplay.scope import Scope, check_scope, read_scope
 
 ANALYSES = ("verify", "audit", "scope", "replay", "compare")
@@ -131,10 +131,6 @@ def run_check(config: Config, paths: Paths, shard: tuple[int, int] | None = None
     return CheckReport(shown, config_digest(config), config.fail_on, tuple(u.key for u in units), results, shard)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 class _Checker:
     """Runs units, reading each file and each scope once."""
 
@@ -171,7 +167,7 @@ class _Checker:
         result = verify(read_links(unit.path), unit.path)
         broken = result.broken
         if broken is None:
-            return UnitResult(unit.key, "verify", shown, f"chain intact ({_plural(result.links, 'link')})")
+            return UnitResult(unit.key, "verify", shown, f"chain intact ({count(result.links, 'link')})")
         part = f" ({broken.label})" if broken.label else ""
         message = (
             f"the hash chain breaks at index {broken.index}{part}: expected {broken.expected}, found "
@@ -202,8 +198,8 @@ class _Checker:
         by_index = {call.index: call for call in session.calls}
         found = [(Rule(f.kind.value), f.detail, by_index[f.index]) for f in report.findings]
         findings = self._call_findings(found, shown)
-        calls = _plural(len(session.calls), "call")
-        summary = f"{calls}, {_plural(len(findings), 'finding')}" if findings else f"{calls}, clean"
+        calls = count(len(session.calls), "call")
+        summary = f"{calls}, {count(len(findings), 'finding')}" if findings else f"{calls}, clean"
         return UnitResult(unit.key, "audit", shown, summary, findings)
 
     def scope(self, unit: Unit, setting: ScopeSetting) -> UnitResult:
@@ -217,7 +213,7 @@ class _Checker:
         found = [(Rule.PERMISSION_OVERREACH, f.detail, by_index[f.index]) for f in report.findings]
         findings = self._call_findings(found, shown)
         scope_shown = self.paths.show(setting.file)
-        summary = f"{_plural(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
+        summary = f"{count(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
         summary += f", {len(findings)} outside it" if findings else ", all inside it"
         return UnitResult(unit.key, "scope", shown, summary, findings, inputs=(scope_shown,))
 
@@ -258,7 +254,7 @@ class _Checker:
             agent = "scripted:" + self.paths.show(agent.removeprefix("scripted:"))
         edits = [f"system {self.paths.show(p)}" for p in (job.system,) if p]
         edits += [f"tools {self.paths.show(p)}" for p in (job.tools,) if p]
-        summary = f"{_plural(job.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+        summary = f"{count(job.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
         if job.noise:
             summary += f", {job.noise} unchanged"
         summary += f": {_change_summary(outcome.report, outcome.noise)}"
@@ -315,7 +311,7 @@ class _Checker:
 
         findings = _change_findings(report.candidate, report, primary, lambda c: _recorded(shown, c), shown)
         summary = (
-            f"{_plural(len(edited), 'edited session')} against {_plural(len(unchanged), 'unchanged session')}: "
+            f"{count(len(edited), 'edited session')} against {count(len(unchanged), 'unchanged session')}: "
             f"{_change_summary(report.candidate, report)}"
         )
         inputs = tuple(candidates) + tuple(self.paths.show(path) for path in group.baseline)
@@ -382,12 +378,12 @@ def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
         if not report.changes:
             return "the recorded calls, no change"
         destructive = sum(change.new_destructive for change in report.changes)
-        return f"{_plural(len(report.changes), 'change')}, {destructive} of them new destructive calls"
+        return f"{count(len(report.changes), 'change')}, {destructive} of them new destructive calls"
     if not noise.tested:
         return "the recorded calls, no change"
     verdicts = Counter(t.verdict for t in noise.tested)
     parts = [f"{verdicts[v]} {v.value}" for v in ChangeVerdict if verdicts[v]]
-    return f"{_plural(len(noise.tested), 'change')} ({', '.join(parts)})"
+    return f"{count(len(noise.tested), 'change')} ({', '.join(parts)})"
 
 
 def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:

@@ -14,11 +14,8 @@ from toolreplay.cli.diff import FAIL_ON
 from toolreplay.cli.report_options import emit_reports, report_options
 from toolreplay.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.errors import UsageError
+from toolreplay.report.text import count
 from toolreplay.verdict import FailOn
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _discovered(directory: str) -> Config:
@@ -32,8 +29,8 @@ def _discovered(directory: str) -> Config:
     sealed = len(config.sealed)
     transcripts = len(config.recordings) - sessions - sum(1 for p in config.sealed if p not in config.sessions)
     click.echo(
-        f"toolreplay: no {DEFAULT_CONFIG}; checking what is under {directory}: {_plural(sessions, 'session')}, "
-        f"{_plural(transcripts, 'transcript')}, {_plural(sealed, 'sealed file')} (audit and verify, default settings)",
+        f"toolreplay: no {DEFAULT_CONFIG}; checking what is under {directory}: {count(sessions, 'session')}, "
+        f"{count(transcripts, 'transcript')}, {count(sealed, 'sealed file')} (audit and verify, default settings)",
         err=True,
     )
     return config

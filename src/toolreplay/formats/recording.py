@@ -82,6 +82,9 @@ _SNIFF_BYTES = 4096
 def sniff_kind(path: str | Path) -> Kind | None:
     """A file's kind if it looks like a toolreplay recording, else None; for finding recordings in a tree.
 
+    A file that cannot be read is an :class:`InputError`: skipping it would
+    check less than the user thinks.
+
     Only the start of the file is read: a session's ``"format"`` marker, or a
     first JSON line shaped like a transcript entry or a sealed link. A file
     that looks like a recording but is broken is reported when it is read.
@@ -89,8 +92,8 @@ def sniff_kind(path: str | Path) -> Kind | None:
     try:
         with open(path, "rb") as handle:
             head = handle.read(_SNIFF_BYTES)
-    except OSError:
-        return None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
     if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
         return Kind.SESSION
     first_line = head.lstrip().split(b"\n", 1)[0]

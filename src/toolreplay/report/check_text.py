@@ -7,12 +7,8 @@ from collections import Counter
 from toolreplay.canonical import JSONObject
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, UnrecordedRow
 from toolreplay.model import Call
-from toolreplay.report.text import format_call
+from toolreplay.report.text import count, format_call, p_value
 from toolreplay.verdict import Verdict
-
-
-def p_value(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def call_text(tool: str, args: JSONObject) -> str:
@@ -46,10 +42,10 @@ def verdict_line(report: CheckReport) -> str:
         named = ", ".join(f"{kinds[r]} {r.value}" for r in Rule if kinds[r])
         more = len(findings) - len(failing)
         tail = f"; {more} more reported" if more else ""
-        return f"FAIL: {_plural(len(failing), 'finding')} fail the check ({named}){tail} ({rule})"
+        return f"FAIL: {count(len(failing), 'finding')} fail the check ({named}){tail} ({rule})"
     if report.verdict is Verdict.WARN:
-        return f"WARN: {_plural(len(findings), 'finding')}, none that fail the check ({rule})"
-    return f"PASS: nothing found in {_plural(len(report.results), 'analysis', 'analyses')} ({rule})"
+        return f"WARN: {count(len(findings), 'finding')}, none that fail the check ({rule})"
+    return f"PASS: nothing found in {count(len(report.results), 'analysis', 'analyses')} ({rule})"
 
 
 def scope_line(report: CheckReport) -> str:
@@ -57,11 +53,7 @@ def scope_line(report: CheckReport) -> str:
     if report.shard is not None:
         k, n = report.shard
         return f"{where} · shard {k}/{n}: {len(report.results)} of {len(report.units)} analyses"
-    return f"{where} · {_plural(len(report.units), 'analysis', 'analyses')}"
-
-
-def _plural(count: int, noun: str, plural: str | None = None) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {plural or noun + 's'}"
+    return f"{where} · {count(len(report.units), 'analysis', 'analyses')}"
 
 
 def _finding(finding: CheckFinding) -> str:

@@ -9,7 +9,8 @@ to find them.
 from __future__ import annotations
 
 from toolreplay.check.model import CheckReport, Level
-from toolreplay.report.check_text import call_text, counts_line, p_value, scope_line, verdict_line
+from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
+from toolreplay.report.text import p_value
 from toolreplay.verdict import Verdict
 
 SUMMARY_LIMIT = 1_000_000  # bytes; GitHub's limit for a step summary is 1 MiB

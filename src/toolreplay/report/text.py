@@ -24,8 +24,9 @@ def _finding_lines(findings: Iterable[Finding]) -> list[str]:
     return [f"index {f.index}: {f.kind.value}: {f.detail}" for f in findings]
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 call``, ``2 calls`` (or the plural given)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
 
 
 def _lines(lines: list[str]) -> str:
@@ -129,9 +130,9 @@ def render_diff(result: DiffResult) -> str:
     destructive = result.new_destructive
     if destructive:
         where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
-        summary = f"{b.path} makes {_count(len(destructive), 'destructive call')} {a.path} does not: {where}"
+        summary = f"{b.path} makes {count(len(destructive), 'destructive call')} {a.path} does not: {where}"
     elif result.differences:
-        summary = f"{_count(len(result.differences), 'difference')}, none of them a new destructive call"
+        summary = f"{count(len(result.differences), 'difference')}, none of them a new destructive call"
     else:
         summary = "the two recordings made the same calls"
     lines.append(f"verdict: {result.verdict.value}: {summary} (--fail-on {result.fail_on.value})")
@@ -155,7 +156,7 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
     for run in runs:
         endings[run.ending] = endings.get(run.ending, 0) + 1
     lines = [
-        f"replay: {setup.recording.path} ({_count(len(setup.recording.calls), 'call')} recorded)",
+        f"replay: {setup.recording.path} ({count(len(setup.recording.calls), 'call')} recorded)",
         f"candidate: {report.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
         f"runs: {total}{_seeds(runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
@@ -171,7 +172,7 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
             )
             lines.extend(f"{'':20}{_field(field)}" for field in change.fields)
     else:
-        lines.append(f"differences from the recording: none, in {_count(total, 'run')}")
+        lines.append(f"differences from the recording: none, in {count(total, 'run')}")
     if report.unrecorded:
         lines.append(f"calls the recording never made (--on-unrecorded {setup.on_unrecorded.value}):")
         for item in report.unrecorded:
@@ -194,14 +195,14 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         named = ", ".join(f"{tool} in {len(runs_of)} of {total} runs" for tool, runs_of in sorted(destructive.items()))
         summary = f"destructive calls the recording never made: {named}"
     elif report.changes:
-        summary = f"{_count(len(report.changes), 'difference')}, none of them a new destructive call"
+        summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
     else:
         summary = "the candidate made the recorded calls"
     lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
     return _lines(lines)
 
 
-def _p(value: float) -> str:
+def p_value(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
@@ -220,7 +221,7 @@ def render_noise(
     for run in (*candidate.runs, *baseline.runs):
         endings[run.ending] = endings.get(run.ending, 0) + 1
     lines = [
-        f"replay: {candidate.setup.recording.path} ({_count(len(candidate.setup.recording.calls), 'call')} recorded)",
+        f"replay: {candidate.setup.recording.path} ({count(len(candidate.setup.recording.calls), 'call')} recorded)",
         candidate_line
         or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
@@ -237,10 +238,10 @@ def render_noise(
             lines.append(
                 f"{'':14}edited {_share(t.hits, t.runs, t.interval)}"
                 f" · unchanged {_share(t.baseline_hits, t.baseline_runs, t.baseline_interval)}"
-                f" · p {_p(t.p)} · q {_p(t.q)}"
+                f" · p {p_value(t.p)} · q {p_value(t.q)}"
             )
     else:
-        lines.append(f"changes with the edit: none, in {_count(runs, 'run')}")
+        lines.append(f"changes with the edit: none, in {count(runs, 'run')}")
     if candidate.unrecorded:
         lines.append(
             f"calls the recording never made, with the edit (--on-unrecorded {candidate.setup.on_unrecorded.value}):"
@@ -254,7 +255,7 @@ def render_noise(
     percent = f"{report.alpha:.0%}" if report.alpha * 100 == round(report.alpha * 100) else f"{report.alpha:g}"
     lines.append(
         f"reading it: 'changed' means clearly more frequent with the edit (q, the p value adjusted for testing "
-        f"{_count(len(report.tested), 'change')} at once, below {percent}); 'noise' means the unchanged agent does it "
+        f"{count(len(report.tested), 'change')} at once, below {percent}); 'noise' means the unchanged agent does it "
         "about as often; DESTRUCTIVE is a destructive call the unchanged runs never made, however rare."
     )
     if flagged is None:
@@ -272,7 +273,7 @@ def render_noise(
         hits = max(t.hits for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE)
         summary = f"{', '.join(destructive)}: destructive, never made without the edit (up to {hits} of {runs} runs)"
     elif changed:
-        summary = f"{_count(len(changed), 'change')} clearly more frequent with the edit, none destructive"
+        summary = f"{count(len(changed), 'change')} clearly more frequent with the edit, none destructive"
     elif report.tested:
         summary = "every difference is within the agent's own noise"
     else:
