@@ -3,8 +3,9 @@
 The units, in report order: the chain of every sealed recording, the
 self-audit of every recording, every recording against every scope that
 applies to it, every replay of every chosen session, every comparison group.
-A unit's key names it for sharding and merging; a shard takes every N-th unit
-of each analysis, so the expensive replays spread evenly over the shards.
+A unit's key names it for sharding and merging; a shard takes a share of each
+analysis balanced by the units' expected cost (bytes read, times runs for a
+replay), so the expensive replays spread evenly over the shards.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from toolreplay.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_located
-from toolreplay.formats.recording import Kind, detect_kind, load_session, read_links
+from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.session import parse_tools
 from toolreplay.model import Call, Session
@@ -101,18 +102,40 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
     return units
 
 
+def unit_weight(unit: Unit) -> float:
+    """A unit's expected cost, comparable within its analysis: bytes to read, times runs for a replay."""
+    paths = [unit.path]
+    if unit.group is not None:
+        paths = [unit.group.recorded, *unit.group.candidates, *unit.group.baseline]
+    size = float(sum(os.path.getsize(path) for path in paths)) or 1.0
+    if unit.job is not None:
+        size *= unit.job.repeat + unit.job.noise
+    return size
+
+
 def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]:
-    """Shard K of N: every N-th unit of each analysis, starting at the K-th."""
+    """Shard K of N: a deterministic share of every analysis, balanced by the units' weights.
+
+    Within each analysis the heaviest unit goes first, each to the shard with
+    the least work so far (work counted as shares of each analysis's total, so
+    one shard does not collect the heaviest unit of every analysis). The same
+    files give the same split on every machine; the shard keeps report order.
+    """
     if shard is None:
         return list(units)
     k, n = shard
-    position: Counter[str] = Counter()
-    chosen: list[Unit] = []
-    for unit in units:
-        if position[unit.analysis] % n == k - 1:
-            chosen.append(unit)
-        position[unit.analysis] += 1
-    return chosen
+    load = [0.0] * n
+    chosen: set[str] = set()
+    for analysis in ANALYSES:
+        members = [unit for unit in units if unit.analysis == analysis]
+        weights = {unit.key: unit_weight(unit) for unit in members}
+        total = sum(weights.values())
+        for unit in sorted(members, key=lambda u: (-weights[u.key], u.key)):
+            target = min(range(n), key=lambda i: (load[i], i))
+            load[target] += weights[unit.key] / total
+            if target == k - 1:
+                chosen.add(unit.key)
+    return [unit for unit in units if unit.key in chosen]
 
 
 def config_digest(config: Config) -> str:
@@ -191,14 +214,27 @@ class _Checker:
             findings.append(CheckFinding(rule, message, Location(shown, call.line), related, print_))
         return tuple(findings)
 
+    def calls(self, path: str) -> tuple[tuple[Call, ...], Classifier]:
+        """A recording's calls, and a classifier that knows its tools.
+
+        Sessions are kept, since replays and comparisons read them again; a
+        transcript's calls are read for the unit at hand only, so a check holds
+        one transcript at a time however many it reads.
+        """
+        if path in self._sessions or detect_kind(path) in (Kind.SESSION, Kind.SEALED_SESSION):
+            session = self.session(path)
+            return session.calls, self.classifier(session)
+        calls, classifier = calls_and_classifier(path, self.policy)
+        return tuple(calls), classifier
+
     def audit(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
-        session = self.session(unit.path)
-        report = audit(session.calls, self.classifier(session))
-        by_index = {call.index: call for call in session.calls}
+        recorded, classifier = self.calls(unit.path)
+        report = audit(recorded, classifier)
+        by_index = {call.index: call for call in recorded} if report.findings else {}
         found = [(Rule(f.kind.value), f.detail, by_index[f.index]) for f in report.findings]
         findings = self._call_findings(found, shown)
-        calls = count(len(session.calls), "call")
+        calls = count(report.calls, "call")
         summary = f"{calls}, {count(len(findings), 'finding')}" if findings else f"{calls}, clean"
         return UnitResult(unit.key, "audit", shown, summary, findings)
 
@@ -207,9 +243,9 @@ class _Checker:
         if setting.file not in self._scopes:
             self._scopes[setting.file] = read_scope(setting.file)
         scope = self._scopes[setting.file]
-        session = self.session(unit.path)
-        report = check_scope(session.calls, scope)
-        by_index = {call.index: call for call in session.calls}
+        recorded, _ = self.calls(unit.path)
+        report = check_scope(recorded, scope)
+        by_index = {call.index: call for call in recorded} if report.findings else {}
         found = [(Rule.PERMISSION_OVERREACH, f.detail, by_index[f.index]) for f in report.findings]
         findings = self._call_findings(found, shown)
         scope_shown = self.paths.show(setting.file)

@@ -7,7 +7,8 @@ import click
 from toolreplay.audit import audit
 from toolreplay.classify import Policy
 from toolreplay.cli.output import write_text
-from toolreplay.cli.policy_options import calls_and_classifier, load_policy, policy_options
+from toolreplay.cli.policy_options import load_policy, policy_options
+from toolreplay.formats.recording import calls_and_classifier
 from toolreplay.report.text import render_audit
 
 

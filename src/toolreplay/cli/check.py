@@ -55,8 +55,9 @@ def _discovered(directory: str) -> Config:
     a broken chain, a permission overreach or a new destructive call; under
     changed, any finding; under never, nothing.
 
-    --shard K/N runs every N-th analysis (starting at the K-th), for a CI
-    matrix; 'toolreplay merge' combines the shards' --json reports.
+    --shard K/N runs shard K of N (a share of each analysis, balanced by its
+    expected cost), for a CI matrix; 'toolreplay merge' combines the shards'
+    --json reports.
     """,
 )
 @click.option("--config", "config_file", metavar="FILE", help=f"The config file [default: {DEFAULT_CONFIG}].")

@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from toolreplay.classify import Classification, Classifier, Policy
-from toolreplay.formats.recording import Kind, detect_kind, iter_calls, load_session
 from toolreplay.formats.rules import read_rules
 from toolreplay.model import Call
 
@@ -27,16 +26,6 @@ def policy_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def load_policy(rules_file: str | None, strict: bool) -> Policy:
     return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
-
-
-def calls_and_classifier(path: str, policy: Policy) -> tuple[Any, Classifier]:
-    """A recording's calls (streamed for transcripts) and a classifier that knows its tools."""
-    kind = detect_kind(path)
-    if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        return iter_calls(path), Classifier(policy)
-    session = load_session(path, kind)
-    tools = session.context.tools if session.context is not None else ()
-    return iter(session.calls), Classifier(policy, tools)
 
 
 def class_label(call: Call, classifier: Classifier) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from toolreplay.chain import SealedLink
+from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object
@@ -66,6 +67,16 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
     if kind is Kind.SEALED_SESSION:
         return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
     return Session(str(path), tuple(iter_recorded_calls(path)))
+
+
+def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier]:
+    """A recording's calls (streamed for transcripts) and a classifier that knows its tools."""
+    kind = detect_kind(path)
+    if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+        return iter_recorded_calls(path), Classifier(policy)
+    session = load_session(path, kind)
+    tools = session.context.tools if session.context is not None else ()
+    return iter(session.calls), Classifier(policy, tools)
 
 
 def iter_calls(path: str | Path) -> Iterator[Call]:
