@@ -13,10 +13,11 @@ in one process and one run:
   text, markdown, SARIF and JSON reports rendered;
 - every shard of `--shard K/N` in turn.
 
-Times are this process's CPU time, best of three. Prints check's time over the direct analyses, without and with its reports
-(target: at most 1.10 without), interleaving the three so a slow spell of the
-machine weighs on each alike, and the slowest shard's time over an even share
-of the whole (1.00 is a perfect split).
+Times are this process's CPU time, best of three, the three kinds interleaved
+so a slow spell of the machine weighs on each alike. Prints check's time over
+the direct analyses, without and with its reports (target: at most 1.10
+without), and the slowest shard's time over an even share of the whole (1.00
+is a perfect split).
 """
 
 from __future__ import annotations
