@@ -35,21 +35,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic import write_transcript
-from toolreplay.agents.spec import read_prompt
 from toolreplay.audit import audit
 from toolreplay.chain import seal, verify
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import run_check
 from toolreplay.classify import Classifier, Policy
-from toolreplay.config import read_config
+from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
-from toolreplay.replay.answers import Unrecorded, read_stubs
-from toolreplay.replay.drive import ReplayPlan, replay_session
+from toolreplay.replay.drive import replay_session
 from toolreplay.replay.progress import Progress
 from toolreplay.report.check_json import render_check_json
 from toolreplay.report.check_text import render_check
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.sarif import render_sarif
+from toolreplay.settings import ReplaySettings, Unrecorded
+from toolreplay.verdict import FailOn
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 RUNS = 10
@@ -99,23 +99,19 @@ def direct(root: Path) -> None:
         audit(iter_calls(sealed), Classifier(policy))
     for path in sorted((root / "transcripts").iterdir()):
         audit(iter_calls(path), Classifier(policy))
-    prompt = read_prompt(str(root / "prompt-v2.txt"))
-    stubs = read_stubs(root / "stubs.json")
+    settings = ReplaySettings(
+        system=str(root / "prompt-v2.txt"),
+        agent=f"scripted:{root / 'agent.py'}",
+        repeat=RUNS,
+        noise=RUNS,
+        on_unrecorded=Unrecorded.STUB,
+        stubs=str(root / "stubs.json"),
+    )
     for path in sorted((root / "sessions").iterdir()):
         session = load_session(path)
         assert session.context is not None
         audit(session.calls, Classifier(policy, session.context.tools))
-        plan = ReplayPlan(
-            session,
-            prompt,
-            session.context.tools,
-            "scripted:agent.py",
-            repeat=RUNS,
-            noise=RUNS,
-            on_unrecorded=Unrecorded.STUB,
-            stubs=stubs,
-        )
-        replay_session(plan, policy, Progress(2 * RUNS))
+        replay_session(session, settings, policy, FailOn.DESTRUCTIVE, progress=Progress(2 * RUNS))
 
 
 FOUND: list[int] = []

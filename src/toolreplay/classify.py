@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from toolreplay.canonical import JSONValue, canonical_bytes
-from toolreplay.matching import EXACT, Matcher, lookup
+from toolreplay.canonical import JSONValue
+from toolreplay.matching import EXACT, Matcher, args_match
 from toolreplay.model import Call, ToolDef
 
 
@@ -38,7 +38,7 @@ class CallClass(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class ClassRule:
     """Calls to ``tool`` (a glob) whose arguments match ``args`` are of class ``klass``.
 
     In ``args``, a string is a glob pattern for a string argument; any other value
@@ -51,26 +51,14 @@ class Rule:
     line: int = 0
 
     def matches(self, call: Call) -> bool:
-        if not fnmatchcase(call.tool, self.tool):
-            return False
-        for path, expected in self.args:
-            found, actual = lookup(call.args, path)
-            if not found or not _value_matches(actual, expected):
-                return False
-        return True
-
-
-def _value_matches(actual: JSONValue, expected: JSONValue) -> bool:
-    if isinstance(expected, str):
-        return isinstance(actual, str) and fnmatchcase(actual, expected)
-    return canonical_bytes(actual) == canonical_bytes(expected)
+        return fnmatchcase(call.tool, self.tool) and args_match(call.args, self.args)
 
 
 @dataclass(frozen=True, slots=True)
 class Policy:
     """Rules, argument matching and strictness, as one rules file gives them."""
 
-    rules: tuple[Rule, ...] = ()
+    rules: tuple[ClassRule, ...] = ()
     matcher: Matcher = EXACT
     strict: bool = False
     source: str | None = None
@@ -82,7 +70,7 @@ class Classification:
 
     klass: CallClass
     origin: str  # "rule", "annotations" or "none"
-    rule: Rule | None = None
+    rule: ClassRule | None = None
     annotated: CallClass | None = None
 
     @property

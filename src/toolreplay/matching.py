@@ -12,11 +12,11 @@ identity, the diff, replay lookups, noise counting) goes through one
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_call
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, canonical_call
 from toolreplay.model import Call
 
 
@@ -26,10 +26,6 @@ class Matcher:
 
     ignore: tuple[str, ...] = ()
     ignore_by_tool: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-
-    @property
-    def exact(self) -> bool:
-        return not self.ignore and not self.ignore_by_tool
 
     def patterns_for(self, tool: str) -> tuple[str, ...]:
         return self.ignore + tuple(self.ignore_by_tool.get(tool, ()))
@@ -58,6 +54,26 @@ def _without(value: JSONObject, prefix: str, patterns: tuple[str, ...]) -> JSONO
             continue
         kept[name] = _without(item, f"{path}.", patterns) if isinstance(item, dict) else item
     return kept
+
+
+def value_matches(actual: JSONValue, pattern: JSONValue) -> bool:
+    """The one "glob or equal" rule: a string pattern is a glob over string values; anything else must be equal.
+
+    Rules, scopes and stubs all match argument values this way; equality is of
+    canonical bytes, like every comparison of JSON values.
+    """
+    if isinstance(pattern, str):
+        return isinstance(actual, str) and fnmatchcase(actual, pattern)
+    return canonical_bytes(actual) == canonical_bytes(pattern)
+
+
+def args_match(args: JSONObject, patterns: Iterable[tuple[str, JSONValue]]) -> bool:
+    """Whether every dotted path of ``patterns`` is in ``args`` with a value that matches its pattern."""
+    for path, pattern in patterns:
+        found, actual = lookup(args, path)
+        if not found or not value_matches(actual, pattern):
+            return False
+    return True
 
 
 def lookup(args: JSONObject, path: str) -> tuple[bool, JSONValue]:

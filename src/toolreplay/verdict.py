@@ -1,4 +1,4 @@
-"""Turning what a comparison found into a verdict and an exit code, in one place.
+"""Turning what a command found into a verdict and an exit code, in one place.
 
 ``--fail-on destructive`` (the default) fails on a destructive call the
 reference never made; ``changed`` also fails on any other difference; ``never``
@@ -8,6 +8,19 @@ only reports. A run that fails nothing but found differences reads WARN.
 from __future__ import annotations
 
 import enum
+
+
+class Exit(enum.IntEnum):
+    """The exit codes: 0 clean, 1 findings (and nothing else), 2 the command could not do its job."""
+
+    CLEAN = 0
+    FINDINGS = 1
+    ERROR = 2
+
+
+def exit_for(found: bool) -> Exit:
+    """The exit code of a command that reports findings (or a broken chain) without a --fail-on."""
+    return Exit.FINDINGS if found else Exit.CLEAN
 
 
 class FailOn(enum.Enum):
@@ -22,14 +35,15 @@ class Verdict(enum.Enum):
     FAIL = "FAIL"
 
     @property
-    def exit_code(self) -> int:
-        return 1 if self is Verdict.FAIL else 0
+    def exit_code(self) -> Exit:
+        return exit_for(self is Verdict.FAIL)
 
 
-def decide(fail_on: FailOn, destructive: bool, changed: bool) -> Verdict:
-    """``destructive``: a new destructive call was found; ``changed``: any difference was."""
-    if fail_on is FailOn.DESTRUCTIVE and destructive:
+def decide(fail_on: FailOn, severe: bool, changed: bool) -> Verdict:
+    """``severe``: something ``--fail-on destructive`` fails on was found (a new destructive call, a broken
+    chain, an overreach); ``changed``: any difference or finding was."""
+    if fail_on is FailOn.DESTRUCTIVE and severe:
         return Verdict.FAIL
-    if fail_on is FailOn.CHANGED and (destructive or changed):
+    if fail_on is FailOn.CHANGED and (severe or changed):
         return Verdict.FAIL
-    return Verdict.WARN if destructive or changed else Verdict.PASS
+    return Verdict.WARN if severe or changed else Verdict.PASS

@@ -113,11 +113,17 @@ BAD_TRANSCRIPTS = {
     "missing-field": (b'{"index": 0, "tool": "t", "args": {}}\n', "1: missing field 'response'"),
     "bool-index": (
         LINE.replace(b'"index": 0', b'"index": false'),
-        "1: field 'index' must be an integer, found boolean",
+        "1: field 'index' must be an integer, found a boolean",
     ),
-    "float-index": (LINE.replace(b'"index": 0', b'"index": 0.5'), "1: field 'index' must be an integer, found number"),
+    "float-index": (
+        LINE.replace(b'"index": 0', b'"index": 0.5'),
+        "1: field 'index' must be an integer, found a number",
+    ),
     "out-of-order": (LINE + LINE, "2: index 0 is out of order: expected 1"),
-    "args-not-object": (LINE.replace(b'"args": {}', b'"args": "x"'), "1: field 'args' must be an object, found string"),
+    "args-not-object": (
+        LINE.replace(b'"args": {}', b'"args": "x"'),
+        "1: field 'args' must be an object, found a string",
+    ),
     "response-not-object": (LINE.replace(b'"response": {}', b'"response": [1]'), "field 'response' must be an object"),
     "not-json": (LINE + b"{oops\n", "2: not valid JSON"),
     "not-utf8": (LINE + b'{"index": 1, "tool": "\xc3\x28", "args": {}, "response": {}}\n', "2: not valid UTF-8"),
@@ -143,9 +149,9 @@ def test_bad_transcripts_exit_2_with_one_line(tmp_path: Path, command: str, case
     [
         ('{"allowed_tools": ["a"]}', "missing field 'agent'"),
         ('{"agent": "a"}', "missing field 'allowed_tools'"),
-        ('{"agent": ["a"], "allowed_tools": []}', "field 'agent' must be a string"),
-        ('{"agent": "a", "allowed_tools": "read_file"}', "field 'allowed_tools' must be an array"),
-        ('{"agent": "a", "allowed_tools": [null]}', "entry 0 of 'allowed_tools' must be a string"),
+        ('{"agent": ["a"], "allowed_tools": []}', "agent: must be a string"),
+        ('{"agent": "a", "allowed_tools": "read_file"}', "allowed_tools: must be an array"),
+        ('{"agent": "a", "allowed_tools": [null]}', "allowed_tools[0]: must be a string"),
         ("{not json", "not valid JSON"),
     ],
 )

@@ -69,8 +69,10 @@ def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--on-unrecorded", "stub"), "--stubs goes with --on-unrecorded stub"),
-        (("--repeat", "0"), "--repeat, --max-turns and --concurrency must be at least 1"),
+        (("--on-unrecorded", "stub"), "--stubs goes with on-unrecorded stub, and on-unrecorded stub needs stubs"),
+        (("--repeat", "0"), "--repeat must be at least 1, not 0"),
+        (("--max-tokens", "0"), "--max-tokens must be at least 1, not 0"),
+        (("--seed", "-5"), "--seed must be at least 0, not -5"),
         (("--agent", "claude-test"), "ANTHROPIC_API_KEY"),
         (("--tools", "missing.json"), "missing.json: no such file"),
     ],

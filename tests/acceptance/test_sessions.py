@@ -265,7 +265,7 @@ def test_diff_and_show_bad_input_is_exit_2(tmp_path: Path) -> None:
         assert result.code == 2, args
         assert result.stderr.count("\n") == 1
     assert (
-        f"{bad_rules}:3: unknown class 'scary'"
+        f"{bad_rules}:3: rules[0].class: unknown class 'scary'"
         in run_cli("show", "samples/ops/session.json", "--rules", str(bad_rules), cwd=ROOT).stderr
     )
 

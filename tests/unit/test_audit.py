@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from toolreplay.audit import AuditReport, audit
 from toolreplay.canonical import JSONObject
-from toolreplay.classify import DEFAULT_MUTATORS, CallClass, Classifier, Policy, Rule
+from toolreplay.classify import DEFAULT_MUTATORS, CallClass, Classifier, ClassRule, Policy
 from toolreplay.model import Call, FindingKind
 
 Spec = tuple[str, JSONObject, JSONObject]
@@ -49,7 +49,7 @@ def test_repeated_mutator_is_not_redundant() -> None:
 def test_custom_mutator_test_is_used() -> None:
     push: Spec = ("git_push", {}, {"ok": True})
     assert kinds(audit(calls(push, push))) == [(1, "redundant-call")]
-    rules = Policy(rules=(Rule("git_push", CallClass.WRITE),))
+    rules = Policy(rules=(ClassRule("git_push", CallClass.WRITE),))
     assert audit(calls(push, push), Classifier(rules)).findings == ()
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from toolreplay.canonical import JSONObject
-from toolreplay.classify import CallClass, Classifier, Policy, Rule, class_from_annotations
+from toolreplay.classify import CallClass, Classifier, ClassRule, Policy, class_from_annotations
 from toolreplay.errors import InputError
 from toolreplay.formats.rules import read_rules
 from toolreplay.matching import Matcher
@@ -40,9 +40,9 @@ def test_annotations_are_read_as_the_mcp_specification_defines_them(
 
 
 HTTP = (
-    Rule("http_request", CallClass.READ_ONLY, (("method", "GET"),), 2),
-    Rule("http_request", CallClass.DESTRUCTIVE, (("method", "DELETE"),), 6),
-    Rule("deploy_*", CallClass.DESTRUCTIVE, (), 9),
+    ClassRule("http_request", CallClass.READ_ONLY, (("method", "GET"),), 2),
+    ClassRule("http_request", CallClass.DESTRUCTIVE, (("method", "DELETE"),), 6),
+    ClassRule("deploy_*", CallClass.DESTRUCTIVE, (), 9),
 )
 
 
@@ -65,14 +65,16 @@ def test_strict_treats_unknown_as_destructive() -> None:
 
 
 def test_nested_argument_paths_and_non_string_values() -> None:
-    rule = Rule("api", CallClass.WRITE, (("request.method", "P*"), ("request.dry_run", False)))
+    rule = ClassRule("api", CallClass.WRITE, (("request.method", "P*"), ("request.dry_run", False)))
     assert rule.matches(call("api", {"request": {"method": "POST", "dry_run": False}}))
     assert not rule.matches(call("api", {"request": {"method": "POST", "dry_run": True}}))
     assert not rule.matches(call("api", {"request": {"method": "GET", "dry_run": False}}))
 
 
 def test_mutators_come_from_the_class_else_the_default_list() -> None:
-    classifier = Classifier(Policy((Rule("git_push", CallClass.WRITE),)), [tool("read_file", {"readOnlyHint": True})])
+    classifier = Classifier(
+        Policy((ClassRule("git_push", CallClass.WRITE),)), [tool("read_file", {"readOnlyHint": True})]
+    )
     assert classifier.is_mutator(call("git_push"))
     assert not classifier.is_mutator(call("read_file"))  # annotated read-only overrides the default list
     assert classifier.is_mutator(call("write_file"))  # unclassified: the auditor's default list
@@ -106,14 +108,18 @@ def test_reads_the_documented_example(tmp_path: Path) -> None:
     [
         ('[[rules]]\ntool = "x"\nclass = "dangerous"\n', "unknown class 'dangerous'", 3),
         ('[[rules]]\ntool = "x"\nclass = "write"\nwhen = "always"\n', "unknown key 'when' in a rule", 4),
-        ('[[rules]]\ntool = 3\nclass = "write"\n', "a rule needs 'tool', a non-empty string (found an integer)", 2),
-        ('[[rules]]\ntool = "x"\n', "a rule needs 'class', a string (found nothing)", 1),
-        ('[[rules]]\ntool = "x"\nclass = "write"\nargs = ["a"]\n', "'args' must be a table, found an array", 4),
-        ('[[rules]]\ntool = "x"\nclass = "write"\nargs = { a = [1] }\n', "argument 'a' must be a string", 4),
+        ('[[rules]]\ntool = 3\nclass = "write"\n', "rules[0].tool: must be a non-empty string, found an integer", 2),
+        ('[[rules]]\ntool = "x"\n', "rules[0]: a rule needs 'class'", 1),
+        ('[[rules]]\ntool = "x"\nclass = "write"\nargs = ["a"]\n', "rules[0].args: must be a table, found an array", 4),
+        (
+            '[[rules]]\ntool = "x"\nclass = "write"\nargs = { a = [1] }\n',
+            "rules[0].args.a: must be a string (a glob), a number or a boolean, found an array",
+            4,
+        ),
         ('[[rules]]\ntool = "a"\nclass = "write"\n\n[[rules]]\ntool = "b"\nclass = 1\n', "found an integer", 7),
-        ('[matching]\nignore = "x"\n', "'ignore' must be an array of strings", 2),
+        ('[matching]\nignore = "x"\n', "matching.ignore: must be an array, found a string", 2),
         ("[matching]\nskip = []\n", "unknown key 'skip' in [matching]", 2),
-        ("[matching.tools.t]\nignore = [1]\n", "[matching.tools.t] ignore must be an array of strings", 2),
+        ("[matching.tools.t]\nignore = [1]\n", "matching.tools.t.ignore[0]: must be a string, found an integer", 2),
         ("strict = true\n", "unknown key 'strict'", 1),
         ("[[rules]\n", "not valid TOML", 1),
     ],

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
-from toolreplay.config import discover, read_config
 from toolreplay.errors import InputError
-from toolreplay.replay.answers import Unrecorded
+from toolreplay.formats.config import discover, read_config
+from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn
 
 
@@ -37,14 +37,14 @@ def _error(directory: Path, text: str) -> str:
         ("transcripts: dirty.jsonl\nscopes: scope.json\n", ".toolreplay.yml:2: unknown key 'scopes' in the config"),
         (
             "transcripts: dirty.jsonl\nstrict: maybe\n",
-            ".toolreplay.yml:2: 'strict' must be true or false, not a string",
+            ".toolreplay.yml:2: 'strict': must be a boolean (true or false), found a string",
         ),
         ("transcripts: [missing-*.jsonl]\n", ".toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file"),
         ("transcripts: dirty.jsonl\nrules: nowhere.toml\n", ".toolreplay.yml:2: 'rules': no such file: nowhere.toml"),
         ("transcripts: dirty.jsonl\nfail-on: sometimes\n", "'fail-on' must be one of destructive, changed, never"),
         ("transcripts: dirty.jsonl\nalpha: 2\n", ".toolreplay.yml:2: 'alpha' must be between 0 and 1, not 2"),
-        ("transcripts: 3\n", ".toolreplay.yml:1: 'transcripts' must be a string, not an integer"),
-        ("- dirty.jsonl\n", ".toolreplay.yml:1: the config must be a mapping, not a list"),
+        ("transcripts: 3\n", ".toolreplay.yml:1: 'transcripts': must be a string, found an integer"),
+        ("- dirty.jsonl\n", ".toolreplay.yml:1: the config: must be a mapping, found a list"),
         ("", ".toolreplay.yml: the config is empty"),
         ("transcripts: [dirty.jsonl\n", "not valid YAML"),
         ("strict: true\n", ".toolreplay.yml:1: the config names no recordings"),
@@ -58,7 +58,7 @@ def _error(directory: Path, text: str) -> str:
         ),
         (
             "sessions: session.json\nreplay:\n  on-unrecorded: stub\n",
-            ".toolreplay.yml:3: 'stubs' goes with 'on-unrecorded: stub'",
+            ".toolreplay.yml:3: 'stubs' goes with on-unrecorded stub, and on-unrecorded stub needs stubs",
         ),
         (
             "sessions: session.json\nreplay:\n  agent: scripted:gone.py\n",
@@ -107,9 +107,10 @@ def test_a_full_config(here: Path) -> None:
     assert config.fail_on is FailOn.CHANGED
     (job,) = config.replays
     assert job.sessions == (str(here / "session.json"),)
-    assert (job.repeat, job.noise, job.seed, job.alpha) == (3, 4, 7, 0.1)
-    assert job.on_unrecorded is Unrecorded.STOP
-    assert job.system == str(here / "prompt.txt")
+    settings = job.settings
+    assert (settings.repeat, settings.noise, settings.seed, settings.alpha) == (3, 4, 7, 0.1)
+    assert settings.on_unrecorded is Unrecorded.STOP
+    assert settings.system == str(here / "prompt.txt")
     assert job.line == 8
 
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 import io
 
 from toolreplay.agents.base import Turn, Usage
+from toolreplay.agents.loop import AgentFailure
 from toolreplay.canonical import JSONObject
-from toolreplay.replay.engine import AgentFailure, Run
+from toolreplay.replay.engine import Run
 from toolreplay.replay.progress import Progress
 
 

@@ -13,10 +13,12 @@ import pytest
 from toolreplay.agents.base import Turn
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
+from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session, SessionContext, ToolDef
-from toolreplay.replay.answers import UNRECORDED_ERROR, RecordedAnswers, Stub, Unrecorded, read_stubs
+from toolreplay.replay.answers import UNRECORDED_ERROR, RecordedAnswers
 from toolreplay.replay.engine import ReplaySetup, replay_once
+from toolreplay.settings import Unrecorded
 
 
 def recording(*calls: tuple[str, JSONObject, str]) -> Session:
@@ -118,9 +120,9 @@ def test_matching_ignores_configured_arguments() -> None:
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        ([], 'a stubs file is one object: {"stubs": [...]}'),
+        ([], "the stubs file: must be an object, found an array"),
         ({"stubs": [{"tool": "x"}]}, "stubs[0]: missing field 'result'"),
-        ({"stubs": [{"tool": "x", "result": 1, "when": 2}]}, "stubs[0]: unknown field 'when'"),
+        ({"stubs": [{"tool": "x", "result": 1, "when": 2}]}, "stubs[0]: unknown field 'when' in a stub"),
         ({"stubs": [{"tool": "", "result": 1}]}, "stubs[0].tool: must be a non-empty string"),
         ({"stubs": [{"tool": "x", "result": 1, "is_error": "no"}]}, "stubs[0].is_error: must be a boolean"),
     ],

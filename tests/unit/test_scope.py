@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from toolreplay.errors import InputError
+from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call
-from toolreplay.scope import Scope, check_scope, read_scope
+from toolreplay.scope import Scope, check_scope
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -32,13 +33,17 @@ def test_match_is_exact_and_case_sensitive() -> None:
 @pytest.mark.parametrize(
     ("text", "message", "line"),
     [
-        ('{"allowed_tools": []}', "missing field 'agent' in scope", 1),
-        ('{"agent": "a"}', "missing field 'allowed_tools' in scope", 1),
-        ('{\n  "agent": 7,\n  "allowed_tools": []\n}', "field 'agent' must be a string, found integer", 2),
-        ('{"agent": "a",\n "allowed_tools": "x"}', "field 'allowed_tools' must be an array, found string", 2),
-        ('{"agent": "a", "allowed_tools": ["x", 3]}', "entry 1 of 'allowed_tools' must be a string, found integer", 1),
-        ('{"agent": "a", "allowed_tools": [],\n"tools": []}', "unknown field 'tools' in scope", 2),
-        ("[]", "a scope must be a JSON object, found array", 1),
+        ('{"allowed_tools": []}', "missing field 'agent'", 1),
+        ('{"agent": "a"}', "missing field 'allowed_tools'", 1),
+        ('{\n  "agent": 7,\n  "allowed_tools": []\n}', "agent: must be a string, found an integer", 2),
+        ('{"agent": "a",\n "allowed_tools": "x"}', "allowed_tools: must be an array, found a string", 2),
+        ('{"agent": "a", "allowed_tools": ["x", 3]}', "allowed_tools[1]: must be a string, found an integer", 1),
+        (
+            '{"agent": "a", "allowed_tools": [],\n"tools": []}',
+            "unknown field 'tools' in a scope; expected one of: agent, allowed_tools, allowed_args",
+            2,
+        ),
+        ("[]", "the scope: must be an object, found an array", 1),
         ('{"agent": "a",\n "allowed_tools": [}', "not valid JSON: Expecting value (column 20)", 2),
     ],
 )
@@ -71,10 +76,16 @@ def test_argument_aware_scope(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": []}', "field 'allowed_args' must be an object"),
+        (
+            '{"agent": "a", "allowed_tools": ["x"], "allowed_args": []}',
+            "allowed_args: must be an object, found an array",
+        ),
         ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"y": {"p": ["*"]}}}', "names 'y', which is not in"),
         ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"x": {"p": []}}}', "must be a non-empty array"),
-        ('{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"x": ["p"]}}', "must be an object of argument lists"),
+        (
+            '{"agent": "a", "allowed_tools": ["x"], "allowed_args": {"x": ["p"]}}',
+            "allowed_args.x: must be an object, found an array",
+        ),
     ],
 )
 def test_malformed_argument_scope(tmp_path: Path, text: str, message: str) -> None:

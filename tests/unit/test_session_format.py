@@ -72,16 +72,16 @@ def mutate(path: list[Any], value: Any) -> dict[str, Any]:
 DELETE = object()
 
 CASES = [
-    (["surprise"], 1, "unknown field 'surprise'"),
+    (["surprise"], 1, "unknown field 'surprise' in a session"),
     (["model"], DELETE, "missing field 'model'"),
-    (["model"], 3, "model: must be a string, found integer"),
+    (["model"], 3, "model: must be a string, found an integer"),
     (["version"], 2, "version: this toolreplay reads version 1, found 2"),
     (["format"], "other", "format: must be 'toolreplay-session'"),
     (["tools", 0, "name"], 7, "tools[0].name: must be a non-empty string"),
-    (["tools", 0, "input_schema"], [], "tools[0].input_schema: must be an object, found array"),
+    (["tools", 0, "input_schema"], [], "tools[0].input_schema: must be an object, found an array"),
     (["tools", 0, "annotations", "readOnlyHint"], "yes", "tools[0].annotations.readOnlyHint: must be a bool"),
     (["messages", 1, "role"], "user", "messages[1].role: expected 'assistant' (turns alternate)"),
-    (["messages", 1, "content", 1, "input"], "x", "messages[1].content[1].input: must be an object, found string"),
+    (["messages", 1, "content", 1, "input"], "x", "messages[1].content[1].input: must be an object, found a string"),
     (["messages", 2, "content", 0, "tool_use_id"], "toolu_9999", "answers no tool_use of the turn before"),
     (["messages", 2, "content"], [], "tool_use 'toolu_0001' has no tool_result in the next turn"),
     (["messages", 2, "content", 0, "is_error"], "no", "messages[2].content[0].is_error: must be a boolean"),
@@ -118,9 +118,8 @@ def test_error_line_points_into_the_file() -> None:
     with pytest.raises(InputError) as info:
         parse_session(text, "s.json")
     assert info.value.line is not None
-    lines = text.splitlines()
-    assert lines[info.value.line - 1].strip() == "{"
-    assert '"input": "oops"' in "\n".join(lines[info.value.line : info.value.line + 4])
+    # The line of the offending value itself, not of the block that holds it.
+    assert text.splitlines()[info.value.line - 1].strip() == '"input": "oops",'
 
 
 def test_unknown_fields_inside_content_blocks_are_kept_verbatim() -> None:
@@ -134,7 +133,7 @@ def test_unknown_fields_inside_content_blocks_are_kept_verbatim() -> None:
 def test_not_json_and_not_an_object(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not valid JSON"):
         parse_session("{", "s.json")
-    with pytest.raises(InputError, match="a session must be a JSON object, found array"):
+    with pytest.raises(InputError, match="a session: must be an object, found an array"):
         parse_session("[]", "s.json")
     original = copy.deepcopy(base())
     assert original == base()

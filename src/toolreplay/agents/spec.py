@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from toolreplay.agents.base import Agent
 from toolreplay.agents.scripted import PREFIX, ScriptedAgent
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import read_text
+from toolreplay.formats.files import read_text, repository_root
 
 
 def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
@@ -18,6 +21,23 @@ def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
     return ClaudeAgent(make_client(), spec, max_tokens)
+
+
+def recorded_agent(model: str, recording: str | Path) -> str:
+    """The agent a session was recorded with, as a spec that runs from here.
+
+    A scripted agent's path is written as it was given when recording, which is
+    usually from the repository root: it is found from the current directory
+    if it is there, else from the root of the repository that holds the
+    recording. ``replay`` and ``check`` both find it this way.
+    """
+    if not model.startswith(PREFIX):
+        return model
+    script = model[len(PREFIX) :]
+    if not script or os.path.isabs(script) or os.path.isfile(script):
+        return model
+    beside = repository_root(Path(recording).parent) / script
+    return PREFIX + os.path.normpath(beside) if beside.is_file() else model
 
 
 def read_prompt(path: str) -> str:

@@ -17,19 +17,8 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONValue
 from toolreplay.check.model import Location
-from toolreplay.formats.files import read_text
-from toolreplay.formats.located import parse_located
-from toolreplay.formats.session import parse_tools
+from toolreplay.formats.located import Node
 from toolreplay.model import ToolDef
-
-
-def find_root(start: str | Path) -> Path:
-    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else the cwd."""
-    here = Path(start).resolve()
-    for directory in (here, *here.parents):
-        if (directory / ".git").exists():
-            return directory
-    return Path.cwd().resolve()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,14 +72,13 @@ class CandidateInputs:
         return found
 
 
-def changed_tool_lines(tools_file: str, recorded: Sequence[ToolDef]) -> tuple[dict[str, int], int | None]:
-    """Per tool whose definition differs from the recorded one, its line in ``tools_file``; and the first."""
-    doc = parse_located(read_text(tools_file), tools_file)
-    candidates = parse_tools(doc, tools_file)
-    elements = doc.value if isinstance(doc.value, list) else []
+def changed_tool_lines(
+    tools: Node, candidates: Sequence[ToolDef], recorded: Sequence[ToolDef]
+) -> tuple[dict[str, int], int | None]:
+    """Per tool whose definition differs from the recorded one, its line in the tools file; and the first."""
     known = {tool.name: tool for tool in recorded}
     lines: dict[str, int] = {}
-    for element, tool in zip(elements, candidates, strict=False):
+    for element, tool in zip(tools.elements(), candidates, strict=False):
         if known.get(tool.name) != tool:
-            lines[tool.name] = doc.line_of(element)
+            lines[tool.name] = element.line
     return lines, min(lines.values(), default=None)

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from toolreplay import __version__
-from toolreplay.agents.spec import read_prompt
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import verify
@@ -31,22 +30,19 @@ from toolreplay.check.locate import (
 )
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
 from toolreplay.classify import Classifier, Policy
-from toolreplay.compare import compare_sessions
-from toolreplay.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.errors import InputError, UsageError
-from toolreplay.formats.files import read_text
-from toolreplay.formats.located import parse_located
+from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
-from toolreplay.formats.session import parse_tools
+from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Session
-from toolreplay.noise import ChangeVerdict, NoiseReport
-from toolreplay.replay.answers import read_stubs
-from toolreplay.replay.drive import ReplayPlan, replay_session
+from toolreplay.replay.compare import compare_sessions
+from toolreplay.replay.drive import Candidate, load_candidate, replay_session
+from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
-from toolreplay.report.text import count, format_call
-from toolreplay.scope import Scope, check_scope, read_scope
+from toolreplay.scope import Scope, check_scope
+from toolreplay.wording import count, format_call
 
 ANALYSES = ("verify", "audit", "scope", "replay", "compare")
 
@@ -109,7 +105,7 @@ def unit_weight(unit: Unit) -> float:
         paths = [unit.group.recorded, *unit.group.candidates, *unit.group.baseline]
     size = float(sum(os.path.getsize(path) for path in paths)) or 1.0
     if unit.job is not None:
-        size *= unit.job.repeat + unit.job.noise
+        size *= unit.job.settings.repeat + unit.job.settings.noise
     return size
 
 
@@ -139,7 +135,7 @@ def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]
 
 
 def config_digest(config: Config) -> str:
-    """What every shard of one check shares: the version, the config and the files it names."""
+    """What every shard of one check shares: the toolreplay version and the config's text (or the recordings found)."""
     digest = hashlib.sha256(__version__.encode())
     digest.update(config.text.encode() if config.path else "\n".join(config.recordings).encode())
     return digest.hexdigest()
@@ -210,8 +206,8 @@ class _Checker:
             identity = self.policy.matcher.matched_args(call.tool, call.args)
             key = (rule.value, call.tool, canonical_bytes(identity))
             seen[key] += 1
-            print_ = fingerprint(rule.value, shown, call.tool, canonical_bytes(identity).decode(), str(seen[key]))
-            findings.append(CheckFinding(rule, message, Location(shown, call.line), related, print_))
+            mark = fingerprint(rule.value, shown, call.tool, canonical_bytes(identity).decode(), str(seen[key]))
+            findings.append(CheckFinding(rule, message, Location(shown, call.line), related, mark))
         return tuple(findings)
 
     def calls(self, path: str) -> tuple[tuple[Call, ...], Classifier]:
@@ -256,45 +252,25 @@ class _Checker:
     def replay(self, unit: Unit, job: ReplayJob) -> UnitResult:
         shown = self.paths.show(unit.path)
         session = self.session(unit.path)
-        context = session.context
-        if context is None:
-            raise InputError("a transcript has no conversation to replay; name sessions under 'replay'", unit.path)
-        tools = context.tools
-        if job.tools is not None:
-            tools = parse_tools(parse_located(read_text(job.tools), job.tools), job.tools)
-        recorded_agent = self._recorded_agent(context.model)
-        plan_ = ReplayPlan(
-            session,
-            read_prompt(job.system) if job.system else context.system,
-            tools,
-            job.agent or recorded_agent,
-            job.repeat,
-            job.seed,
-            job.noise,
-            job.alpha,
-            job.on_unrecorded,
-            read_stubs(job.stubs) if job.stubs else (),
-            job.max_turns,
-            job.max_tokens,
-            job.concurrency,
-            self.config.fail_on,
-            recorded_agent,
+        settings = job.settings
+        candidate = load_candidate(session, settings)
+        outcome = replay_session(
+            session, settings, self.policy, self.config.fail_on, candidate, Progress(settings.repeat + settings.noise)
         )
-        outcome = replay_session(plan_, self.policy, Progress(job.repeat + job.noise))
-        where = self._candidate_inputs(job, session)
+        where = self._candidate_inputs(job, session, candidate)
         findings = _change_findings(
             outcome.report, outcome.noise, lambda c: where.for_tool(c.tool), lambda c: _recorded(shown, c), shown
         )
-        agent = job.agent or recorded_agent
+        agent = candidate.agent
         if agent.startswith("scripted:"):
             agent = "scripted:" + self.paths.show(agent.removeprefix("scripted:"))
-        edits = [f"system {self.paths.show(p)}" for p in (job.system,) if p]
-        edits += [f"tools {self.paths.show(p)}" for p in (job.tools,) if p]
-        summary = f"{count(job.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
-        if job.noise:
-            summary += f", {job.noise} unchanged"
+        edits = [f"system {self.paths.show(p)}" for p in (settings.system,) if p]
+        edits += [f"tools {self.paths.show(p)}" for p in (settings.tools,) if p]
+        summary = f"{count(settings.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+        if settings.noise:
+            summary += f", {settings.noise} unchanged"
         summary += f": {_change_summary(outcome.report, outcome.noise)}"
-        inputs = tuple(self.paths.show(p) for p in (job.system, job.tools, job.stubs) if p)
+        inputs = tuple(self.paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
         return UnitResult(
             unit.key,
             "replay",
@@ -306,25 +282,17 @@ class _Checker:
             inputs,
         )
 
-    def _recorded_agent(self, model: str) -> str:
-        """The recorded model; a scripted agent's path was written from the repository root, so found from it."""
-        if not model.startswith("scripted:"):
-            return model
-        script = model.removeprefix("scripted:")
-        if os.path.isfile(script) or os.path.isabs(script):
-            return model
-        return "scripted:" + os.path.normpath(self.paths.root / script)
-
-    def _candidate_inputs(self, job: ReplayJob, session: Session) -> CandidateInputs:
+    def _candidate_inputs(self, job: ReplayJob, session: Session, candidate: Candidate) -> CandidateInputs:
         context = session.context
+        settings = job.settings
         system = tools = None
         changed: dict[str, Location] = {}
-        if job.system is not None and context is not None:
-            line = first_difference(prompt_text(context.system), read_prompt(job.system))
-            system = Location(self.paths.show(job.system), line)
-        if job.tools is not None and context is not None:
-            lines, first = changed_tool_lines(job.tools, context.tools)
-            shown = self.paths.show(job.tools)
+        if settings.system is not None and candidate.prompt is not None and context is not None:
+            line = first_difference(prompt_text(context.system), candidate.prompt)
+            system = Location(self.paths.show(settings.system), line)
+        if settings.tools is not None and candidate.tools_node is not None and context is not None:
+            lines, first = changed_tool_lines(candidate.tools_node, candidate.tools, context.tools)
+            shown = self.paths.show(settings.tools)
             changed = {name: Location(shown, line) for name, line in lines.items()}
             tools = Location(shown, first or 1)
         fallback = None

@@ -17,10 +17,7 @@ import click
 
 from toolreplay import __version__
 from toolreplay.errors import ToolreplayError
-
-EXIT_CLEAN = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
+from toolreplay.verdict import Exit
 
 # name -> (module, one-line help). The help is repeated here so that listing
 # the commands does not import them.
@@ -81,7 +78,7 @@ def cli() -> None:
 
 def _error(message: str) -> int:
     click.echo(f"toolreplay: error: {message}", err=True)
-    return EXIT_ERROR
+    return Exit.ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(str(exc))
     except click.exceptions.NoArgsIsHelpError as exc:  # bare `toolreplay`: the help, on stderr
         click.echo(exc.format_message(), err=True)
-        return EXIT_ERROR
+        return Exit.ERROR
     except click.UsageError as exc:
         hint = ""
         if exc.ctx is not None:
@@ -109,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     if isinstance(result, int):
-        return result
-    return EXIT_CLEAN
+        return int(result)
+    return Exit.CLEAN
 
 
 def run() -> None:

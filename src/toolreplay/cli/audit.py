@@ -6,15 +6,16 @@ import click
 
 from toolreplay.audit import audit
 from toolreplay.classify import Policy
+from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.cli.policy_options import load_policy, policy_options
 from toolreplay.formats.recording import calls_and_classifier
 from toolreplay.report.text import render_audit
+from toolreplay.verdict import Exit, exit_for
 
 
-def audit_files(paths: tuple[str, ...], policy: Policy) -> int:
-    """Audit each file and print its report; 1 if any has findings."""
-    status = 0
+def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
+    """Audit each file and print its report; findings in any of them decide the exit code."""
+    found = False
     for number, path in enumerate(paths):
         calls, classifier = calls_and_classifier(path, policy)
         report = audit(calls, classifier)
@@ -22,9 +23,8 @@ def audit_files(paths: tuple[str, ...], policy: Policy) -> int:
         if len(paths) > 1:
             text = ("\n" if number else "") + f"== {path} ==\n" + text
         write_text(text)
-        if report.findings:
-            status = 1
-    return status
+        found = found or bool(report.findings)
+    return exit_for(found)
 
 
 @click.command(
@@ -42,5 +42,5 @@ def audit_files(paths: tuple[str, ...], policy: Policy) -> int:
 )
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
 @policy_options
-def command(files: tuple[str, ...], rules_file: str | None, strict: bool) -> int:
+def command(files: tuple[str, ...], rules_file: str | None, strict: bool) -> Exit:
     return audit_files(files, load_policy(rules_file, strict))

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import click
 
-from toolreplay.check.locate import Paths, find_root
+from toolreplay.check.locate import Paths
 from toolreplay.check.run import parse_shard, run_check
-from toolreplay.cli.diff import FAIL_ON
+from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.report_options import emit_reports, report_options
-from toolreplay.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.errors import UsageError
-from toolreplay.report.text import count
+from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
+from toolreplay.formats.files import repository_root
 from toolreplay.verdict import FailOn
+from toolreplay.wording import count
 
 
 def _discovered(directory: str) -> Config:
@@ -86,7 +87,7 @@ def command(
             raise UsageError(f"--root {root} is not a directory")
         top = Path(root).resolve()
     else:
-        top = find_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
+        top = repository_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
     paths = Paths(top)
     report = run_check(config, paths, chosen_shard)
     inputs = [*config.recordings, *([config_file] if config_file else [])]

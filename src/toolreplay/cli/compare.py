@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.cli.diff import FAIL_ON
+from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.cli.policy_options import load_policy, policy_options
-from toolreplay.compare import compare_sessions
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
-from toolreplay.noise import DEFAULT_ALPHA
+from toolreplay.replay.compare import compare_sessions
 from toolreplay.report.json_report import render_noise_json
 from toolreplay.report.text import render_noise
+from toolreplay.settings import DEFAULT_ALPHA, SettingError, check_alpha
 from toolreplay.verdict import FailOn
 
 
@@ -38,7 +37,7 @@ from toolreplay.verdict import FailOn
     help="A session recorded without the edit (repeat the option for each).",
 )
 @click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="False discovery rate across the changes.")
-@click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @policy_options
 def command(
@@ -51,8 +50,10 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> int:
-    if not 0 < alpha < 1:
-        raise UsageError("--alpha must be between 0 and 1")
+    try:
+        check_alpha(alpha)
+    except SettingError as exc:
+        raise UsageError(f"--{exc.key} {exc.problem}") from None
     policy = load_policy(rules_file, strict)
     reference = load_session(recorded)
     if reference.context is None:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.cli.policy_options import load_policy, policy_options
 from toolreplay.diff import compare_recordings
 from toolreplay.formats.recording import load_session
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import render_diff
 from toolreplay.verdict import FailOn
-
-FAIL_ON = click.Choice([choice.value for choice in FailOn])
 
 
 @click.command(
@@ -31,7 +29,7 @@ FAIL_ON = click.Choice([choice.value for choice in FailOn])
 )
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
-@click.option("--fail-on", type=FAIL_ON, default="destructive", show_default=True, help="What fails the check.")
+@fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @policy_options
 def command(a: str, b: str, fail_on: str, as_json: bool, rules_file: str | None, strict: bool) -> int:

@@ -6,8 +6,10 @@ import click
 
 from toolreplay.cli.output import write_text
 from toolreplay.formats.recording import iter_calls
+from toolreplay.formats.scope import read_scope
 from toolreplay.report.text import render_scope
-from toolreplay.scope import check_scope, read_scope
+from toolreplay.scope import check_scope
+from toolreplay.verdict import Exit, exit_for
 
 
 @click.command(
@@ -22,8 +24,8 @@ from toolreplay.scope import check_scope, read_scope
 )
 @click.argument("file", metavar="FILE")
 @click.argument("scope_file", metavar="SCOPE")
-def command(file: str, scope_file: str) -> int:
+def command(file: str, scope_file: str) -> Exit:
     scope = read_scope(scope_file)
     report = check_scope(iter_calls(file), scope)
     write_text(render_scope(report))
-    return 1 if report.findings else 0
+    return exit_for(bool(report.findings))

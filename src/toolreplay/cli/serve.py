@@ -7,12 +7,13 @@ import sys
 
 import click
 
-from toolreplay.cli.policy_options import load_policy
-from toolreplay.cli.unrecorded_options import load_unrecorded, unrecorded_options
+from toolreplay.cli.options import load_policy, settings_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
+from toolreplay.formats.stubs import read_stubs
 from toolreplay.replay.serve import ReplayServer
-from toolreplay.report.text import format_call
+from toolreplay.settings import ReplaySettings
+from toolreplay.wording import format_call
 
 
 @click.command(
@@ -28,14 +29,14 @@ from toolreplay.report.text import format_call
     """,
 )
 @click.argument("session_file", metavar="SESSION")
-@unrecorded_options
+@settings_options("on_unrecorded", "stubs")
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
-def command(session_file: str, on_unrecorded: str, stubs_file: str | None, rules_file: str | None) -> int:
-    policy, stubs = load_unrecorded(on_unrecorded, stubs_file)
+def command(session_file: str, settings: ReplaySettings, rules_file: str | None) -> int:
+    stubs = read_stubs(settings.stubs) if settings.stubs else ()
     session = load_session(session_file)
     if session.context is None:
         raise UsageError(f"{session_file} is a transcript: serving needs a session's tool definitions")
-    server = ReplayServer(session, load_policy(rules_file, False).matcher, policy, stubs)
+    server = ReplayServer(session, load_policy(rules_file, False).matcher, settings.on_unrecorded, stubs)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
     log = server.log

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from toolreplay.classify import Classifier
+from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.cli.policy_options import class_label, load_policy, policy_options
 from toolreplay.formats.recording import load_session
-from toolreplay.report.text import render_show
+from toolreplay.report.text import class_label, render_show
 
 
 @click.command(

@@ -8,6 +8,7 @@ from toolreplay.chain import verify
 from toolreplay.cli.output import write_text
 from toolreplay.formats.recording import read_links
 from toolreplay.report.text import render_verification
+from toolreplay.verdict import Exit, exit_for
 
 
 @click.command(
@@ -22,7 +23,7 @@ from toolreplay.report.text import render_verification
     """,
 )
 @click.argument("sealed", metavar="SEALED")
-def command(sealed: str) -> int:
+def command(sealed: str) -> Exit:
     result = verify(read_links(sealed), sealed)
     write_text(render_verification(result))
-    return 0 if result.intact else 1
+    return exit_for(not result.intact)

@@ -85,3 +85,12 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def repository_root(start: str | Path) -> Path:
+    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else the cwd."""
+    here = Path(start).resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():
+            return directory
+    return Path.cwd().resolve()

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NoReturn
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
-
-
-def reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not valid JSON")
+from toolreplay.formats.located import describe, reject_constant
 
 
 def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
@@ -34,32 +30,17 @@ def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
 _decode = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=unique_keys).decode
 
 
-def type_name(value: object) -> str:
-    """The JSON name of a parsed value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def parse_json_text(text: str, path: str | Path, first_line: int = 1) -> JSONValue:
-    """Parse one JSON document strictly; errors name the line they are on."""
+def _problem(text: str) -> str:
+    """What is wrong with one line that is not a JSON value, in the parser's words."""
     try:
-        value: JSONValue = _decode(text)
+        _decode(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, first_line + exc.lineno - 1) from None
+        return f"not valid JSON: {exc.msg} (column {exc.colno})"
     except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", path, first_line) from None
-    return value
+        return f"not valid JSON: {exc}"
+    except RecursionError:
+        return "not valid JSON: nested too deeply"
+    return "not valid JSON"
 
 
 def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
@@ -72,13 +53,13 @@ def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
         ) from None
     try:
         value: JSONValue = _decode(text)
-    except ValueError:
-        # Rare path: parse again for a precise message.
+    except (ValueError, RecursionError):
+        # A line is one record, so whatever the parser says, the error is on this line.
         if text.startswith("\ufeff"):
             raise InputError(
                 "starts with a byte-order mark; save the file as UTF-8 without one", path, number
             ) from None
-        value = parse_json_text(text, path, number)
+        raise InputError(_problem(text.rstrip("\r\n")), path, number) from None
     if type(value) is not dict:
-        raise InputError(f"expected a JSON object, found {type_name(value)}", path, number)
+        raise InputError(f"expected a JSON object, found {describe(value)}", path, number)
     return value

@@ -1,63 +1,352 @@
-"""Parsing a JSON document while remembering the line each object starts on.
+"""Structured files read with their positions: one way for every reader to say where a value is.
 
-Session files are pretty-printed JSON, and a finding about a call should point
-at the line where that call's ``tool_use`` block begins. The standard parser
-does not report positions, so this one runs the standard library's pure-Python
-scanner with its object parser wrapped to note where each object opened. It is
-slower than the C scanner, which is fine for session files (they are read
-whole, once) and keeps the grammar exactly the standard one.
+JSON, YAML and TOML files are each parsed into plain values with a
+:class:`~toolreplay.formats.positions.Pos` tree beside them, and handed to the
+reader as a :class:`Node`: a value, the line it is written on, and its place in
+the document (``messages[3].content[1]``). Every reader checks types through
+the same methods, so every error names the file, the line of the offending
+value and its place, in one vocabulary of type names.
+
+- JSON runs the standard library's own pure-Python scanner with its object and
+  array parsers wrapped, so the grammar is exactly :mod:`json`'s (strict: no
+  ``NaN``, no key given twice) and each value's start is noted as it is read.
+- YAML is composed by PyYAML into nodes, which carry their marks.
+- TOML is parsed by :mod:`tomllib`, and the lines are found by
+  :mod:`toolreplay.formats.toml_positions` on the text tomllib accepted.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import json.decoder
 import json.scanner
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NoReturn
 
-from toolreplay.canonical import JSONValue
 from toolreplay.errors import InputError
-from toolreplay.formats.jsonl import reject_constant, unique_keys
+from toolreplay.formats.positions import Pos
+
+Syntax = Literal["json", "yaml", "toml"]
+
+# The one vocabulary of type names. Containers are named as each syntax names them.
+_CONTAINER_NAMES: dict[str, dict[Syntax, str]] = {
+    "object": {"json": "an object", "yaml": "a mapping", "toml": "a table"},
+    "array": {"json": "an array", "yaml": "a list", "toml": "an array"},
+}
 
 
-class LocatedDocument:
-    """A parsed JSON value and the 1-based line on which each of its objects begins."""
+def describe(value: object, syntax: Syntax = "json") -> str:
+    """What a parsed value is, for an error message: ``a string``, ``an integer``, ``an object`` ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return _CONTAINER_NAMES["array"][syntax]
+    if isinstance(value, dict):
+        return _CONTAINER_NAMES["object"][syntax]
+    return f"a {type(value).__name__}"  # YAML dates and the like
 
-    def __init__(self, value: JSONValue, lines: dict[int, int]) -> None:
-        self.value = value
-        self._lines = lines  # id() of an object in ``value`` -> its line
 
-    def line_of(self, obj: object, default: int = 1) -> int:
-        """The line where ``obj`` (an object of this document) begins."""
-        return self._lines.get(id(obj), default)
+# What a member of an object is called.
+_MEMBER_NAMES: dict[Syntax, str] = {"json": "field", "yaml": "key", "toml": "key"}
 
 
-def parse_located(text: str, path: str | Path) -> LocatedDocument:
-    """Parse ``text`` strictly (as :mod:`toolreplay.formats.jsonl` does), noting object positions."""
-    starts: dict[int, int] = {}
-    # The scanner's hooks are not part of the typed interface, hence Any.
-    decoder: Any = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=unique_keys)
-    scanner: Any = json.scanner
-    parse_object: Callable[..., tuple[Any, int]] = decoder.parse_object
+def container_name(kind: Literal["object", "array"], syntax: Syntax) -> str:
+    return _CONTAINER_NAMES[kind][syntax]
 
-    def located_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
-        value, end = parse_object(s_and_end, *args)
-        starts[id(value)] = s_and_end[1] - 1
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A value of a document, where it is written, and what it is called there."""
+
+    value: Any
+    pos: Pos
+    path: str
+    where: str = ""
+    syntax: Syntax = "json"
+
+    @property
+    def line(self) -> int:
+        return self.pos.line
+
+    def fail(self, problem: str) -> InputError:
+        """An error about this value: ``file:line: place: problem``."""
+        return InputError(f"{self.where}: {problem}" if self.where else problem, self.path, self.line)
+
+    def describe(self) -> str:
+        return describe(self.value, self.syntax)
+
+    def called(self, where: str) -> Node:
+        """This value under another name in messages (``'repeat'``, ``the config``)."""
+        return Node(self.value, self.pos, self.path, where, self.syntax)
+
+    def _place(self, key: str | int) -> str:
+        if isinstance(key, int):
+            return f"{self.where}[{key}]"
+        return f"{self.where}.{key}" if self.where else key
+
+    def member(self, key: str) -> Node:
+        """A member of this object (which must hold it)."""
+        return Node(self.value[key], self.pos.member(key), self.path, self._place(key), self.syntax)
+
+    def get(self, key: str) -> Node | None:
+        """A member of this object, or None when it has none of that name."""
+        return self.member(key) if key in self.value else None
+
+    def element(self, index: int) -> Node:
+        return Node(self.value[index], self.pos.member(index), self.path, self._place(index), self.syntax)
+
+    def members(self) -> Iterator[tuple[str, Node]]:
+        for key in self.value:
+            yield key, self.member(key)
+
+    def elements(self) -> Iterator[Node]:
+        for index in range(len(self.value)):
+            yield self.element(index)
+
+    # Type checks: each returns the node (or value) when it is of the type, else fails here.
+    def object(self) -> Node:
+        if not isinstance(self.value, dict):
+            raise self.fail(f"must be {container_name('object', self.syntax)}, found {self.describe()}")
+        return self
+
+    def array(self) -> Node:
+        if not isinstance(self.value, list):
+            raise self.fail(f"must be {container_name('array', self.syntax)}, found {self.describe()}")
+        return self
+
+    def string(self, non_empty: bool = False) -> str:
+        value = self.value
+        if not isinstance(value, str):
+            raise self.fail(f"must be a{' non-empty' if non_empty else ''} string, found {self.describe()}")
+        if non_empty and not value:
+            raise self.fail("must be a non-empty string, found an empty one")
+        return value
+
+    def integer(self) -> int:
+        value = self.value
+        if type(value) is not int:
+            raise self.fail(f"must be an integer, found {self.describe()}")
+        return value
+
+    def number(self) -> float:
+        value = self.value
+        if type(value) not in (int, float) or not math.isfinite(value):
+            found = "a number that is not finite" if type(value) is float else self.describe()
+            raise self.fail(f"must be a number, found {found}")
+        return float(value)
+
+    def boolean(self) -> bool:
+        value = self.value
+        if type(value) is not bool:
+            raise self.fail(f"must be a boolean (true or false), found {self.describe()}")
+        return value
+
+    def only(self, allowed: tuple[str, ...], what: str = "") -> Node:
+        """This object, once every key is one of ``allowed``; an unknown key fails at its own line."""
+        for key, member in self.object().members():
+            if key not in allowed:
+                expected = ", ".join(allowed)
+                place = f" in {what}" if what else ""
+                raise InputError(
+                    f"{self.where + ': ' if self.where else ''}unknown {_MEMBER_NAMES[self.syntax]} '{key}'{place}; "
+                    f"expected one of: {expected}",
+                    self.path,
+                    member.line,
+                )
+        return self
+
+    def require(self, *keys: str) -> Node:
+        """This object, once it holds every key; a missing one fails at the object's line."""
+        for key in keys:
+            if key not in self.object().value:
+                raise self.fail(f"missing {_MEMBER_NAMES[self.syntax]} '{key}'")
+        return self
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    at = find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
+
+
+def reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+class _Frame:
+    """The positions of one container's members, collected while it is parsed."""
+
+    __slots__ = ("kids", "members")
+
+    def __init__(self) -> None:
+        self.kids: list[Pos] = []
+        self.members: dict[str, Pos] | None = None
+
+
+class _DuplicateKey(ValueError):
+    """A key given twice, with the line of its second value."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+# The standard library's pure-Python parsers; their hooks are not part of the typed interface, hence Any.
+_json_decoder: Any = json.decoder
+_json_scanner: Any = json.scanner
+
+
+class _LocatingParser:
+    """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = _line_starts(text)
+        self.scalars: dict[int, Pos] = {}  # one shared Pos per line for values with no members
+        self.stack: list[_Frame] = [_Frame()]
+        self.opened: list[int] = []  # offsets of the values being read, innermost last
+        decoder: Any = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=lambda pairs: pairs)
+        decoder.parse_object = self.parse_object
+        decoder.parse_array = self.parse_array
+        decoder.memo = {}
+        scanner = _json_scanner.py_make_scanner(decoder)
+        decoder.scan_once = lambda s, i: self.record(scanner, s, i)
+        self.decoder = decoder
+
+    def line_at(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def failed_at(self) -> int:
+        """The line of the innermost value being read when the parser gave up."""
+        return self.line_at(self.opened[-1]) if self.opened else 1
+
+    def record(self, scan: Callable[[str, int], tuple[Any, int]], string: str, idx: int) -> tuple[Any, int]:
+        frame = _Frame()
+        self.stack.append(frame)
+        self.opened.append(idx)
+        value, end = scan(string, idx)
+        self.opened.pop()
+        self.stack.pop()
+        line = self.line_at(idx)
+        if type(value) is dict:
+            pos = Pos(line, frame.members)
+        elif type(value) is list:
+            pos = Pos(line, frame.kids)
+        else:
+            pos = self.scalars.get(line) or self.scalars.setdefault(line, Pos(line))
+        self.stack[-1].kids.append(pos)
         return value, end
 
-    decoder.parse_object = located_object
-    decoder.scan_once = scanner.py_make_scanner(decoder)
+    def parse_object(self, s_and_end: tuple[str, int], strict: bool, scan: Any, *rest: Any) -> tuple[Any, int]:
+        pairs, end = _json_decoder.JSONObject(s_and_end, strict, lambda s, i: self.record(scan, s, i), *rest)
+        frame = self.stack[-1]
+        obj: dict[str, Any] = {}
+        members: dict[str, Pos] = {}
+        for (key, value), pos in zip(pairs, frame.kids, strict=True):
+            if key in obj:
+                raise _DuplicateKey(f"key {json.dumps(key, ensure_ascii=False)} appears twice in one object", pos.line)
+            obj[key] = value
+            members[key] = pos
+        frame.members = members
+        return obj, end
+
+    def parse_array(self, s_and_end: tuple[str, int], scan: Any) -> tuple[Any, int]:
+        result: tuple[Any, int] = _json_decoder.JSONArray(s_and_end, lambda s, i: self.record(scan, s, i))
+        return result
+
+    def parse(self, text: str, path: str | Path) -> Node:
+        try:
+            value = self.decoder.decode(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+        except _DuplicateKey as exc:
+            raise InputError(f"not valid JSON: {exc}", path, exc.line) from None
+        except ValueError as exc:
+            raise InputError(f"not valid JSON: {exc}", path, self.failed_at()) from None
+        except RecursionError:
+            raise InputError("not valid JSON: nested too deeply", path, self.failed_at()) from None
+        return Node(value, self.stack[0].kids[0], str(path), "", "json")
+
+
+def parse_json(text: str, path: str | Path) -> Node:
+    """Parse one JSON document strictly, noting the line of every value; errors name their line."""
+    return _LocatingParser(text).parse(text, path)
+
+
+def parse_yaml(text: str, path: str | Path) -> Node | None:
+    """Parse one YAML document (safe types only) with the line of every value; None when it is empty."""
+    import yaml  # noqa: PLC0415 - only the config is YAML
+
     try:
-        value: JSONValue = decoder.decode(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
-    except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", path) from None
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(f"not valid YAML: {problem}", path, mark.line + 1 if mark else None) from None
+    if root is None:
+        return None
+    constructor = yaml.SafeLoader("")
+
+    def build(node: yaml.Node) -> tuple[Any, Pos]:
+        line = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            obj: dict[Any, Any] = {}
+            members: dict[str, Pos] = {}
+            for key_node, value_node in node.value:
+                key, key_pos = build(key_node)
+                if not isinstance(key, str):
+                    raise InputError(f"a key must be a string, found {describe(key, 'yaml')}", path, key_pos.line)
+                if key in obj:
+                    raise InputError(f"'{key}' appears twice in one mapping", path, key_pos.line)
+                obj[key], members[key] = build(value_node)
+            return obj, Pos(line, members)
+        if isinstance(node, yaml.SequenceNode):
+            items = [build(item) for item in node.value]
+            return [value for value, _ in items], Pos(line, [pos for _, pos in items])
+        try:
+            return constructor.construct_object(node, deep=True), Pos(line)
+        except yaml.YAMLError as exc:
+            raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path, line) from None
+
+    try:
+        value, pos = build(root)
     except RecursionError:
-        raise InputError("not valid JSON: nested too deeply", path) from None
-    line_offsets = [0]
-    line_offsets.extend(i + 1 for i, char in enumerate(text) if char == "\n")
-    lines = {key: bisect.bisect_right(line_offsets, offset) for key, offset in starts.items()}
-    return LocatedDocument(value, lines)
+        raise InputError("not valid YAML: nested too deeply", path) from None
+    finally:
+        constructor.dispose()
+    return Node(value, pos, str(path), "", "yaml")
+
+
+def parse_toml(text: str, path: str | Path) -> Node:
+    """Parse a TOML document with the line of every value."""
+    import re  # noqa: PLC0415
+    import tomllib  # noqa: PLC0415 - only rules files are TOML
+
+    from toolreplay.formats.toml_positions import toml_positions  # noqa: PLC0415
+
+    try:
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"not valid TOML: {exc}", path, int(match.group(1)) if match else None) from None
+    return Node(value, toml_positions(text), str(path), "", "toml")
+
+
+def plain_node(value: Any, path: str | Path, line: int = 1) -> Node:
+    """A value that was not read from a file (a Python module's data): every part on ``line``."""
+    return Node(value, Pos(line), str(path), "", "json")

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
-from toolreplay.formats.jsonl import type_name
-from toolreplay.formats.located import LocatedDocument
+from toolreplay.formats.located import Node, describe
+from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import header_document, message_document, ordered, tool_document, validate_session
 from toolreplay.model import Session, SessionContext
 
@@ -72,9 +72,9 @@ def sealed_parts(objects: Iterable[tuple[int, JSONObject]], path: str | Path) ->
             raise InputError(problem, path, line)
         index, part = obj["index"], obj["part"]
         if type(index) is not int:
-            raise InputError(f"field 'index' must be an integer, found {type_name(index)}", path, line)
+            raise InputError(f"field 'index' must be an integer, found {describe(index)}", path, line)
         if type(part) is not str:
-            raise InputError(f"field 'part' must be a string, found {type_name(part)}", path, line)
+            raise InputError(f"field 'part' must be a string, found {describe(part)}", path, line)
         hexes = []
         for name in ("prev", "digest"):
             value = obj[name]
@@ -110,26 +110,20 @@ def assemble_session(parts: Iterable[SealedPart], path: str | Path) -> Session:
         raise InputError(f"the sealed session ends before its '{missing}' part", path)
     header = links[0].value
     if not isinstance(header, dict):
-        raise InputError(f"part 'session' must be an object, found {type_name(header)}", path, links[0].line)
-    lines: dict[int, int] = {}
-    for link in links:
-        _note_lines(link.value, link.line, lines)
+        raise InputError(f"part 'session' must be an object, found {describe(header)}", path, links[0].line)
+    tools = [link for link in links if link.part.startswith("tools[")]
+    messages = [link for link in links if link.part.startswith("messages[")]
     doc: JSONObject = {
         **header,
         "system": links[1].value,
-        "tools": [link.value for link in links if link.part.startswith("tools[")],
-        "messages": [link.value for link in links if link.part.startswith("messages[")],
+        "tools": [link.value for link in tools],
+        "messages": [link.value for link in messages],
         "final_reply": links[-1].value,
     }
-    return validate_session(LocatedDocument(doc, lines), str(path))
-
-
-def _note_lines(value: JSONValue, line: int, lines: dict[int, int]) -> None:
-    """Every object inside one link's value begins on that link's line."""
-    if isinstance(value, dict):
-        lines[id(value)] = line
-        for item in value.values():
-            _note_lines(item, line, lines)
-    elif isinstance(value, list):
-        for item in value:
-            _note_lines(item, line, lines)
+    # Everything inside one link's value is on that link's line.
+    members = dict.fromkeys(header, Pos(links[0].line))
+    members["system"] = Pos(links[1].line)
+    members["tools"] = Pos(tools[0].line if tools else links[1].line, [Pos(link.line) for link in tools])
+    members["messages"] = Pos(messages[0].line if messages else links[-1].line, [Pos(link.line) for link in messages])
+    members["final_reply"] = Pos(links[-1].line)
+    return validate_session(Node(doc, Pos(links[0].line, members), str(path)))

@@ -20,10 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text, write_atomic
-from toolreplay.formats.jsonl import type_name
-from toolreplay.formats.located import LocatedDocument, parse_located
+from toolreplay.formats.located import Node, parse_json
 from toolreplay.model import Call, Session, SessionContext, ToolDef
 from toolreplay.redact import Redactor
 
@@ -40,235 +38,180 @@ ANNOTATION_TYPES: dict[str, type] = {
 }
 
 
-class _Reader:
-    """Validates one session document, producing errors that say where."""
+class _SessionReader:
+    """Validates one session document; every error names the line and place of the offending value."""
 
-    def __init__(self, doc: LocatedDocument, path: str) -> None:
-        self.doc = doc
-        self.path = path
-
-    def fail(self, obj: object, where: str, problem: str) -> InputError:
-        return InputError(f"{where}: {problem}" if where else problem, self.path, self.doc.line_of(obj))
-
-    def need_object(self, value: JSONValue, where: str, parent: object) -> JSONObject:
-        if not isinstance(value, dict):
-            raise self.fail(parent, where, f"must be an object, found {type_name(value)}")
-        return value
-
-    def need_array(self, value: JSONValue, where: str, parent: object) -> list[JSONValue]:
-        if not isinstance(value, list):
-            raise self.fail(parent, where, f"must be an array, found {type_name(value)}")
-        return value
-
-    def need_string(self, value: JSONValue, where: str, parent: object) -> str:
-        if not isinstance(value, str):
-            raise self.fail(parent, where, f"must be a string, found {type_name(value)}")
-        return value
-
-    def session(self) -> Session:
-        top = self.doc.value
-        if not isinstance(top, dict):
-            raise InputError(f"a session must be a JSON object, found {type_name(top)}", self.path, 1)
-        for key in top:
-            if key not in FIELDS:
-                raise self.fail(top, "", f"unknown field '{key}'")
-        for key in FIELDS:
-            if key not in top:
-                raise self.fail(top, "", f"missing field '{key}'")
-        if top["format"] != FORMAT:
-            raise self.fail(top, "format", f"must be {FORMAT!r}, found {json.dumps(top['format'])}")
-        version = top["version"]
-        if type(version) is not int or version != VERSION:
-            raise self.fail(top, "version", f"this toolreplay reads version {VERSION}, found {json.dumps(version)}")
-        model = self.need_string(top["model"], "model", top)
-        source = self.need_object(top["source"], "source", top)
-        final = top["final_reply"]
-        if type(source.get("kind")) is not str:
-            raise self.fail(source, "source", "must have a string field 'kind'")
-        if final is not None and type(final) is not str:
-            raise self.fail(top, "final_reply", f"must be a string or null, found {type_name(final)}")
-        system = self.system(top["system"], top)
-        tools = self.tools(top["tools"], top)
-        messages = self.messages(top["messages"], top)
+    def session(self, top: Node) -> Session:
+        top.called("a session").object().called("").only(FIELDS, "a session").require(*FIELDS)
+        header = top.member("format")
+        if header.value != FORMAT:
+            raise header.fail(f"must be {FORMAT!r}, found {json.dumps(header.value)}")
+        version = top.member("version")
+        if type(version.value) is not int or version.value != VERSION:
+            raise version.fail(f"this toolreplay reads version {VERSION}, found {json.dumps(version.value)}")
+        model = top.member("model").string()
+        source = top.member("source").object()
+        if type(source.value.get("kind")) is not str:
+            raise source.fail("must have a string field 'kind'")
+        final = top.member("final_reply")
+        if final.value is not None and type(final.value) is not str:
+            raise final.fail(f"must be a string or null, found {final.describe()}")
+        system = self.system(top.member("system"))
+        tools = self.tools(top.member("tools"))
+        messages = self.messages(top.member("messages"))
         calls = tuple(self.calls(messages))
-        context = SessionContext(model, source, system, tools, messages, final if isinstance(final, str) else None)
-        return Session(self.path, calls, context)
+        context = SessionContext(model, source.value, system, tools, tuple(m.value for m in messages), final.value)
+        return Session(top.path, calls, context)
 
-    def system(self, value: JSONValue, parent: object) -> JSONValue:
-        if isinstance(value, str):
-            return value
-        if isinstance(value, list):
-            for i, block in enumerate(value):
-                if not isinstance(block, dict) or block.get("type") != "text" or type(block.get("text")) is not str:
-                    raise self.fail(
-                        block if isinstance(block, dict) else parent, f"system[{i}]", "must be a text block"
-                    )
-            return value
-        raise self.fail(parent, "system", f"must be a string or an array of text blocks, found {type_name(value)}")
+    def system(self, node: Node) -> JSONValue:
+        if isinstance(node.value, str):
+            return node.value
+        if not isinstance(node.value, list):
+            raise node.fail(f"must be a string or an array of text blocks, found {node.describe()}")
+        for block in node.elements():
+            value = block.value
+            if not isinstance(value, dict) or value.get("type") != "text" or type(value.get("text")) is not str:
+                raise block.fail("must be a text block")
+        return node.value
 
-    def tools(self, value: JSONValue, parent: object) -> tuple[ToolDef, ...]:
+    def tools(self, node: Node) -> tuple[ToolDef, ...]:
         tools: list[ToolDef] = []
         seen: set[str] = set()
-        for i, item in enumerate(self.need_array(value, "tools", parent)):
-            where = f"tools[{i}]"
-            raw = self.need_object(item, where, parent)
-            for key in raw:
-                if key not in TOOL_FIELDS:
-                    raise self.fail(raw, where, f"unknown field '{key}'")
-            name, description, schema = raw.get("name"), raw.get("description", ""), raw.get("input_schema")
-            if type(name) is not str or not name:
-                raise self.fail(raw, f"{where}.name", "must be a non-empty string")
+        for item in node.array().elements():
+            item.object().only(TOOL_FIELDS, "a tool definition")
+            name_node = item.get("name")
+            if name_node is None:
+                raise item.fail("missing field 'name'")
+            name = name_node.string(non_empty=True)
             if name in seen:
-                raise self.fail(raw, f"{where}.name", f"tool '{name}' is defined twice")
+                raise name_node.fail(f"tool '{name}' is defined twice")
             seen.add(name)
-            if type(description) is not str:
-                raise self.fail(raw, f"{where}.description", f"must be a string, found {type_name(description)}")
-            if type(schema) is not dict:
-                raise self.fail(raw, f"{where}.input_schema", f"must be an object, found {type_name(schema)}")
-            annotations = raw.get("annotations")
-            if annotations is not None:
-                annotations = self.annotations(annotations, raw, f"{where}.annotations")
-            tools.append(ToolDef(name, description, schema, annotations))
+            description = item.member("description").string() if "description" in item.value else ""
+            schema_node = item.get("input_schema")
+            if schema_node is None:
+                raise item.fail("missing field 'input_schema'")
+            schema = schema_node.object().value
+            annotations = item.get("annotations")
+            tools.append(ToolDef(name, description, schema, self.annotations(annotations) if annotations else None))
         return tuple(tools)
 
-    def annotations(self, raw: JSONValue, parent: object, where: str) -> JSONObject:
-        value = self.need_object(raw, where, parent)
-        for key, item in value.items():
+    def annotations(self, node: Node) -> JSONObject:
+        for key, item in node.object().members():
             expected = ANNOTATION_TYPES.get(key)
             if expected is None:
-                raise self.fail(value, where, f"unknown annotation '{key}'")
-            if type(item) is not expected:
-                raise self.fail(value, f"{where}.{key}", f"must be a {expected.__name__}, found {type_name(item)}")
+                raise item.fail(f"unknown annotation '{key}'")
+            if type(item.value) is not expected:
+                noun = "a boolean" if expected is bool else "a string"
+                raise item.fail(f"must be {noun}, found {item.describe()}")
+        value: JSONObject = node.value
         return value
 
-    def content(self, message: JSONObject, where: str) -> list[JSONObject]:
-        """A message's content as a list of blocks (a plain string is one text block)."""
-        content = message["content"]
-        if isinstance(content, str):
-            return [{"type": "text", "text": content}]
-        if not isinstance(content, list):
-            raise self.fail(message, f"{where}.content", f"must be a string or an array, found {type_name(content)}")
-        blocks: list[JSONObject] = []
-        for i, block in enumerate(content):
-            if not isinstance(block, dict) or type(block.get("type")) is not str:
-                raise self.fail(message, f"{where}.content[{i}]", "must be a content block with a string 'type'")
+    def content(self, message: Node) -> list[Node]:
+        """A message's content blocks (a plain string is one text block)."""
+        content = message.member("content")
+        if isinstance(content.value, str):
+            return [Node({"type": "text", "text": content.value}, content.pos, content.path, content.where)]
+        blocks: list[Node] = []
+        for block in content.array().elements():
+            if not isinstance(block.value, dict) or type(block.value.get("type")) is not str:
+                raise block.fail("must be a content block with a string 'type'")
             blocks.append(block)
         return blocks
 
-    def messages(self, value: JSONValue, parent: object) -> tuple[JSONObject, ...]:
-        items = self.need_array(value, "messages", parent)
-        if not items:
-            raise self.fail(parent, "messages", "must hold at least the person's first message")
-        messages: list[JSONObject] = []
-        pending: dict[str, str] = {}  # tool_use id -> where, awaiting its result
-        for i, item in enumerate(items):
-            where = f"messages[{i}]"
-            message = self.need_object(item, where, parent)
-            for key in message:
-                if key not in ("role", "content"):
-                    raise self.fail(message, where, f"unknown field '{key}'")
-            for key in ("role", "content"):
-                if key not in message:
-                    raise self.fail(message, where, f"missing field '{key}'")
-            role = message["role"]
+    def messages(self, node: Node) -> list[Node]:
+        if not node.array().value:
+            raise node.fail("must hold at least the person's first message")
+        messages: list[Node] = []
+        pending: dict[str, Node] = {}  # tool_use id -> its block, awaiting its result
+        for i, message in enumerate(node.elements()):
+            message.object().only(("role", "content"), "a message").require("role", "content")
+            role = message.member("role")
             expected_role = "user" if i % 2 == 0 else "assistant"
-            if role != expected_role:
-                raise self.fail(
-                    message, f"{where}.role", f"expected '{expected_role}' (turns alternate), found {json.dumps(role)}"
-                )
-            blocks = self.content(message, where)
-            if role == "assistant":
-                pending = self.assistant_blocks(message, blocks, where)
+            if role.value != expected_role:
+                raise role.fail(f"expected '{expected_role}' (turns alternate), found {json.dumps(role.value)}")
+            blocks = self.content(message)
+            if role.value == "assistant":
+                pending = self.assistant_blocks(blocks)
             elif i == 0:
-                for j, block in enumerate(blocks):
-                    if block["type"] in ("tool_result", "tool_use"):
-                        raise self.fail(
-                            block, f"{where}.content[{j}]", "the person's first message cannot hold tool blocks"
-                        )
+                for block in blocks:
+                    if block.value["type"] in ("tool_result", "tool_use"):
+                        raise block.fail("the person's first message cannot hold tool blocks")
             else:
-                self.user_blocks(message, blocks, where, pending)
+                self.user_blocks(message, blocks, pending)
                 pending = {}
             messages.append(message)
         if pending:
-            tool_use_id, place = next(iter(pending.items()))
-            raise self.fail(messages[-1], place, f"tool_use '{tool_use_id}' has no tool_result")
-        return tuple(messages)
+            tool_use_id, block = next(iter(pending.items()))
+            raise block.fail(f"tool_use '{tool_use_id}' has no tool_result")
+        return messages
 
-    def assistant_blocks(self, message: JSONObject, blocks: list[JSONObject], where: str) -> dict[str, str]:
-        pending: dict[str, str] = {}
-        for j, block in enumerate(blocks):
-            place = f"{where}.content[{j}]"
-            if block["type"] == "tool_result":
-                raise self.fail(block, place, "an assistant turn cannot hold a tool_result")
-            if block["type"] != "tool_use":
+    def assistant_blocks(self, blocks: list[Node]) -> dict[str, Node]:
+        pending: dict[str, Node] = {}
+        for block in blocks:
+            kind = block.value["type"]
+            if kind == "tool_result":
+                raise block.fail("an assistant turn cannot hold a tool_result")
+            if kind != "tool_use":
                 continue
-            block_id, name, arguments = block.get("id"), block.get("name"), block.get("input")
-            if type(block_id) is not str or not block_id:
-                raise self.fail(block, f"{place}.id", "must be a non-empty string")
+            for key in ("id", "name", "input"):
+                if key not in block.value:
+                    raise block.fail(f"missing field '{key}'")
+            block_id = block.member("id").string(non_empty=True)
             if block_id in pending:
-                raise self.fail(block, f"{place}.id", f"tool_use id '{block_id}' is used twice")
-            if type(name) is not str or not name:
-                raise self.fail(block, f"{place}.name", "must be a non-empty string")
-            if type(arguments) is not dict:
-                raise self.fail(block, f"{place}.input", f"must be an object, found {type_name(arguments)}")
-            pending[block_id] = place
+                raise block.member("id").fail(f"tool_use id '{block_id}' is used twice")
+            block.member("name").string(non_empty=True)
+            block.member("input").object()
+            pending[block_id] = block
         return pending
 
-    def user_blocks(self, message: JSONObject, blocks: list[JSONObject], where: str, pending: dict[str, str]) -> None:
+    def user_blocks(self, message: Node, blocks: list[Node], pending: dict[str, Node]) -> None:
         answered: set[str] = set()
-        for j, block in enumerate(blocks):
-            place = f"{where}.content[{j}]"
-            if block["type"] != "tool_result":
-                raise self.fail(
-                    block, place, f"the person speaks again after the agent's first turn ({block['type']} block)"
-                )
-            tool_use_id = block.get("tool_use_id")
+        for block in blocks:
+            if block.value["type"] != "tool_result":
+                raise block.fail(f"the person speaks again after the agent's first turn ({block.value['type']} block)")
+            answers = block.get("tool_use_id")
+            tool_use_id = answers.value if answers is not None else None
             if type(tool_use_id) is not str or tool_use_id not in pending:
-                raise self.fail(
-                    block, f"{place}.tool_use_id", f"answers no tool_use of the turn before: {json.dumps(tool_use_id)}"
-                )
+                raise (answers or block).fail(f"answers no tool_use of the turn before: {json.dumps(tool_use_id)}")
             if tool_use_id in answered:
-                raise self.fail(block, f"{place}.tool_use_id", f"tool_use '{tool_use_id}' is answered twice")
+                raise (answers or block).fail(f"tool_use '{tool_use_id}' is answered twice")
             answered.add(tool_use_id)
-            content = block.get("content", "")
-            if not isinstance(content, (str, list)):
-                raise self.fail(block, f"{place}.content", f"must be a string or an array, found {type_name(content)}")
-            if type(block.get("is_error", False)) is not bool:
-                raise self.fail(block, f"{place}.is_error", "must be a boolean")
-        for tool_use_id, place in pending.items():
+            if (content := block.get("content")) is not None and not isinstance(content.value, (str, list)):
+                raise content.fail(f"must be a string or an array, found {content.describe()}")
+            if (is_error := block.get("is_error")) is not None:
+                is_error.boolean()
+        for tool_use_id, use in pending.items():
             if tool_use_id not in answered:
-                raise self.fail(message, place, f"tool_use '{tool_use_id}' has no tool_result in the next turn")
+                raise use.fail(f"tool_use '{tool_use_id}' has no tool_result in the next turn")
 
-    def calls(self, messages: tuple[JSONObject, ...]) -> Iterator[Call]:
+    def calls(self, messages: list[Node]) -> Iterator[Call]:
         index = 0
         for i in range(1, len(messages), 2):
-            uses = [b for b in self.content(messages[i], "") if b["type"] == "tool_use"]
+            uses = [b for b in self.content(messages[i]) if b.value["type"] == "tool_use"]
             if not uses:
                 continue
-            results = {b["tool_use_id"]: b for b in self.content(messages[i + 1], "")}
+            results = {b.value["tool_use_id"]: b.value for b in self.content(messages[i + 1])}
             for use in uses:
-                result = results[str(use["id"])]
-                arguments = self.need_object(use["input"], "input", use)
+                block = use.value
+                result = results[block["id"]]
                 is_error = result.get("is_error", False) is True
-                yield Call(
-                    index, str(use["name"]), arguments, result.get("content", ""), self.doc.line_of(use), is_error
-                )
+                yield Call(index, block["name"], block["input"], result.get("content", ""), use.line, is_error)
                 index += 1
 
 
-def parse_tools(doc: LocatedDocument, path: str | Path) -> tuple[ToolDef, ...]:
+def parse_tools(node: Node) -> tuple[ToolDef, ...]:
     """Validate a list of tool definitions (as a session holds them) from any source."""
-    return _Reader(doc, str(path)).tools(doc.value, doc.value)
+    return _SessionReader().tools(node)
 
 
-def validate_session(doc: LocatedDocument, path: str) -> Session:
+def validate_session(top: Node) -> Session:
     """Validate a parsed session document and read its calls out."""
-    return _Reader(doc, path).session()
+    return _SessionReader().session(top)
 
 
 def parse_session(text: str, path: str | Path) -> Session:
     """Parse and validate the text of a session file."""
-    return validate_session(parse_located(text, path), str(path))
+    return validate_session(parse_json(text, path))
 
 
 def read_session(path: str | Path) -> Session:

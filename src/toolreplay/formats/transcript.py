@@ -19,7 +19,8 @@ from toolreplay.canonical import JSONObject
 from toolreplay.chain import call_record
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
-from toolreplay.formats.jsonl import decode_object, type_name
+from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.located import describe
 from toolreplay.model import Call
 
 TRANSCRIPT_FIELDS = ("index", "tool", "args", "response")
@@ -76,14 +77,14 @@ def _to_call(obj: JSONObject, path: str | Path, line: int) -> Call:
     """Build a call from a record whose field names are already checked."""
     index, tool, args, response = obj["index"], obj["tool"], obj["args"], obj["response"]
     if type(index) is not int:
-        raise InputError(f"field 'index' must be an integer, found {type_name(index)}", path, line)
+        raise InputError(f"field 'index' must be an integer, found {describe(index)}", path, line)
     if type(tool) is not str or not tool:
-        found = "an empty string" if tool == "" else type_name(tool)
+        found = "an empty one" if tool == "" else describe(tool)
         raise InputError(f"field 'tool' must be a non-empty string, found {found}", path, line)
     if type(args) is not dict:
-        raise InputError(f"field 'args' must be an object, found {type_name(args)}", path, line)
+        raise InputError(f"field 'args' must be an object, found {describe(args)}", path, line)
     if type(response) is not dict:
-        raise InputError(f"field 'response' must be an object, found {type_name(response)}", path, line)
+        raise InputError(f"field 'response' must be an object, found {describe(response)}", path, line)
     return Call(index, tool, args, response, line)
 
 

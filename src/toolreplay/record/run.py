@@ -7,15 +7,16 @@ atomically), so an interrupted run leaves the last complete session on disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolreplay.agents.base import Agent
+from toolreplay.agents.loop import Ending, ToolResult, converse
 from toolreplay.agents.scripted import load_module
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import UsageError
-from toolreplay.formats.located import LocatedDocument
+from toolreplay.formats.located import plain_node
 from toolreplay.formats.session import parse_tools
 from toolreplay.model import SessionContext, ToolDef
 
@@ -44,22 +45,16 @@ def load_toolbox(path: str) -> ToolBox:
         plain: JSONValue = json.loads(json.dumps(definitions))
     except (TypeError, ValueError) as exc:
         raise UsageError(f"tools module {path}: TOOLS is not plain JSON data: {exc}") from None
-    return ToolBox(parse_tools(LocatedDocument(plain, {}), path), execute)
+    return ToolBox(parse_tools(plain_node(plain, path)), execute)
 
 
-def result_block(tool_use_id: str, execute: Execute, name: str, args: JSONObject) -> JSONObject:
-    """Run one call and wrap its outcome as a ``tool_result`` block."""
+def run_tool(execute: Execute, name: str, args: JSONObject) -> ToolResult:
+    """Run one call; the tool's failure is the agent's to see, as an error result."""
     try:
         value = execute(name, args)
-    except Exception as exc:  # the tool's failure is the agent's to see, as an error result
-        return {
-            "type": "tool_result",
-            "tool_use_id": tool_use_id,
-            "content": f"{type(exc).__name__}: {exc}",
-            "is_error": True,
-        }
-    content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    except Exception as exc:  # the user's tool: whatever it raises, the agent sees it
+        return ToolResult(f"{type(exc).__name__}: {exc}", True)
+    return ToolResult(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def run_agent(
@@ -72,26 +67,23 @@ def run_agent(
     max_turns: int = 50,
 ) -> SessionContext:
     """Drive the agent until it stops calling tools (or the turn limit), writing after each exchange."""
-    messages: list[JSONObject] = [{"role": "user", "content": task}]
 
-    def context(final: str | None) -> SessionContext:
+    def context(messages: Sequence[JSONObject], final: str | None) -> SessionContext:
         return SessionContext(agent.model, source, system, toolbox.tools, tuple(messages), final)
 
-    for _ in range(max_turns):
-        turn = agent.respond(system, toolbox.tools, messages)
-        content: list[JSONValue] = list(turn.content)
-        messages.append({"role": "assistant", "content": content})
-        uses = turn.tool_uses
-        if not uses:
-            done = context(turn.text)
-            write(done)
-            return done
-        results: list[JSONValue] = []
-        for use in uses:
-            name, args, tool_use_id = use["name"], use["input"], use["id"]
-            if not isinstance(name, str) or not isinstance(args, dict) or not isinstance(tool_use_id, str):
-                raise UsageError(f"the agent asked for a malformed tool call: {use!r}")
-            results.append(result_block(tool_use_id, toolbox.execute, name, args))
-        messages.append({"role": "user", "content": results})
-        write(context(None))
-    return context(None)
+    conversation = converse(
+        {"role": "user", "content": task}, max_turns, lambda name, args: run_tool(toolbox.execute, name, args)
+    )
+    messages = next(conversation)
+    try:
+        while True:
+            turn = agent.respond(system, toolbox.tools, messages)
+            messages = conversation.send(turn)
+            write(context(messages, None))
+    except StopIteration as stop:
+        ended: Ending = stop.value
+    if ended.error is not None:
+        raise UsageError(ended.error)
+    done = context(ended.messages, ended.final_reply)
+    write(done)
+    return done

@@ -10,29 +10,15 @@ a canned stub).
 
 from __future__ import annotations
 
-import enum
-import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import Path
 
 from toolreplay.canonical import JSONValue
-from toolreplay.errors import InputError
-from toolreplay.formats.files import read_text
-from toolreplay.formats.jsonl import parse_json_text, type_name
-from toolreplay.matching import Matcher, lookup
+from toolreplay.formats.stubs import Stub
+from toolreplay.matching import Matcher
 from toolreplay.model import Call
-
-
-class Unrecorded(enum.Enum):
-    """What to do with a call the recording never made."""
-
-    STOP = "stop"
-    ERROR = "error"
-    STUB = "stub"
-
+from toolreplay.settings import Unrecorded
 
 UNRECORDED_ERROR = "toolreplay: this call was not in the recording, so there is no recorded result for it"
 
@@ -67,64 +53,17 @@ class RecordedAnswers:
         return Answer(recorded.result, recorded.is_error, "recorded")
 
 
-@dataclass(frozen=True, slots=True)
-class Stub:
-    """A canned result for unrecorded calls to ``tool`` whose arguments match ``args``."""
-
-    tool: str
-    args: tuple[tuple[str, JSONValue], ...]
-    content: JSONValue
-    is_error: bool
-
-    def matches(self, call: Call) -> bool:
-        if not fnmatchcase(call.tool, self.tool):
-            return False
-        for path, expected in self.args:
-            found, actual = lookup(call.args, path)
-            if not found:
-                return False
-            if isinstance(expected, str):
-                if not (isinstance(actual, str) and fnmatchcase(actual, expected)):
-                    return False
-            elif json.dumps(actual, sort_keys=True) != json.dumps(expected, sort_keys=True):
-                return False
-        return True
-
-
-def read_stubs(path: str | Path) -> tuple[Stub, ...]:
-    """A stubs file: ``{"stubs": [{"tool", "args"?, "result", "is_error"?}, ...]}``; first match wins."""
-    doc = parse_json_text(read_text(path), path)
-    if not isinstance(doc, dict) or set(doc) != {"stubs"} or not isinstance(doc["stubs"], list):
-        raise InputError('a stubs file is one object: {"stubs": [...]}', path, 1)
-    stubs: list[Stub] = []
-    for number, item in enumerate(doc["stubs"]):
-        where = f"stubs[{number}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: must be an object, found {type_name(item)}", path)
-        for key in item:
-            if key not in ("tool", "args", "result", "is_error", "note"):
-                raise InputError(f"{where}: unknown field '{key}'", path)
-        tool, args, is_error = item.get("tool"), item.get("args", {}), item.get("is_error", False)
-        if not isinstance(tool, str) or not tool:
-            raise InputError(f"{where}.tool: must be a non-empty string", path)
-        if "result" not in item:
-            raise InputError(f"{where}: missing field 'result'", path)
-        if not isinstance(args, dict):
-            raise InputError(f"{where}.args: must be an object, found {type_name(args)}", path)
-        if not isinstance(is_error, bool):
-            raise InputError(f"{where}.is_error: must be a boolean", path)
-        result = item["result"]
-        content = result if isinstance(result, (str, list)) else json.dumps(result, sort_keys=True)
-        stubs.append(Stub(tool, tuple(args.items()), content, is_error))
-    return tuple(stubs)
-
-
-def stub_answer(call: Call, stubs: Sequence[Stub]) -> Answer | None:
-    for stub in stubs:
-        if stub.matches(call):
-            return Answer(stub.content, stub.is_error, "stub")
-    return None
-
-
-def unrecorded_error() -> Answer:
+def answer_call(
+    answers: RecordedAnswers, call: Call, on_unrecorded: Unrecorded, stubs: Sequence[Stub]
+) -> Answer | None:
+    """The answer a call gets: recorded, else what ``on_unrecorded`` says; None when the run is to stop."""
+    recorded = answers.answer(call)
+    if recorded is not None:
+        return recorded
+    if on_unrecorded is Unrecorded.STOP:
+        return None
+    if on_unrecorded is Unrecorded.STUB:
+        for stub in stubs:
+            if stub.matches(call):
+                return Answer(stub.content, stub.is_error, "stub")
     return Answer(UNRECORDED_ERROR, True, "error")

@@ -1,7 +1,9 @@
 """Driving a replay: the candidate's runs, and the unchanged configuration's when a noise baseline is asked for.
 
-``replay`` and ``check`` both come here, so a replay means the same thing
-whichever command asked for it.
+``replay`` and ``check`` both come here with a
+:class:`~toolreplay.settings.ReplaySettings`, so a replay means the same thing
+whichever command asked for it. The candidate's files (system prompt, tools,
+stubs) are read once, into a :class:`Candidate`.
 """
 
 from __future__ import annotations
@@ -9,37 +11,57 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from toolreplay.agents.spec import make_agent
+from toolreplay.agents.spec import make_agent, read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
+from toolreplay.errors import InputError
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.session import parse_tools
+from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import Session, ToolDef
-from toolreplay.noise import NoiseReport, seeds_for_baseline, weigh_changes
-from toolreplay.replay.answers import Stub, Unrecorded
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
+from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
+from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import FailOn
 
 
 @dataclass(frozen=True, slots=True)
-class ReplayPlan:
-    """One replay of a session: the candidate, how many runs, and how calls are answered."""
+class Candidate:
+    """What the candidate is told and who it is, read once from the settings' files.
 
-    session: Session
+    ``prompt`` and ``tools_node`` are the files as read (None when the recorded
+    ones are used), so a report can point at their lines without reading them again.
+    """
+
     system: JSONValue
     tools: tuple[ToolDef, ...]
+    stubs: tuple[Stub, ...]
     agent: str
-    repeat: int = 1
-    seed: int = 1
-    noise: int = 0
-    alpha: float = 0.05
-    on_unrecorded: Unrecorded = Unrecorded.ERROR
-    stubs: tuple[Stub, ...] = ()
-    max_turns: int = 50
-    max_tokens: int = 4096
-    concurrency: int = 1
-    fail_on: FailOn = FailOn.DESTRUCTIVE
-    baseline_agent: str | None = None  # the unchanged configuration's agent; by default the recorded model
+    baseline_agent: str
+    prompt: str | None = None
+    tools_node: Node | None = None
+
+
+def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
+    """The candidate a session is replayed against under ``settings``."""
+    context = session.context
+    if context is None:
+        raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
+    prompt = read_prompt(settings.system) if settings.system else None
+    tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools else None
+    baseline_agent = recorded_agent(context.model, session.path)
+    return Candidate(
+        system=prompt if prompt is not None else context.system,
+        tools=parse_tools(tools_node) if tools_node is not None else context.tools,
+        stubs=read_stubs(settings.stubs) if settings.stubs else (),
+        agent=settings.agent or baseline_agent,
+        baseline_agent=baseline_agent,
+        prompt=prompt,
+        tools_node=tools_node,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,58 +74,66 @@ class ReplayOutcome:
     baseline_runs: tuple[Run, ...]
 
 
-def replay_session(plan: ReplayPlan, policy: Policy, progress: Progress | None = None) -> ReplayOutcome:
-    """Run the candidate ``plan.repeat`` times and, with ``plan.noise``, the unchanged configuration too."""
-    context = plan.session.context
+def replay_session(
+    session: Session,
+    settings: ReplaySettings,
+    policy: Policy,
+    fail_on: FailOn,
+    candidate: Candidate | None = None,
+    progress: Progress | None = None,
+) -> ReplayOutcome:
+    """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too."""
+    chosen = candidate if candidate is not None else load_candidate(session, settings)
+    context = session.context
     if context is None:
-        raise ValueError("a transcript has no conversation to replay")
+        raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
     setup = ReplaySetup(
-        plan.session, plan.system, plan.tools, plan.on_unrecorded, plan.stubs, plan.max_turns, policy.matcher
+        session, chosen.system, chosen.tools, settings.on_unrecorded, chosen.stubs, settings.max_turns, policy.matcher
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
-    progress = progress if progress is not None else Progress(plan.repeat + plan.noise)
+    progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
     try:
-        seeds: Sequence[int] = range(plan.seed, plan.seed + plan.repeat)
-        runs = drive_runs(setup, plan.agent, seeds, plan.concurrency, plan.max_tokens, progress)
+        seeds: Sequence[int] = range(settings.seed, settings.seed + settings.repeat)
+        runs = drive_runs(setup, chosen.agent, seeds, settings, progress)
         baseline_runs: list[Run] = []
-        if plan.noise:
-            seeds = seeds_for_baseline(plan.seed, plan.noise)
-            baseline_agent = plan.baseline_agent or context.model
-            baseline_runs = drive_runs(unchanged, baseline_agent, seeds, plan.concurrency, plan.max_tokens, progress)
+        if settings.noise:
+            seeds = seeds_for_baseline(settings.seed, settings.noise)
+            baseline_runs = drive_runs(unchanged, chosen.baseline_agent, seeds, settings, progress)
     finally:
         progress.close()
     recorded_classes = Classifier(policy, context.tools)
-    report = summarize(setup, plan.agent, runs, recorded_classes, Classifier(policy, plan.tools), plan.fail_on)
+    report = summarize(setup, chosen.agent, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
     weighed = None
-    if plan.noise:
-        baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, plan.fail_on)
-        weighed = weigh_changes(report, baseline, plan.alpha, plan.fail_on)
+    if settings.noise:
+        baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
+        weighed = weigh_changes(report, baseline, settings.alpha, fail_on)
     return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
 
 
 def drive_runs(
-    setup: ReplaySetup, spec: str, seeds: Sequence[int], concurrency: int, max_tokens: int, progress: Progress
+    setup: ReplaySetup, spec: str, seeds: Sequence[int], settings: ReplaySettings, progress: Progress
 ) -> list[Run]:
     """The runs of one configuration: scripted runs one by one with their seeds; model runs maybe at once."""
     if spec.startswith("scripted:"):
-        agents = [(make_agent(spec, seed, max_tokens), seed) for seed in seeds]
+        agents = [(make_agent(spec, seed, settings.max_tokens), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run)
-    if concurrency == 1:
-        return replay_runs(setup, [(make_agent(spec, 0, max_tokens), None) for _ in seeds], progress.turn, progress.run)
+    if settings.concurrency == 1:
+        model_agents = [(make_agent(spec, 0, settings.max_tokens), None) for _ in seeds]
+        return replay_runs(setup, model_agents, progress.turn, progress.run)
     import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
-    return asyncio.run(_model_runs(setup, spec, len(seeds), concurrency, max_tokens, progress))
+    return asyncio.run(_model_runs(setup, spec, len(seeds), settings, progress))
 
 
 async def _model_runs(
-    setup: ReplaySetup, model: str, repeat: int, concurrency: int, max_tokens: int, progress: Progress
+    setup: ReplaySetup, model: str, repeat: int, settings: ReplaySettings, progress: Progress
 ) -> list[Run]:
-    """Model runs through one async client, ``concurrency`` at a time."""
+    """Model runs through one async client, ``settings.concurrency`` at a time."""
     from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
 
     client = make_async_client()
     try:
-        agents = [AsyncClaudeAgent(client, model, max_tokens) for _ in range(repeat)]
-        return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run)
+        agents = [AsyncClaudeAgent(client, model, settings.max_tokens) for _ in range(repeat)]
+        return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run)
     finally:
         await client.close()

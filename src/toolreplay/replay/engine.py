@@ -15,19 +15,14 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
 from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
+from toolreplay.agents.loop import AgentFailure, ToolResult, converse
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError
+from toolreplay.formats.stubs import Stub
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session, ToolDef
-from toolreplay.replay.answers import Answer, RecordedAnswers, Stub, Unrecorded, stub_answer, unrecorded_error
-
-ENDINGS = {
-    "end_turn": "final reply",
-    "stop_sequence": "final reply",
-    "refusal": "refused",
-    "max_tokens": "ran out of tokens",
-    "pause_turn": "paused",
-}
+from toolreplay.replay.answers import RecordedAnswers, answer_call
+from toolreplay.settings import Unrecorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,72 +59,30 @@ class Run:
         return Session(f"run {self.number}", self.calls)
 
 
-def _add(total: Usage, more: Usage) -> Usage:
-    return Usage(
-        total.input_tokens + more.input_tokens,
-        total.output_tokens + more.output_tokens,
-        total.cache_read_tokens + more.cache_read_tokens,
-        total.cache_write_tokens + more.cache_write_tokens,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class AgentFailure:
-    """The model could not be asked (an API error that outlived the SDK's retries)."""
-
-    message: str
-
-
 Conversation = Generator[list[JSONObject], "Turn | AgentFailure", Run]
 
 
 def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed: int | None) -> Conversation:
-    """One run as a generator: it yields the messages to send and receives the agent's turn.
-
-    Keeping the run's logic free of how the agent is called lets one loop serve
-    a scripted agent, a blocking API client and an async client alike.
-    """
+    """One run as a generator: the shared turn loop, each call answered from the recording."""
     context = setup.recording.context
     if context is None:
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
-    messages: list[JSONObject] = [dict(context.messages[0])]
     calls: list[Call] = []
     origins: list[str] = []
-    usage = Usage()
 
-    def finish(ending: str, reply: str | None = None, error: str | None = None) -> Run:
-        return Run(number, seed, tuple(calls), tuple(origins), ending, reply, usage, error)
+    def answer(name: str, args: JSONObject) -> ToolResult | None:
+        call = Call(len(calls), name, args, None, 0)
+        found = answer_call(answers, call, setup.on_unrecorded, setup.stubs)
+        if found is None:  # unrecorded, and the policy is to stop here
+            calls.append(call)
+            origins.append("none")
+            return None
+        calls.append(Call(call.index, name, args, found.content, 0, found.is_error))
+        origins.append(found.origin)
+        return ToolResult(found.content, found.is_error)
 
-    for _ in range(setup.max_turns):
-        turn = yield messages
-        if isinstance(turn, AgentFailure):
-            return finish("error", error=turn.message)
-        usage = _add(usage, turn.usage)
-        content: list[JSONValue] = list(turn.content)
-        messages.append({"role": "assistant", "content": content})
-        uses = turn.tool_uses
-        if not uses:
-            ending = ENDINGS.get(turn.stop_reason, turn.stop_reason)
-            return finish(ending, turn.text if ending == "final reply" else None)
-        results: list[JSONValue] = []
-        for use in uses:
-            name, args, use_id = use.get("name"), use.get("input"), use.get("id")
-            if not isinstance(name, str) or not isinstance(args, dict) or not isinstance(use_id, str):
-                return finish("error", error=f"the agent asked for a malformed tool call: {use!r}")
-            call_index = len(calls)
-            answer = _answer(setup, answers, Call(call_index, name, args, None, 0))
-            if answer is None:  # unrecorded, and the policy is to stop here
-                calls.append(Call(call_index, name, args, None, 0))
-                origins.append("none")
-                return finish("stopped at an unrecorded call")
-            calls.append(Call(call_index, name, args, answer.content, 0, answer.is_error))
-            origins.append(answer.origin)
-            block: JSONObject = {"type": "tool_result", "tool_use_id": use_id, "content": answer.content}
-            if answer.is_error:
-                block["is_error"] = True
-            results.append(block)
-        messages.append({"role": "user", "content": results})
-    return finish(f"reached the {setup.max_turns}-turn limit")
+    ended = yield from converse(context.messages[0], setup.max_turns, answer)
+    return Run(number, seed, tuple(calls), tuple(origins), ended.ending, ended.final_reply, ended.usage, ended.error)
 
 
 TurnHook = Callable[["Turn | AgentFailure"], None]
@@ -190,19 +143,6 @@ async def replay_once_async(
         on_turn(turn)
         step = _advance(run, turn)
     return step
-
-
-def _answer(setup: ReplaySetup, answers: RecordedAnswers, call: Call) -> Answer | None:
-    recorded = answers.answer(call)
-    if recorded is not None:
-        return recorded
-    if setup.on_unrecorded is Unrecorded.STOP:
-        return None
-    if setup.on_unrecorded is Unrecorded.STUB:
-        stub = stub_answer(call, setup.stubs)
-        if stub is not None:
-            return stub
-    return unrecorded_error()
 
 
 def _ignore_run(_: Run) -> None:

@@ -6,7 +6,8 @@ import sys
 from typing import TextIO
 
 from toolreplay.agents.base import Turn
-from toolreplay.replay.engine import AgentFailure, Run
+from toolreplay.agents.loop import AgentFailure
+from toolreplay.replay.engine import Run
 
 
 class Progress:

@@ -20,9 +20,11 @@ from typing import BinaryIO
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Session
-from toolreplay.replay.answers import RecordedAnswers, Stub, Unrecorded, stub_answer, unrecorded_error
+from toolreplay.replay.answers import RecordedAnswers, answer_call
+from toolreplay.settings import Unrecorded
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 STOPPED = -32001  # JSON-RPC error code for a call refused under --on-unrecorded stop
@@ -104,17 +106,15 @@ class ReplayServer:
             return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": "tools/call needs a name"}}
         call = Call(self.log.answered, name, arguments, None, 0)
         self.log.answered += 1
-        answer = self.answers.answer(call)
+        answer = answer_call(self.answers, call, self.on_unrecorded, self.stubs)
         if answer is None:
-            if self.on_unrecorded is Unrecorded.STOP:
-                self.log.unrecorded.append((call, "refused"))
-                error: JSONObject = {
-                    "code": STOPPED,
-                    "message": f"toolreplay: {name} was never recorded (--on-unrecorded stop)",
-                }
-                return {"jsonrpc": "2.0", "id": request_id, "error": error}
-            stub = stub_answer(call, self.stubs) if self.on_unrecorded is Unrecorded.STUB else None
-            answer = stub if stub is not None else unrecorded_error()
+            self.log.unrecorded.append((call, "refused"))
+            error: JSONObject = {
+                "code": STOPPED,
+                "message": f"toolreplay: {name} was never recorded (--on-unrecorded stop)",
+            }
+            return {"jsonrpc": "2.0", "id": request_id, "error": error}
+        if answer.origin != "recorded":
             self.log.unrecorded.append((call, answer.origin))
         return _result(request_id, {"content": mcp_content(answer.content), "isError": answer.is_error})
 

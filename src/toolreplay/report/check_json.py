@@ -7,11 +7,13 @@ as the unsharded run's.
 
 from __future__ import annotations
 
+import enum
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject
 from toolreplay.check.model import (
     ChangeRow,
     CheckFinding,
@@ -21,13 +23,27 @@ from toolreplay.check.model import (
     UnitResult,
     UnrecordedRow,
 )
-from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text
-from toolreplay.formats.jsonl import parse_json_text
+from toolreplay.formats.located import Node, parse_json
 from toolreplay.verdict import FailOn
 
 FORMAT = "toolreplay-check"
 VERSION = 1
+_CHANGE_FIELDS = (
+    "kind",
+    "tool",
+    "args",
+    "class",
+    "hits",
+    "runs",
+    "baseline_hits",
+    "baseline_runs",
+    "p",
+    "q",
+    "verdict",
+)
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=enum.Enum)
 
 
 def _location(location: Location) -> JSONObject:
@@ -103,69 +119,120 @@ def render_check_json(report: CheckReport) -> str:
     return json.dumps(check_document(report), indent=2, ensure_ascii=False) + "\n"
 
 
-def _read_location(raw: Any) -> Location:
-    return Location(str(raw["path"]), int(raw["line"]))
+def _text(node: Node, key: str) -> str:
+    return node.member(key).string()
 
 
-def _read_result(raw: Any) -> UnitResult:
-    return UnitResult(
-        key=str(raw["key"]),
-        analysis=str(raw["analysis"]),
-        subject=str(raw["subject"]),
-        summary=str(raw["summary"]),
-        findings=tuple(
-            CheckFinding(
-                Rule(f["rule"]),
-                str(f["message"]),
-                _read_location(f["location"]),
-                tuple(_read_location(place) for place in f["related"]),
-                str(f["fingerprint"]),
-            )
-            for f in raw["findings"]
-        ),
-        changes=tuple(
-            ChangeRow(
-                str(c["kind"]),
-                str(c["tool"]),
-                dict(c["args"]),
-                str(c["class"]),
-                int(c["hits"]),
-                int(c["runs"]),
-                c["baseline_hits"],
-                c["baseline_runs"],
-                c["p"],
-                c["q"],
-                str(c["verdict"]),
-            )
-            for c in raw["changes"]
-        ),
-        unrecorded=tuple(
-            UnrecordedRow(
-                str(u["tool"]), dict(u["args"]), str(u["class"]), int(u["hits"]), int(u["runs"]), str(u["answered"])
-            )
-            for u in raw["unrecorded"]
-        ),
-        inputs=tuple(str(name) for name in raw["inputs"]),
+def _count(node: Node, key: str) -> int:
+    value = node.member(key).integer()
+    if value < 0:
+        raise node.member(key).fail(f"must be 0 or more, found {value}")
+    return value
+
+
+def _optional(node: Node, key: str, read: Callable[[Node], _T]) -> _T | None:
+    member = node.member(key)
+    return None if member.value is None else read(member)
+
+
+def _probability(node: Node) -> float:
+    value = node.number()
+    if not 0 <= value <= 1:
+        raise node.fail(f"must be between 0 and 1, found {value:g}")
+    return value
+
+
+def _enum(node: Node, kind: type[_E]) -> _E:
+    value = node.string()
+    try:
+        return kind(value)
+    except ValueError:
+        raise node.fail(f"must be one of {', '.join(str(m.value) for m in kind)}, found '{value}'") from None
+
+
+def _read_location(node: Node) -> Location:
+    node.object().require("path", "line")
+    line = node.member("line").integer()
+    if line < 1:
+        raise node.member("line").fail(f"must be 1 or more, found {line}")
+    return Location(_text(node, "path"), line)
+
+
+def _read_finding(node: Node) -> CheckFinding:
+    node.object().require("rule", "message", "location", "related", "fingerprint")
+    return CheckFinding(
+        _enum(node.member("rule"), Rule),
+        _text(node, "message"),
+        _read_location(node.member("location")),
+        tuple(_read_location(place) for place in node.member("related").array().elements()),
+        _text(node, "fingerprint"),
     )
 
 
+def _read_change(node: Node) -> ChangeRow:
+    node.object().require(*_CHANGE_FIELDS)
+    return ChangeRow(
+        _text(node, "kind"),
+        _text(node, "tool"),
+        node.member("args").object().value,
+        _text(node, "class"),
+        _count(node, "hits"),
+        _count(node, "runs"),
+        _optional(node, "baseline_hits", Node.integer),
+        _optional(node, "baseline_runs", Node.integer),
+        _optional(node, "p", _probability),
+        _optional(node, "q", _probability),
+        _text(node, "verdict"),
+    )
+
+
+def _read_unrecorded(node: Node) -> UnrecordedRow:
+    node.object().require("tool", "args", "class", "hits", "runs", "answered")
+    return UnrecordedRow(
+        _text(node, "tool"),
+        node.member("args").object().value,
+        _text(node, "class"),
+        _count(node, "hits"),
+        _count(node, "runs"),
+        _text(node, "answered"),
+    )
+
+
+def _read_result(node: Node) -> UnitResult:
+    node.object().require("key", "analysis", "subject", "summary", "inputs", "findings", "changes", "unrecorded")
+    return UnitResult(
+        key=_text(node, "key"),
+        analysis=_text(node, "analysis"),
+        subject=_text(node, "subject"),
+        summary=_text(node, "summary"),
+        findings=tuple(_read_finding(item) for item in node.member("findings").array().elements()),
+        changes=tuple(_read_change(item) for item in node.member("changes").array().elements()),
+        unrecorded=tuple(_read_unrecorded(item) for item in node.member("unrecorded").array().elements()),
+        inputs=tuple(item.string() for item in node.member("inputs").array().elements()),
+    )
+
+
+def _read_shard(node: Node) -> tuple[int, int]:
+    head, _, tail = node.string().partition("/")
+    if not (head.isdigit() and tail.isdigit()) or not 1 <= int(head) <= int(tail):
+        raise node.fail(f"must be K/N with 1 <= K <= N, found '{node.value}'")
+    return int(head), int(tail)
+
+
 def read_check_report(path: str | Path) -> CheckReport:
-    """Read a report ``check --json`` wrote; anything else is an :class:`InputError`."""
-    doc: JSONValue = parse_json_text(read_text(path), path)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise InputError(f'not a toolreplay check report (no "format": "{FORMAT}")', path)
-    if doc.get("version") != VERSION:
-        raise InputError(f"check report version {doc.get('version')} is not supported (expected {VERSION})", path)
-    raw: Any = doc
-    try:
-        shard = raw["shard"]
-        return CheckReport(
-            config=raw["config"],
-            config_digest=str(raw["config_digest"]),
-            fail_on=FailOn(raw["fail_on"]),
-            units=tuple(str(key) for key in raw["units"]),
-            results=tuple(_read_result(result) for result in raw["results"]),
-            shard=(int(shard.split("/")[0]), int(shard.split("/")[1])) if shard else None,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise InputError(f"a malformed check report ({type(exc).__name__}: {exc})", path) from None
+    """Read a report ``check --json`` wrote; anything else is an :class:`InputError` at its line."""
+    top = parse_json(read_text(path), path).called("a check report").object().called("")
+    if top.value.get("format") != FORMAT:
+        raise top.fail(f'not a toolreplay check report (no "format": "{FORMAT}")')
+    version = top.member("version")
+    if version.value != VERSION:
+        raise version.fail(f"check report version {version.value} is not supported (expected {VERSION})")
+    top.require("config", "config_digest", "fail_on", "units", "results", "shard")
+    return CheckReport(
+        config=_optional(top, "config", Node.string),
+        config_digest=_text(top, "config_digest"),
+        fail_on=_enum(top.member("fail_on"), FailOn),
+        units=tuple(item.string() for item in top.member("units").array().elements()),
+        results=tuple(_read_result(item) for item in top.member("results").array().elements()),
+        shard=_optional(top, "shard", _read_shard),
+    )

@@ -7,8 +7,8 @@ from collections import Counter
 from toolreplay.canonical import JSONObject
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, UnrecordedRow
 from toolreplay.model import Call
-from toolreplay.report.text import count, format_call, p_value
 from toolreplay.verdict import Verdict
+from toolreplay.wording import count, format_call, p_value
 
 
 def call_text(tool: str, args: JSONObject) -> str:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
 from toolreplay.model import Call
-from toolreplay.noise import NoiseReport
 from toolreplay.replay.engine import Run
+from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.report import ReplayReport
 
 DIFF_SCHEMA = "toolreplay-diff"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from toolreplay.check.model import CheckReport, Level
 from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
-from toolreplay.report.text import p_value
 from toolreplay.verdict import Verdict
+from toolreplay.wording import p_value
 
 SUMMARY_LIMIT = 1_000_000  # bytes; GitHub's limit for a step summary is 1 MiB
 _FOLD = 10  # tables with more rows than this are folded

@@ -6,27 +6,23 @@ print the same bytes and a committed report diffs to nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 from toolreplay.audit import AuditReport
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject
 from toolreplay.chain import Verification
+from toolreplay.classify import Classifier
 from toolreplay.diff import DiffResult, FieldChange, PairKind
 from toolreplay.model import Call, Finding, Session
-from toolreplay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.engine import Run
+from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.report import ReplayReport
 from toolreplay.scope import ScopeReport
+from toolreplay.wording import count, format_call, format_value, p_value
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:
     return [f"index {f.index}: {f.kind.value}: {f.detail}" for f in findings]
-
-
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """``1 call``, ``2 calls`` (or the plural given)."""
-    return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
 
 
 def _lines(lines: list[str]) -> str:
@@ -61,25 +57,21 @@ def render_verification(result: Verification) -> str:
     )
 
 
-_ARG_WIDTH = 60
-
-
-def format_value(value: JSONValue, width: int = _ARG_WIDTH) -> str:
-    """A JSON value on one line, shortened with an ellipsis past ``width`` characters."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def format_call(call: Call) -> str:
-    """``tool(key=value, ...)`` with each value as compact JSON."""
-    args = ", ".join(f"{key}={format_value(value)}" for key, value in call.args.items())
-    return f"{call.tool}({args})"
-
-
 def _source(source: JSONObject) -> str:
     details = ", ".join(f"{key}={format_value(value, 40)}" for key, value in sorted(source.items()) if key != "kind")
     kind = str(source.get("kind", "?"))
     return f"{kind} ({details})" if details else kind
+
+
+def class_label(call: Call, classifier: Classifier) -> str:
+    """A call's class as ``show`` prints it, with any disagreement spelled out."""
+    found = classifier.classify(call)
+    label = found.klass.value
+    if found.origin == "strict":
+        label += " (unknown, --strict)"
+    if found.mismatch:
+        label += " (annotations say read-only)"
+    return label
 
 
 def render_show(session: Session, classes: Sequence[str]) -> str:
@@ -200,10 +192,6 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         summary = "the candidate made the recorded calls"
     lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
     return _lines(lines)
-
-
-def p_value(value: float) -> str:
-    return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from toolreplay.classify import Classifier, Policy
 from toolreplay.model import Session
-from toolreplay.noise import NoiseReport, weigh_changes
-from toolreplay.replay.answers import Unrecorded
 from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.replay.noise import NoiseReport, weigh_changes
 from toolreplay.replay.report import summarize
+from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn
 
 

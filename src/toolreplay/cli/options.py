@@ -1,0 +1,104 @@
+"""The options several commands share, each defined once: replay settings, rules, --fail-on."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from toolreplay.classify import Policy
+from toolreplay.errors import UsageError
+from toolreplay.formats.rules import read_rules
+from toolreplay.settings import ReplaySettings, SettingError, Unrecorded, setting_key
+from toolreplay.verdict import FailOn
+
+Command = Callable[..., Any]
+
+FAIL_ON = click.Choice([choice.value for choice in FailOn])
+
+_DEFAULTS = ReplaySettings()
+
+# Each replay setting as an option: its extra names, and what --help says. Defaults come from ReplaySettings.
+_SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "system": ((), {"metavar": "FILE", "help": "A replacement system prompt."}),
+    "tools": ((), {"metavar": "FILE", "help": "Replacement tool definitions (a JSON array)."}),
+    "agent": (("--model",), {"metavar": "SPEC", "help": "A Claude model id, or scripted:FILE."}),
+    "repeat": ((), {"help": "How many runs."}),
+    "seed": ((), {"help": "The first scripted run's seed."}),
+    "on_unrecorded": (
+        (),
+        {
+            "type": click.Choice([choice.value for choice in Unrecorded]),
+            "help": "What a call the recording never made gets: stop, an error result, or a stub.",
+        },
+    ),
+    "stubs": ((), {"metavar": "FILE", "help": "Canned results for unrecorded calls (with stub)."}),
+    "max_turns": ((), {"help": "End a run after this many agent turns."}),
+    "max_tokens": ((), {"help": "Output token limit per model request."}),
+    "concurrency": (
+        (),
+        {"help": "Model runs in flight at once (async client). Scripted runs are in-process and always one at a time."},
+    ),
+    "noise": (
+        (),
+        {"help": "Also replay the unchanged configuration this many times, and test each change against it."},
+    ),
+    "alpha": ((), {"help": "False discovery rate for calling a change real, across the changes of one report."}),
+}
+
+
+def build_settings(**values: Any) -> ReplaySettings:
+    """Replay settings from option values; a value out of range is a usage error naming its option."""
+    if isinstance(values.get("on_unrecorded"), str):
+        values["on_unrecorded"] = Unrecorded(values["on_unrecorded"])
+    try:
+        return ReplaySettings(**values)
+    except SettingError as exc:
+        raise UsageError(f"--{exc.key} {exc.problem}") from None
+
+
+def settings_options(*names: str) -> Callable[[Command], Command]:
+    """Options for the named replay settings (all of them by default); the command gets ``settings=``."""
+    chosen = names or tuple(_SETTING_OPTIONS)
+
+    def decorate(function: Command) -> Command:
+        @functools.wraps(function)
+        def command(**values: Any) -> Any:
+            settings = build_settings(**{name: values.pop(name) for name in chosen})
+            return function(settings=settings, **values)
+
+        for name in reversed(chosen):
+            aliases, extra = _SETTING_OPTIONS[name]
+            default = getattr(_DEFAULTS, name)
+            default = default.value if isinstance(default, Unrecorded) else default
+            shown = default is not None
+            command = click.option(
+                f"--{setting_key(name)}", *aliases, name, default=default, show_default=shown, **extra
+            )(command)
+        return command
+
+    return decorate
+
+
+def fail_on_option(function: Command) -> Command:
+    return click.option(
+        "--fail-on", type=FAIL_ON, default=FailOn.DESTRUCTIVE.value, show_default=True, help="What fails the check."
+    )(function)
+
+
+def policy_options(function: Command) -> Command:
+    function = click.option(
+        "--strict", is_flag=True, help="Treat calls no rule or annotation classifies as destructive."
+    )(function)
+    return click.option(
+        "--rules",
+        "rules_file",
+        metavar="FILE",
+        help="A rules file (TOML): classification rules and argument matching. See docs/formats.md.",
+    )(function)
+
+
+def load_policy(rules_file: str | None, strict: bool) -> Policy:
+    return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)

@@ -1,0 +1,297 @@
+"""The ``check`` configuration: ``.toolreplay.yml``, read strictly, every error with its line.
+
+Paths and globs in the file are relative to the file's own directory. Every
+key is checked: an unknown key, a value of the wrong type, a file that does
+not exist or a glob that matches nothing is an :class:`InputError` naming the
+config file and the line, since a typo that silently checks nothing would pass
+CI for the wrong reason. A replay's settings are a
+:class:`~toolreplay.settings.ReplaySettings`, refused with the same words as
+``replay``'s options. With no config file, :func:`discover` finds the
+recordings under a directory and the defaults apply.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolreplay.errors import InputError
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.settings import DEFAULT_ALPHA, ReplaySettings, SettingError, Unrecorded, check_alpha, setting_key
+from toolreplay.verdict import FailOn
+
+DEFAULT_CONFIG = ".toolreplay.yml"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeSetting:
+    """A scope file and the recordings it applies to (all of them when ``recordings`` is empty)."""
+
+    file: str
+    recordings: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayJob:
+    """Sessions to replay with one set of settings; the lines of the entry and of its agent."""
+
+    sessions: tuple[str, ...]
+    settings: ReplaySettings
+    line: int
+    agent_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompareGroup:
+    """Recorded candidate sessions tested against recorded baseline sessions."""
+
+    recorded: str
+    candidates: tuple[str, ...]
+    baseline: tuple[str, ...]
+    alpha: float
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """What ``check`` reads and runs. ``path`` is None when the recordings were discovered."""
+
+    path: str | None
+    recordings: tuple[str, ...]
+    sealed: tuple[str, ...]
+    sessions: tuple[str, ...]
+    scopes: tuple[ScopeSetting, ...] = ()
+    rules: str | None = None
+    strict: bool = False
+    fail_on: FailOn = FailOn.DESTRUCTIVE
+    replays: tuple[ReplayJob, ...] = ()
+    compares: tuple[CompareGroup, ...] = ()
+    text: str = field(default="", repr=False)
+
+    def files(self) -> tuple[str, ...]:
+        """Every file the check reads: the config, the recordings, and every file the config names."""
+        named: list[str] = [self.path] if self.path else []
+        named += self.recordings
+        named += [scope.file for scope in self.scopes]
+        named += [self.rules] if self.rules else []
+        for job in self.replays:
+            named += job.sessions
+            chosen = job.settings
+            named += [p for p in (chosen.system, chosen.tools, chosen.stubs) if p]
+            if chosen.agent and chosen.agent.startswith("scripted:"):
+                named.append(chosen.agent.removeprefix("scripted:"))
+        for group in self.compares:
+            named += [group.recorded, *group.candidates, *group.baseline]
+        return tuple(dict.fromkeys(named))
+
+
+_TOP_KEYS = ("sessions", "transcripts", "sealed", "scope", "rules", "strict", "fail-on", "alpha", "replay", "compare")
+_REPLAY_KEYS = ("sessions", *(setting_key(name) for name in ReplaySettings.__dataclass_fields__))
+_INTEGERS = ("repeat", "seed", "noise", "concurrency", "max_turns", "max_tokens")
+
+
+class _ConfigReader:
+    """Turns the config's nodes into settings, resolving paths against the config's directory."""
+
+    def __init__(self, path: str) -> None:
+        self.base = Path(path).parent
+
+    @staticmethod
+    def named(node: Node, key: str) -> Node:
+        """Errors about a value say which key it belongs to: ``'repeat': must be ...``."""
+        return node.called(f"'{key}'")
+
+    def choice(self, node: Node, key: str, choices: tuple[str, ...]) -> str:
+        value = self.named(node, key).string()
+        if value not in choices:
+            raise InputError(f"'{key}' must be one of {', '.join(choices)}, not '{value}'", node.path, node.line)
+        return value
+
+    def file(self, node: Node, key: str) -> str:
+        """A path to an existing file, relative to the config file."""
+        name = self.named(node, key).string()
+        path = self.base / name
+        if not path.is_file():
+            raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
+        return os.path.normpath(path)
+
+    def globs(self, node: Node, key: str) -> tuple[str, ...]:
+        """The files a glob or a list of globs matches, each glob matching at least one."""
+        items = list(node.elements()) if isinstance(node.value, list) else [node]
+        found: dict[str, None] = {}
+        for item in items:
+            pattern = self.named(item, key).string()
+            matches = sorted(
+                os.path.normpath(self.base / name)
+                for name in glob.glob(pattern, root_dir=self.base, recursive=True)
+                if (self.base / name).is_file()
+            )
+            if not matches:
+                raise InputError(f"'{key}': {pattern} matches no file", item.path, item.line)
+            found.update(dict.fromkeys(matches))
+        return tuple(found)
+
+    def alpha(self, node: Node) -> float:
+        value = self.named(node, "alpha").number()
+        try:
+            return check_alpha(value)
+        except SettingError as exc:
+            raise InputError(f"'{exc.key}' {exc.problem}", node.path, node.line) from None
+
+
+def read_config(path: str) -> Config:
+    """Read and check a config file."""
+    text = read_text(path)
+    root = parse_yaml(text, path)
+    if root is None:
+        raise InputError("the config is empty; name the recordings to check (see docs/configuration.md)", path)
+    top = root.called("the config").object().called("").only(_TOP_KEYS, "the config")
+    reader = _ConfigReader(path)
+    sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
+    transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
+    sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
+    recordings = tuple(dict.fromkeys((*sessions, *transcripts, *sealed)))
+    if not recordings and "compare" not in top.value:
+        raise InputError("the config names no recordings: add sessions, transcripts or sealed", path, top.line)
+    alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
+    get = top.get
+    strict, fail_on, rules = get("strict"), get("fail-on"), get("rules")
+    return Config(
+        path=path,
+        recordings=recordings,
+        sealed=sealed,
+        sessions=sessions,
+        scopes=tuple(_scopes(reader, top.member("scope"))) if "scope" in top.value else (),
+        rules=reader.file(rules, "rules") if rules is not None else None,
+        strict=reader.named(strict, "strict").boolean() if strict is not None else False,
+        fail_on=FailOn(reader.choice(fail_on, "fail-on", tuple(f.value for f in FailOn)))
+        if fail_on is not None
+        else FailOn.DESTRUCTIVE,
+        replays=tuple(_replays(reader, top.member("replay"), sessions, alpha)) if "replay" in top.value else (),
+        compares=tuple(_compares(reader, top.member("compare"), alpha)) if "compare" in top.value else (),
+        text=text,
+    )
+
+
+def _items(node: Node, key: str) -> list[Node]:
+    """A key that takes one entry or a list of them."""
+    if isinstance(node.value, list):
+        if not node.value:
+            raise InputError(f"'{key}' is an empty list", node.path, node.line)
+        return list(node.elements())
+    return [node]
+
+
+def _entry(item: Node, what: str, allowed: tuple[str, ...]) -> Node:
+    return item.called(what).object().called("").only(allowed, what)
+
+
+def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
+    for item in _items(node, "scope"):
+        if not isinstance(item.value, dict):
+            yield ScopeSetting(reader.file(item, "scope"), (), item.line)
+            continue
+        entry = _entry(item, "a scope", ("file", "recordings"))
+        if "file" not in entry.value:
+            raise InputError("a scope needs 'file'", item.path, item.line)
+        applies = reader.globs(entry.member("recordings"), "recordings") if "recordings" in entry.value else ()
+        yield ScopeSetting(reader.file(entry.member("file"), "file"), applies, item.line)
+
+
+def _agent(reader: _ConfigReader, node: Node) -> str:
+    """A model id, or ``scripted:PATH`` with the path found from the config's directory."""
+    agent = reader.named(node, "agent").string()
+    if agent.startswith("scripted:") and agent != "scripted:":
+        script = agent.removeprefix("scripted:")
+        if not (reader.base / script).is_file():
+            raise InputError(f"'agent': no such file: {script}", node.path, node.line)
+        agent = "scripted:" + os.path.normpath(reader.base / script)
+    return agent
+
+
+def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha: float) -> Iterator[ReplayJob]:
+    for item in _items(node, "replay"):
+        entry = _entry(item, "a replay", _REPLAY_KEYS)
+        chosen = reader.globs(entry.member("sessions"), "sessions") if "sessions" in entry.value else sessions
+        if not chosen:
+            raise InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line)
+        values: dict[str, object] = {"alpha": alpha}
+        for name in _INTEGERS:
+            given = entry.get(setting_key(name))
+            if given is not None:
+                values[name] = reader.named(given, setting_key(name)).integer()
+        for name in ("system", "tools", "stubs"):
+            given = entry.get(name)
+            if given is not None:
+                values[name] = reader.file(given, name)
+        if (given := entry.get("alpha")) is not None:
+            values["alpha"] = reader.alpha(given)
+        if (given := entry.get("on-unrecorded")) is not None:
+            values["on_unrecorded"] = Unrecorded(
+                reader.choice(given, "on-unrecorded", tuple(u.value for u in Unrecorded))
+            )
+        agent_node = entry.get("agent")
+        if agent_node is not None:
+            values["agent"] = _agent(reader, agent_node)
+        settings = _settings(entry, values)
+        yield ReplayJob(chosen, settings, item.line, agent_node.line if agent_node is not None else item.line)
+
+
+def _settings(entry: Node, values: dict[str, object]) -> ReplaySettings:
+    """The settings, or the setting's range error at the line of its value."""
+    try:
+        return ReplaySettings(**values)  # type: ignore[arg-type]
+    except SettingError as exc:
+        culprit = entry.get(exc.key) or entry.get("on-unrecorded") or entry
+        raise InputError(f"'{exc.key}' {exc.problem}", culprit.path, culprit.line) from None
+
+
+def _compares(reader: _ConfigReader, node: Node, alpha: float) -> Iterator[CompareGroup]:
+    for item in _items(node, "compare"):
+        entry = _entry(item, "a compare group", ("recorded", "candidates", "baseline", "alpha"))
+        for needed in ("recorded", "candidates", "baseline"):
+            if needed not in entry.value:
+                raise InputError(f"a compare group needs '{needed}'", item.path, item.line)
+        yield CompareGroup(
+            recorded=reader.file(entry.member("recorded"), "recorded"),
+            candidates=reader.globs(entry.member("candidates"), "candidates"),
+            baseline=reader.globs(entry.member("baseline"), "baseline"),
+            alpha=reader.alpha(entry.member("alpha")) if "alpha" in entry.value else alpha,
+            line=item.line,
+        )
+
+
+_SKIP_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache"}
+
+
+def discover(directory: str) -> Config:
+    """The recordings under ``directory``: JSON Lines transcripts (sealed or not) and session files."""
+    from toolreplay.formats.recording import Kind, sniff_kind  # noqa: PLC0415 - reading recordings costs imports
+
+    recordings: list[str] = []
+    sealed: list[str] = []
+    sessions: list[str] = []
+
+    def unreadable(exc: OSError) -> None:
+        raise InputError(f"cannot read the directory: {exc.strerror or exc}", exc.filename or directory)
+
+    for top, dirs, files in os.walk(directory, onerror=unreadable):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if not name.endswith((".json", ".jsonl")):
+                continue
+            path = os.path.normpath(os.path.join(top, name))
+            kind = sniff_kind(path)
+            if kind is None:
+                continue
+            recordings.append(path)
+            if kind.sealed:
+                sealed.append(path)
+            if kind in (Kind.SESSION, Kind.SEALED_SESSION):
+                sessions.append(path)
+    return Config(None, tuple(recordings), tuple(sealed), tuple(sessions))

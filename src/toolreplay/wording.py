@@ -1,0 +1,32 @@
+"""How every report writes counts, calls and p values: the words renderers and the check share."""
+
+from __future__ import annotations
+
+import json
+
+from toolreplay.canonical import JSONValue
+from toolreplay.model import Call
+
+_ARG_WIDTH = 60
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 call``, ``2 calls`` (or the plural given)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
+
+
+def format_value(value: JSONValue, width: int = _ARG_WIDTH) -> str:
+    """A JSON value on one line, shortened with an ellipsis past ``width`` characters."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_call(call: Call) -> str:
+    """``tool(key=value, ...)`` with each value as compact JSON."""
+    args = ", ".join(f"{key}={format_value(value)}" for key, value in call.args.items())
+    return f"{call.tool}({args})"
+
+
+def p_value(value: float) -> str:
+    """A p or q value as reports print it."""
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
