@@ -98,12 +98,3 @@ class Session:
     path: str
     calls: tuple[Call, ...]
     context: SessionContext | None = None
-
-    def tool(self, name: str) -> ToolDef | None:
-        """The definition of the tool called ``name``, if the session has one."""
-        if self.context is None:
-            return None
-        for tool in self.context.tools:
-            if tool.name == name:
-                return tool
-        return None

@@ -47,3 +47,36 @@ def test_group_help_lists_every_command_with_its_summary() -> None:
     text = " ".join(cli.get_help(ctx).split())  # the help wraps to the terminal's width
     for name, (_, summary) in COMMANDS.items():
         assert f" {name} {summary}" in text
+
+
+def _loaded_after(statement: str) -> set[str]:
+    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=_root())
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_reading_a_config_loads_no_analysis() -> None:
+    loaded = _loaded_after("import toolreplay.formats.config")
+    analyses = ("toolreplay.replay", "toolreplay.diff", "toolreplay.stats", "toolreplay.agents", "toolreplay.audit")
+    assert sorted(m for m in loaded if m.startswith(analyses)) == []
+    assert "toolreplay.settings" in loaded  # the check can fail: the settings are what a config fills
+
+
+def test_the_runtime_dependencies_are_what_the_runtime_imports() -> None:
+    """pyproject's dependencies are exactly the third-party packages src/ imports outside the optional SDKs."""
+    import ast  # noqa: PLC0415
+    import tomllib  # noqa: PLC0415
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {requirement.split(">")[0].split("=")[0].strip().lower() for requirement in project["dependencies"]}
+    extras = {name for name in project["optional-dependencies"] if name != "dev"}
+    imported: set[str] = set()
+    for path in (ROOT / "src" / "toolreplay").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {name for name in imported - set(sys.stdlib_module_names) if name != "toolreplay"}
+    distributions = {"yaml": "pyyaml"}
+    assert {distributions.get(name, name) for name in third_party} - extras == declared

@@ -21,7 +21,6 @@ import bisect
 import json
 import json.decoder
 import json.scanner
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,10 +140,10 @@ class Node:
         return value
 
     def number(self) -> float:
+        """A number (not a boolean); whether it may be infinite or NaN is the caller's range check."""
         value = self.value
-        if type(value) not in (int, float) or not math.isfinite(value):
-            found = "a number that is not finite" if type(value) is float else self.describe()
-            raise self.fail(f"must be a number, found {found}")
+        if type(value) not in (int, float):
+            raise self.fail(f"must be a number, found {self.describe()}")
         return float(value)
 
     def boolean(self) -> bool:

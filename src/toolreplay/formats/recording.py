@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from toolreplay.canonical import JSONObject
 from toolreplay.chain import SealedLink
 from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
@@ -38,8 +39,19 @@ class Kind(enum.Enum):
         return self in (Kind.SEALED_TRANSCRIPT, Kind.SEALED_SESSION)
 
 
+def kind_of_line(first: JSONObject) -> Kind | None:
+    """The one rule for what a recording is, from its first line as JSON; None when it looks like none."""
+    if is_sealed_session_line(first):
+        return Kind.SEALED_SESSION
+    if first.get("format") == FORMAT and "index" not in first:
+        return Kind.SESSION
+    if "index" in first and "tool" in first:
+        return Kind.SEALED_TRANSCRIPT if ("digest" in first or "prev" in first) else Kind.TRANSCRIPT
+    return None
+
+
 def detect_kind(path: str | Path) -> Kind:
-    """Tell a recording's format from its first non-blank line."""
+    """Tell a recording's format from its first non-blank line (a transcript when it says nothing)."""
     for number, raw in enumerate(iter_raw_lines(path), start=1):
         if raw.isspace():
             continue
@@ -49,13 +61,10 @@ def detect_kind(path: str | Path) -> Kind:
             # Not one object on one line: a pretty-printed session (or a broken
             # file, which the session parser will describe).
             return Kind.SESSION
-        if is_sealed_session_line(first):
-            return Kind.SEALED_SESSION
-        if "format" in first and "index" not in first:
-            return Kind.SESSION
-        if "digest" in first or "prev" in first:
-            return Kind.SEALED_TRANSCRIPT
-        return Kind.TRANSCRIPT
+        found = kind_of_line(first)
+        if found is None and "format" in first and "index" not in first:
+            return Kind.SESSION  # a session of another format or version: its reader says which
+        return found or Kind.TRANSCRIPT
     return Kind.TRANSCRIPT
 
 
@@ -112,13 +121,7 @@ def sniff_kind(path: str | Path) -> Kind | None:
         first = json.loads(first_line)
     except ValueError:
         return None
-    if not isinstance(first, dict):
-        return None
-    if is_sealed_session_line(first):
-        return Kind.SEALED_SESSION
-    if "index" in first and "tool" in first:
-        return Kind.SEALED_TRANSCRIPT if "digest" in first else Kind.TRANSCRIPT
-    return None
+    return kind_of_line(first) if isinstance(first, dict) else None
 
 
 def read_links(path: str) -> Iterable[SealedLink]:

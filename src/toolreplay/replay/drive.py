@@ -39,8 +39,9 @@ class Candidate:
     system: JSONValue
     tools: tuple[ToolDef, ...]
     stubs: tuple[Stub, ...]
-    agent: str
+    agent: str  # what runs: a model id, or scripted:PATH found from here
     baseline_agent: str
+    label: str  # what reports call the candidate: the agent as given, else the recorded model
     prompt: str | None = None
     tools_node: Node | None = None
 
@@ -59,6 +60,7 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
         stubs=read_stubs(settings.stubs) if settings.stubs else (),
         agent=settings.agent or baseline_agent,
         baseline_agent=baseline_agent,
+        label=settings.agent or context.model,
         prompt=prompt,
         tools_node=tools_node,
     )
@@ -102,7 +104,7 @@ def replay_session(
     finally:
         progress.close()
     recorded_classes = Classifier(policy, context.tools)
-    report = summarize(setup, chosen.agent, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
+    report = summarize(setup, chosen.label, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
     weighed = None
     if settings.noise:
         baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)

@@ -1,0 +1,1 @@
+"""The check: planning the analyses of a repository's recordings, running them, merging shards."""

@@ -1,0 +1,103 @@
+"""Replay settings: the same values through `replay`'s options and a config give the same settings or error."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, run_cli
+from toolreplay.cli.options import settings_options
+from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.config import read_config
+from toolreplay.settings import ReplaySettings, Unrecorded
+
+
+def through_cli(options: dict[str, str]) -> ReplaySettings:
+    """The settings `replay` builds from these options."""
+    seen: list[ReplaySettings] = []
+
+    @click.command()
+    @settings_options()
+    def command(settings: ReplaySettings) -> None:
+        seen.append(settings)
+
+    args = [part for key, value in options.items() for part in (f"--{key}", value)]
+    command.main(args, standalone_mode=False)
+    return seen[0]
+
+
+def through_config(directory: Path, options: dict[str, str]) -> ReplaySettings:
+    """The settings `check` builds from the same values in a config's replay entry."""
+    shutil.copy(SAMPLES / "ops" / "session.json", directory / "session.json")
+    entries = "".join(f"  {key}: {value}\n" for key, value in options.items())
+    path = directory / ".toolreplay.yml"
+    replay = f"replay:\n{entries}" if entries else "replay: {}\n"
+    path.write_text(f"sessions: session.json\n{replay}", encoding="utf-8")
+    (job,) = read_config(str(path)).replays
+    return job.settings
+
+
+GOOD = [
+    {},
+    {"repeat": "3", "seed": "0", "noise": "4", "alpha": "0.1"},
+    {"max-turns": "2", "max-tokens": "100", "concurrency": "3", "on-unrecorded": "stop"},
+    {"agent": "claude-test", "on-unrecorded": "stub", "stubs": str(SAMPLES / "ops" / "stubs.json")},
+    {"system": str(SAMPLES / "ops" / "prompt-v2.txt")},
+]
+
+
+@pytest.mark.parametrize("options", GOOD)
+def test_the_same_values_give_the_same_settings(tmp_path: Path, options: dict[str, str]) -> None:
+    assert through_cli(options) == through_config(tmp_path, options)
+
+
+def test_the_defaults_are_the_records(tmp_path: Path) -> None:
+    assert through_cli({}) == ReplaySettings() == through_config(tmp_path, {})
+
+
+BAD = [
+    ({"repeat": "0"}, "repeat", "must be at least 1, not 0"),
+    ({"seed": "-5"}, "seed", "must be at least 0, not -5"),
+    ({"noise": "-1"}, "noise", "must be at least 0, not -1"),
+    ({"concurrency": "0"}, "concurrency", "must be at least 1, not 0"),
+    ({"max-turns": "0"}, "max-turns", "must be at least 1, not 0"),
+    ({"max-tokens": "0"}, "max-tokens", "must be at least 1, not 0"),
+    ({"alpha": "1.5"}, "alpha", "must be between 0 and 1, not 1.5"),
+    ({"alpha": "0"}, "alpha", "must be between 0 and 1, not 0"),
+    ({"alpha": "nan"}, "alpha", "must be between 0 and 1, not nan"),
+    ({"on-unrecorded": "stub"}, "stubs", "goes with on-unrecorded stub, and on-unrecorded stub needs stubs"),
+]
+
+
+@pytest.mark.parametrize(("options", "key", "problem"), BAD)
+def test_the_same_bad_values_give_the_same_error(
+    tmp_path: Path, options: dict[str, str], key: str, problem: str
+) -> None:
+    with pytest.raises(UsageError) as on_the_command_line:
+        through_cli(options)
+    assert on_the_command_line.value.message == f"--{key} {problem}"
+    in_yaml = {name: (".nan" if value == "nan" else value) for name, value in options.items()}
+    with pytest.raises(InputError) as in_a_config:
+        through_config(tmp_path, in_yaml)
+    assert in_a_config.value.message == f"'{key}' {problem}"
+    assert in_a_config.value.line == 3  # the line of the value, in both cases the first of the entry
+
+
+def test_the_record_refuses_what_the_readers_refuse() -> None:
+    values: dict[str, Any] = {"max_tokens": 0}
+    with pytest.raises(ValueError, match="max-tokens must be at least 1, not 0"):
+        ReplaySettings(**values)
+    assert ReplaySettings(on_unrecorded=Unrecorded.STUB, stubs="s.json").stubs == "s.json"
+
+
+def test_replay_finds_the_recorded_scripted_agent_from_any_directory() -> None:
+    """The sample session records `scripted:samples/ops/agent.py`, a path from the repository root."""
+    from_root = run_cli("replay", "samples/ops/session.json", "--repeat", "2", "--noise", "2", cwd=ROOT)
+    from_samples = run_cli("replay", "ops/session.json", "--repeat", "2", "--noise", "2", cwd=SAMPLES)
+    assert from_root.code == from_samples.code == 0, from_samples.stderr
+    assert "candidate: scripted:samples/ops/agent.py" in from_samples.stdout
+    assert from_root.stdout.replace("samples/ops/session.json", "ops/session.json") == from_samples.stdout
