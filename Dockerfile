@@ -2,20 +2,41 @@
 # Builds with the classic builder: docker build -t toolreplay .
 ARG PYTHON_VERSION=3.12
 
-# Builder: wheels for toolreplay and every dependency, then a virtual environment from those wheels.
+# Requirements: the dependency lists read from pyproject.toml (the runtime list plus the extras in EXTRAS) and the
+# build system's list, each written to a file. Later stages copy only these files, and a COPY is cached by content,
+# so an edit to pyproject.toml that leaves the dependency lists alone rebuilds no wheel.
+FROM python:${PYTHON_VERSION}-slim AS requirements
+ARG EXTRAS=anthropic,mcp
+WORKDIR /requirements
+COPY pyproject.toml /tmp/pyproject.toml
+RUN python -c "import pathlib, tomllib; \
+project = tomllib.loads(pathlib.Path('/tmp/pyproject.toml').read_text(encoding='utf-8')); \
+extras = project['project'].get('optional-dependencies', {}); \
+runtime = project['project'].get('dependencies', []) + [d for e in '${EXTRAS}'.split(',') if e for d in extras[e]]; \
+pathlib.Path('runtime.txt').write_text(''.join(d + '\n' for d in runtime), encoding='utf-8'); \
+pathlib.Path('build.txt').write_text(''.join(d + '\n' for d in project['build-system']['requires']), encoding='utf-8')"
+
+# Builder: a virtual environment without pip or setuptools, filled by the builder's own pip (pip --python).
+# The third-party dependencies go in first, from the requirements files alone, so a change under src/ reuses them;
+# then toolreplay itself, as a wheel built without isolation from the build requirements installed beside them.
 FROM python:${PYTHON_VERSION}-slim AS builder
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
+    PIP_ROOT_USER_ACTION=ignore \
     PYTHONDONTWRITEBYTECODE=1
+COPY --from=requirements /requirements/ /requirements/
+RUN python -m venv --without-pip /opt/toolreplay \
+    && python -m pip install --requirement /requirements/build.txt \
+    && python -m pip --python /opt/toolreplay/bin/python install --requirement /requirements/runtime.txt
 WORKDIR /src
 COPY pyproject.toml README.md LICENSE ./
 COPY src ./src
-RUN python -m pip wheel --wheel-dir /wheels ".[anthropic,mcp]" \
-    && python -m venv /opt/toolreplay \
-    && /opt/toolreplay/bin/pip install --no-index --find-links /wheels "toolreplay[anthropic,mcp]" \
-    && /opt/toolreplay/bin/pip uninstall --yes pip
+RUN python -m pip wheel --no-deps --no-build-isolation --wheel-dir /wheels . \
+    && python -m pip --python /opt/toolreplay/bin/python install --no-deps --no-index /wheels/toolreplay-*.whl
 
-# Runtime: the slim base and the environment, nothing else; no compilers, no wheels, a user without a shell.
+# Runtime: the slim base and the environment, nothing else; no compilers, no wheels, no pip or setuptools in the
+# environment, a user without a shell. The environment keeps the bytecode pip compiled: the user cannot write it,
+# so without it every run would compile its imports again.
 # The version labels come last, so a new revision reuses every layer above them.
 FROM python:${PYTHON_VERSION}-slim
 RUN useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay

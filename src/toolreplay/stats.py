@@ -52,16 +52,17 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def _binomial_tail_ge(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p)."""
+def _binomial_tail_ge(k: int, n: int, p: float, log_combs: Sequence[float] | None = None) -> float:
+    """P(X >= k) for X ~ Binomial(n, p); ``log_combs[i]`` is log C(n, i), when the caller has them."""
     if k <= 0:
         return 1.0
     if p <= 0.0:
         return 0.0
     if p >= 1.0:
         return 1.0
+    combs = log_combs if log_combs is not None else [_log_comb(n, i) for i in range(n + 1)]
     log_p, log_q = math.log(p), math.log1p(-p)
-    return min(1.0, math.fsum(math.exp(_log_comb(n, i) + i * log_p + (n - i) * log_q) for i in range(k, n + 1)))
+    return min(1.0, math.fsum(math.exp(combs[i] + i * log_p + (n - i) * log_q) for i in range(k, n + 1)))
 
 
 def _solve(function: Callable[[float], float], target: float) -> float:
@@ -82,8 +83,9 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     if n == 0:
         return 0.0, 1.0
     alpha = 1 - confidence
-    low = 0.0 if k == 0 else _solve(lambda p: _binomial_tail_ge(k, n, p), alpha / 2)
-    high = 1.0 if k == n else _solve(lambda p: _binomial_tail_ge(k + 1, n, p), 1 - alpha / 2)
+    combs = [_log_comb(n, i) for i in range(n + 1)]  # the bisection asks for the same terms sixty times
+    low = 0.0 if k == 0 else _solve(lambda p: _binomial_tail_ge(k, n, p, combs), alpha / 2)
+    high = 1.0 if k == n else _solve(lambda p: _binomial_tail_ge(k + 1, n, p, combs), 1 - alpha / 2)
     return low, high
 
 

@@ -6,6 +6,7 @@ Skipped, with the reason, where no container engine answers.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ docker = pytest.importorskip("docker", reason="the docker SDK is not installed")
 
 TAG = "toolreplay:test"
 USER = "10001:10001"
+BUDGET = 80 * 1000 * 1000  # bytes the image may add to its base, in docker's MB
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +52,11 @@ def image(client: Any) -> Any:
     return built
 
 
-def _run(client: Any, *args: str, volumes: dict[str, dict[str, str]] | None = None) -> tuple[int, str, str]:
+def _run(
+    client: Any, *args: str, volumes: dict[str, dict[str, str]] | None = None, entrypoint: str | None = None
+) -> tuple[int, str, str]:
     container = client.containers.run(
-        TAG, list(args), detach=True, user=USER, volumes=volumes or {}, working_dir="/work"
+        TAG, list(args), detach=True, user=USER, volumes=volumes or {}, working_dir="/work", entrypoint=entrypoint
     )
     try:
         code = container.wait(timeout=300)["StatusCode"]
@@ -73,6 +77,33 @@ def test_the_image_is_labelled_and_runs_as_a_user(image: Any) -> None:
     assert labels["org.opencontainers.image.source"].startswith("https://github.com/")
     assert labels["org.opencontainers.image.description"]
     assert labels["org.opencontainers.image.revision"]
+
+
+def _base_image() -> str:
+    """The image the runtime stage builds FROM, with the Dockerfile's default PYTHON_VERSION."""
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    version = re.search(r"^ARG PYTHON_VERSION=(\S+)$", dockerfile, re.MULTILINE)
+    base: str = re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE)[-1]
+    assert version, "the Dockerfile gives PYTHON_VERSION a default"
+    return base.replace("${PYTHON_VERSION}", version.group(1))
+
+
+def test_the_image_adds_at_most_80_mb_to_its_base(client: Any, image: Any) -> None:
+    base = client.images.get(_base_image())
+    layers = image.attrs["RootFS"]["Layers"]
+    assert layers[: len(base.attrs["RootFS"]["Layers"])] == base.attrs["RootFS"]["Layers"]
+    added = image.attrs["Size"] - base.attrs["Size"]
+    assert added <= BUDGET, (
+        f"{_base_image()} {base.attrs['Size']:,} B, the image {image.attrs['Size']:,} B: +{added:,} B"
+    )
+
+
+def test_the_sdks_import_and_no_installer_is_left(client: Any, image: Any) -> None:
+    probe = (
+        "import importlib.util, anthropic, mcp.client.session, mcp.client.stdio, mcp.server; "
+        "print([m for m in ('pip', 'setuptools', 'wheel') if importlib.util.find_spec(m)])"
+    )
+    assert _run(client, "-c", probe, entrypoint="python") == (0, "[]\n", "")
 
 
 def test_version(client: Any, image: Any) -> None:

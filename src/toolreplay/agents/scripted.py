@@ -26,11 +26,19 @@ PREFIX = "scripted:"
 
 
 def load_module(path: str | Path, what: str) -> ModuleType:
-    """Import a user's Python file by path; a missing or broken file is a UsageError."""
+    """Import a user's Python file by path, once per process; a missing or broken file is a UsageError.
+
+    A replay builds one scripted agent per run, so the file is imported on the
+    first and reused: importing it again for each of forty runs cost more than
+    the runs themselves.
+    """
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{what} {path}: no such file")
     name = f"toolreplay_user_{abs(hash(str(file.resolve())))}"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
         raise UsageError(f"{what} {path}: not a Python file")
@@ -56,14 +64,17 @@ class ScriptedAgent:
             raise UsageError(f"scripted agent {path} defines no class Agent")
         self._policy: Any = factory(seed)
         self._next_id = 1
+        self._tool_documents: tuple[Sequence[ToolDef], list[JSONObject]] | None = None
 
     @property
     def model(self) -> str:
         return PREFIX + self.path
 
     def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
+        if self._tool_documents is None or self._tool_documents[0] is not tools:
+            self._tool_documents = (tools, [tool_document(t) for t in tools])
         try:
-            blocks = self._policy.respond(system, [tool_document(t) for t in tools], [dict(m) for m in messages])
+            blocks = self._policy.respond(system, self._tool_documents[1], [dict(m) for m in messages])
         except Exception as exc:  # the policy is the user's code
             raise UsageError(f"scripted agent {self.path} failed: {type(exc).__name__}: {exc}") from None
         content: list[JSONObject] = []

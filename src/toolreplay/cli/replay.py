@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.audit import audit
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import write_lines, write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.replay.drive import replay_session
-from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines
 from toolreplay.report.text import render_audit, render_noise, render_replay
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
@@ -68,6 +66,8 @@ def command(
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+        from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
+
         report = audit(*calls_and_classifier(recording, policy))
         write_text(render_audit(report))
         return exit_for(bool(report.findings))
@@ -75,6 +75,8 @@ def command(
     if session.context is None:
         raise UsageError(f"{recording} has no conversation to replay")
     outcome = replay_session(session, settings, policy, FailOn(fail_on))
+    if runs_out is not None or as_json:
+        from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
         lines = run_lines(outcome.runs)
         if settings.noise:

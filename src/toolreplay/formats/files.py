@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -49,6 +48,8 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
     everything is written and flushed to disk; an error or a crash midway leaves
     ``path`` as it was.
     """
+    import tempfile  # noqa: PLC0415 - only commands that write files need it
+
     target = Path(path)
     directory = target.parent
     try:

@@ -18,12 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.model import Call, Session, SessionContext, ToolDef
-from toolreplay.redact import Redactor
+
+if TYPE_CHECKING:
+    from toolreplay.redact import Redactor
 
 FORMAT = "toolreplay-session"
 VERSION = 1

@@ -7,18 +7,23 @@ print the same bytes and a committed report diffs to nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from toolreplay.audit import AuditReport
 from toolreplay.canonical import JSONObject
-from toolreplay.chain import Verification
-from toolreplay.classify import Classifier
-from toolreplay.diff import DiffResult, FieldChange, PairKind
+from toolreplay.diff import FieldChange, PairKind
 from toolreplay.model import Call, Finding, Session
-from toolreplay.replay.engine import Run
-from toolreplay.replay.noise import ChangeVerdict, NoiseReport
-from toolreplay.replay.report import ReplayReport
-from toolreplay.scope import ScopeReport
+from toolreplay.replay.noise import ChangeVerdict
 from toolreplay.wording import count, format_call, format_value, p_value
+
+if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
+    from toolreplay.audit import AuditReport
+    from toolreplay.chain import Verification
+    from toolreplay.classify import Classifier
+    from toolreplay.diff import DiffResult
+    from toolreplay.replay.engine import Run
+    from toolreplay.replay.noise import NoiseReport
+    from toolreplay.replay.report import ReplayReport
+    from toolreplay.scope import ScopeReport
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:
