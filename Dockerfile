@@ -29,18 +29,19 @@ RUN python -m venv --without-pip /opt/toolreplay \
     && python -m pip install --requirement /requirements/build.txt \
     && python -m pip --python /opt/toolreplay/bin/python install --requirement /requirements/runtime.txt
 WORKDIR /src
-COPY pyproject.toml README.md LICENSE ./
-COPY src ./src
+# .dockerignore lets in only pyproject.toml, README.md, LICENSE and src/: one step copies them all.
+COPY . ./
 RUN python -m pip wheel --no-deps --no-build-isolation --wheel-dir /wheels . \
     && python -m pip --python /opt/toolreplay/bin/python install --no-deps --no-index /wheels/toolreplay-*.whl
 
 # Runtime: the slim base and the environment, nothing else; no compilers, no wheels, no pip or setuptools in the
 # environment, a user without a shell. The environment keeps the bytecode pip compiled: the user cannot write it,
 # so without it every run would compile its imports again.
-# The version labels come last, so a new revision reuses every layer above them.
+# Everything that does not change with the sources comes first, so a new revision rebuilds only its label and the
+# copy of the environment (each step of a build copies the whole file system on engines without copy-on-write
+# storage, so the steps after the last change are what a build costs).
 FROM python:${PYTHON_VERSION}-slim
 RUN useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay
-COPY --from=builder /opt/toolreplay /opt/toolreplay
 ENV PATH="/opt/toolreplay/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1
@@ -56,3 +57,4 @@ LABEL org.opencontainers.image.title="toolreplay" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
+COPY --from=builder /opt/toolreplay /opt/toolreplay
