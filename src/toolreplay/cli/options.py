@@ -26,7 +26,7 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "tools": ((), {"metavar": "FILE", "help": "Replacement tool definitions (a JSON array)."}),
     "agent": (("--model",), {"metavar": "SPEC", "help": "A Claude model id, or scripted:FILE."}),
     "repeat": ((), {"help": "How many runs."}),
-    "seed": ((), {"help": "The first scripted run's seed."}),
+    "seed": ((), {"help": "A scripted agent's seed (the first run's, when there are several)."}),
     "on_unrecorded": (
         (),
         {

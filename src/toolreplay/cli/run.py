@@ -7,6 +7,7 @@ import click
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.agents.spec import make_agent, read_prompt
 from toolreplay.canonical import JSONObject
+from toolreplay.cli.options import settings_options
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file
@@ -14,6 +15,7 @@ from toolreplay.formats.session import read_session, write_session
 from toolreplay.model import SessionContext
 from toolreplay.record.run import load_toolbox, run_agent
 from toolreplay.redact import Redactor
+from toolreplay.settings import ReplaySettings
 
 
 @click.command(
@@ -34,9 +36,7 @@ from toolreplay.redact import Redactor
 @click.option("--task", metavar="TEXT", help="The person's first message.")
 @click.option("--task-file", metavar="FILE", help="The person's first message, from a file.")
 @click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write.")
-@click.option("--seed", default=1, show_default=True, help="Seed of a scripted agent.")
-@click.option("--max-turns", default=50, show_default=True, help="Stop after this many agent turns.")
-@click.option("--max-tokens", default=4096, show_default=True, help="Output token limit per model request.")
+@settings_options("seed", "max_turns", "max_tokens")
 @click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
 @click.option("--no-redact", is_flag=True, help="Write secrets as they are (not recommended).")
 def command(
@@ -46,9 +46,7 @@ def command(
     task: str | None,
     task_file: str | None,
     output: str,
-    seed: int,
-    max_turns: int,
-    max_tokens: int,
+    settings: ReplaySettings,
     patterns: tuple[str, ...],
     no_redact: bool,
 ) -> int:
@@ -56,23 +54,21 @@ def command(
         raise UsageError("give the task with exactly one of --task and --task-file")
     prompt = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
-    if max_turns < 1:
-        raise UsageError("--max-turns must be at least 1")
     for given in (tools_file, system_file, task_file):
         if given is not None and same_file(given, output):
             raise UsageError(f"refusing to write the session over the input file {given}")
     redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     toolbox = load_toolbox(tools_file)
-    driver = make_agent(agent, seed, max_tokens)
+    driver = make_agent(agent, settings.seed, settings.max_tokens)
     source: JSONObject = {"kind": "run", "tools": tools_file}
     if isinstance(driver, ScriptedAgent):
-        source["seed"] = seed
+        source["seed"] = settings.seed
 
     def write(context: SessionContext) -> None:
         write_session(output, context, redactor)
 
-    done = run_agent(driver, system, toolbox, prompt, source, write, max_turns)
+    done = run_agent(driver, system, toolbox, prompt, source, write, settings.max_turns)
     recorded = read_session(output)  # what was written must load back
-    ending = "" if done.final_reply is not None else f" (stopped after {max_turns} turns, no final reply)"
+    ending = "" if done.final_reply is not None else f" (stopped after {settings.max_turns} turns, no final reply)"
     write_text(f"wrote {output}: {len(recorded.calls)} tool calls{ending}\n")
     return 0
