@@ -7,7 +7,10 @@ library code never prints or exits.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class ToolreplayError(Exception):
@@ -29,6 +32,10 @@ class ToolreplayError(Exception):
 
 class InputError(ToolreplayError):
     """A file could not be read or does not follow its format."""
+
+
+class OutputError(ToolreplayError):
+    """A file the command was asked to write could not be written."""
 
 
 class UsageError(ToolreplayError):

@@ -1,17 +1,20 @@
-"""The settings of a replay: one record, with its defaults and range checks, however it is given.
+"""The settings of a replay: one record, with its defaults, its parser and its range checks.
 
-``replay``'s options and a config's ``replay:`` entries both build a
-:class:`ReplaySettings`, and the replay driver consumes it, so a value means
-the same and is refused with the same words on the command line and in
-``.toolreplay.yml``. A refused value is a :class:`SettingError` naming the
-setting; the command line says ``--max-tokens``, a config says
-``'max-tokens'`` with its file and line.
+``replay``'s options and a config's ``replay:`` entries are both turned into a
+:class:`ReplaySettings` by :func:`parse_settings`, from the text the user wrote
+(an option's value, a YAML scalar as written), so a value means the same and is
+refused with the same words on the command line and in ``.toolreplay.yml``:
+``010`` is ten in both, ``1e-3`` a number in both, ``0x10`` refused by both. A
+refused value is a :class:`SettingError` naming the setting; the command line
+says ``--max-tokens``, a config says ``'max-tokens'`` with its file and line.
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 DEFAULT_ALPHA = 0.05
@@ -26,7 +29,7 @@ class Unrecorded(enum.Enum):
 
 
 class SettingError(ValueError):
-    """A setting's value is out of its range; ``key`` is its name in a config (``max-tokens``)."""
+    """A setting's value is refused; ``key`` is its name in a config (``max-tokens``)."""
 
     def __init__(self, key: str, problem: str) -> None:
         super().__init__(f"{key} {problem}")
@@ -34,8 +37,18 @@ class SettingError(ValueError):
         self.problem = problem
 
 
-# The least value of each whole-number setting.
-LEAST = {"repeat": 1, "seed": 0, "noise": 0, "concurrency": 1, "max_turns": 1, "max_tokens": 1}
+# Each whole-number setting's range. Runs are capped at 10,000 because the
+# baseline's seeds start 10,000 above the candidate's and must never meet them.
+RANGES: dict[str, tuple[int, int]] = {
+    "repeat": (1, 10_000),
+    "seed": (0, 2**32 - 1),
+    "noise": (0, 10_000),
+    "concurrency": (1, 256),
+    "max_turns": (1, 10_000),
+    "max_tokens": (1, 1_000_000),
+}
+_PATHS = ("system", "tools", "stubs")
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def setting_key(name: str) -> str:
@@ -43,10 +56,31 @@ def setting_key(name: str) -> str:
     return name.replace("_", "-")
 
 
-def check_alpha(value: float, key: str = "alpha") -> float:
+def check_alpha(value: float) -> float:
     """A false discovery rate: a number strictly between 0 and 1."""
     if not (math.isfinite(value) and 0 < value < 1):
-        raise SettingError(key, f"must be between 0 and 1, not {value:g}")
+        raise SettingError("alpha", f"must be between 0 and 1, not {value:g}")
+    return value
+
+
+def parse_alpha(text: str) -> float:
+    """An alpha as written (``0.05``, ``5e-2``)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise SettingError("alpha", f"must be a number between 0 and 1, not {text!r}") from None
+    return check_alpha(value)
+
+
+def _whole(name: str, text: str) -> int:
+    low, high = RANGES[name]
+    if not _WHOLE.fullmatch(text.strip()):
+        raise SettingError(setting_key(name), f"must be a whole number, not {text!r}")
+    value = int(text)
+    if value < low:
+        raise SettingError(setting_key(name), f"must be at least {low}, not {value}")
+    if value > high:
+        raise SettingError(setting_key(name), f"must be at most {high:,}, not {value}")
     return value
 
 
@@ -56,7 +90,8 @@ class ReplaySettings:
 
     ``system``, ``tools`` and ``stubs`` are paths to files; ``agent`` is a Claude
     model id or ``scripted:PATH``, and None means the model the session was
-    recorded with.
+    recorded with. Build it with :func:`parse_settings`; constructing it
+    directly checks the same ranges.
     """
 
     system: str | None = None
@@ -73,17 +108,43 @@ class ReplaySettings:
     max_tokens: int = 4096
 
     def __post_init__(self) -> None:
-        for name, least in LEAST.items():
-            value = getattr(self, name)
-            if type(value) is not int:
-                raise SettingError(setting_key(name), f"must be a whole number, not {value!r}")
-            if value < least:
-                raise SettingError(setting_key(name), f"must be at least {least}, not {value}")
+        for name in RANGES:
+            _whole(name, str(getattr(self, name)))
         check_alpha(self.alpha)
-        if (self.stubs is not None) != (self.on_unrecorded is Unrecorded.STUB):
-            raise SettingError("stubs", "goes with on-unrecorded stub, and on-unrecorded stub needs stubs")
-        if self.agent is not None and self.agent == "scripted:":
-            raise SettingError("agent", "scripted: needs a path, as in scripted:agent.py")
+        for name in _PATHS:
+            if getattr(self, name) == "":
+                raise SettingError(name, "must name a file, not an empty string")
+        if self.agent is not None and self.agent in ("", "scripted:"):
+            raise SettingError("agent", "must be a Claude model id or scripted:FILE, as in scripted:agent.py")
+        if self.on_unrecorded is Unrecorded.STUB and self.stubs is None:
+            raise SettingError("on-unrecorded", "stub needs stubs: the file of canned results")
+        if self.stubs is not None and self.on_unrecorded is not Unrecorded.STUB:
+            raise SettingError("stubs", "are used only with on-unrecorded stub")
 
 
-SETTING_NAMES = tuple(field.name for field in fields(ReplaySettings))
+SETTINGS = tuple(field.name for field in fields(ReplaySettings))
+
+
+def parse_settings(given: Mapping[str, str]) -> ReplaySettings:
+    """Settings from the text of each value given, by field name; the rest keep their defaults.
+
+    The values are read in the record's field order, so when several are wrong
+    the same one is named whichever way they were given.
+    """
+    values: dict[str, object] = {}
+    for name in SETTINGS:
+        text = given.get(name)
+        if text is None:
+            continue
+        if name in RANGES:
+            values[name] = _whole(name, text)
+        elif name == "alpha":
+            values[name] = parse_alpha(text)
+        elif name == "on_unrecorded":
+            choices = [choice.value for choice in Unrecorded]
+            if text not in choices:
+                raise SettingError("on-unrecorded", f"must be one of {', '.join(choices)}, not {text!r}")
+            values[name] = Unrecorded(text)
+        else:
+            values[name] = text
+    return ReplaySettings(**values)  # type: ignore[arg-type]

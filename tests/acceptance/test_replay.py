@@ -69,7 +69,7 @@ def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--on-unrecorded", "stub"), "--stubs goes with on-unrecorded stub, and on-unrecorded stub needs stubs"),
+        (("--on-unrecorded", "stub"), "--on-unrecorded stub needs stubs: the file of canned results"),
         (("--repeat", "0"), "--repeat must be at least 1, not 0"),
         (("--max-tokens", "0"), "--max-tokens must be at least 1, not 0"),
         (("--seed", "-5"), "--seed must be at least 0, not -5"),
@@ -173,11 +173,12 @@ def test_refusals_and_persistent_errors_end_a_run_not_the_command() -> None:
 
     with serve() as api:  # nothing queued: every request gets a 500, after the SDK's own retries
         failed = replay_against(api, "--json", "--repeat", "2")
-    assert failed.returncode == 0, failed.stderr
-    runs = json.loads(failed.stdout)["runs"]
-    assert [run["ending"] for run in runs] == ["error", "error"]
-    assert "500" in runs[0]["error"]
-    assert "Traceback" not in failed.stderr
+    # Runs that all failed are no evidence: the command could not do its job, which is never a pass.
+    assert failed.returncode == 2, failed.stderr
+    assert failed.stdout == ""
+    assert "every run of the candidate ended in an error" in failed.stderr
+    assert "500" in failed.stderr
+    assert failed.stderr.count("\n") == 1
 
 
 def test_concurrent_model_runs_all_finish_and_report_cached_tokens() -> None:

@@ -58,7 +58,7 @@ def _error(directory: Path, text: str) -> str:
         ),
         (
             "sessions: session.json\nreplay:\n  on-unrecorded: stub\n",
-            ".toolreplay.yml:3: 'stubs' goes with on-unrecorded stub, and on-unrecorded stub needs stubs",
+            ".toolreplay.yml:3: 'on-unrecorded' stub needs stubs: the file of canned results",
         ),
         (
             "sessions: session.json\nreplay:\n  agent: scripted:gone.py\n",
@@ -76,7 +76,7 @@ def _error(directory: Path, text: str) -> str:
             "transcripts: dirty.jsonl\nscope:\n  recordings: dirty.jsonl\n",
             ".toolreplay.yml:3: a scope needs 'file'",
         ),
-        ("transcripts: dirty.jsonl\ntranscripts: dirty.jsonl\n", ".toolreplay.yml:2: 'transcripts' appears twice"),
+        ("transcripts: dirty.jsonl\ntranscripts: dirty.jsonl\n", '.toolreplay.yml:2: key "transcripts" appears twice'),
     ],
 )
 def test_config_errors(here: Path, text: str, message: str) -> None:
@@ -118,5 +118,5 @@ def test_discovery_reports_what_it_cannot_read(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read the directory"):
         discover(str(tmp_path / "missing"))
     (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
-    with pytest.raises(InputError, match=r"dangling\.jsonl: cannot read"):
+    with pytest.raises(InputError, match=r"dangling\.jsonl: no such file"):
         discover(str(tmp_path))

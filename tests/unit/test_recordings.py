@@ -58,7 +58,7 @@ def test_a_sealed_session_reads_back_as_its_session(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda lines: lines[:-1], "ends before its 'final_reply' part"),
+        (lambda lines: lines[:-1], "before its 'final_reply' part"),
         (lambda lines: [lines[1], lines[0], *lines[2:]], "index 1 is out of order: expected 0"),
         (lambda lines: [lines[0], *lines[2:]], "index 2 is out of order: expected 1"),
         (lambda lines: [*lines[:-1], lines[-1].replace('"part":"final_reply"', '"part":"epilogue"')], "out of place"),

@@ -33,7 +33,7 @@ def through_cli(options: dict[str, str]) -> ReplaySettings:
 def through_config(directory: Path, options: dict[str, str]) -> ReplaySettings:
     """The settings `check` builds from the same values in a config's replay entry."""
     shutil.copy(SAMPLES / "ops" / "session.json", directory / "session.json")
-    entries = "".join(f"  {key}: {value}\n" for key, value in options.items())
+    entries = "".join(f"  {key}: {value or repr('')}\n" for key, value in options.items())
     path = directory / ".toolreplay.yml"
     replay = f"replay:\n{entries}" if entries else "replay: {}\n"
     path.write_text(f"sessions: session.json\n{replay}", encoding="utf-8")
@@ -45,6 +45,7 @@ GOOD = [
     {},
     {"repeat": "3", "seed": "0", "noise": "4", "alpha": "0.1"},
     {"max-turns": "2", "max-tokens": "100", "concurrency": "3", "on-unrecorded": "stop"},
+    {"repeat": "010", "alpha": "5e-2", "seed": "+7"},
     {"agent": "claude-test", "on-unrecorded": "stub", "stubs": str(SAMPLES / "ops" / "stubs.json")},
     {"system": str(SAMPLES / "ops" / "prompt-v2.txt")},
 ]
@@ -69,7 +70,16 @@ BAD = [
     ({"alpha": "1.5"}, "alpha", "must be between 0 and 1, not 1.5"),
     ({"alpha": "0"}, "alpha", "must be between 0 and 1, not 0"),
     ({"alpha": "nan"}, "alpha", "must be between 0 and 1, not nan"),
-    ({"on-unrecorded": "stub"}, "stubs", "goes with on-unrecorded stub, and on-unrecorded stub needs stubs"),
+    ({"on-unrecorded": "stub"}, "on-unrecorded", "stub needs stubs: the file of canned results"),
+    ({"stubs": str(SAMPLES / "ops" / "stubs.json")}, "stubs", "are used only with on-unrecorded stub"),
+    ({"repeat": "1.5"}, "repeat", "must be a whole number, not '1.5'"),
+    ({"repeat": "0x10"}, "repeat", "must be a whole number, not '0x10'"),
+    ({"seed": "1:00"}, "seed", "must be a whole number, not '1:00'"),
+    ({"repeat": "10001"}, "repeat", "must be at most 10,000, not 10001"),
+    ({"on-unrecorded": "bogus"}, "on-unrecorded", "must be one of stop, error, stub, not 'bogus'"),
+    ({"alpha": "0.5.1"}, "alpha", "must be a number between 0 and 1, not '0.5.1'"),
+    ({"system": ""}, "system", "must name a file, not an empty string"),
+    ({"repeat": "0", "alpha": "2"}, "repeat", "must be at least 1, not 0"),
 ]
 
 
@@ -80,11 +90,10 @@ def test_the_same_bad_values_give_the_same_error(
     with pytest.raises(UsageError) as on_the_command_line:
         through_cli(options)
     assert on_the_command_line.value.message == f"--{key} {problem}"
-    in_yaml = {name: (".nan" if value == "nan" else value) for name, value in options.items()}
     with pytest.raises(InputError) as in_a_config:
-        through_config(tmp_path, in_yaml)
+        through_config(tmp_path, options)
     assert in_a_config.value.message == f"'{key}' {problem}"
-    assert in_a_config.value.line == 3  # the line of the value, in both cases the first of the entry
+    assert in_a_config.value.line == 3  # the line of the offending value: the first of the entry
 
 
 def test_the_record_refuses_what_the_readers_refuse() -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.check.run import Unit, parse_shard, shard_of, unit_weight
+from toolreplay.check.model import parse_shard
+from toolreplay.check.run import Unit, shard_of, unit_weight
 
 
 @pytest.fixture

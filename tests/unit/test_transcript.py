@@ -69,7 +69,7 @@ def test_blank_lines_are_skipped() -> None:
         (b"[1, 2]", "expected a JSON object, found an array"),
         (b"not json", "not valid JSON: Expecting value (column 1)"),
         (b'{"index": 0, "tool": "t", "args": {"x": NaN}, "response": {}}', "not valid JSON: NaN is not valid JSON"),
-        (b'{"index": 0, "tool": "t", "args": {"x": 1, "x": 2}, "response": {}}', "key 'x' appears twice"),
+        (b'{"index": 0, "tool": "t", "args": {"x": 1, "x": 2}, "response": {}}', 'key "x" appears twice'),
         (b'{"index": 0, "tool": "t\xff", "args": {}, "response": {}}', "not valid UTF-8 (byte 0xff at column 24)"),
         (b'\xef\xbb\xbf{"index": 0, "tool": "t", "args": {}, "response": {}}', "byte-order mark"),
     ],

@@ -10,6 +10,7 @@ blocks of the next turn, in Messages API form. ``tool_use`` blocks need only
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,7 +47,7 @@ def load_module(path: str | Path, what: str) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # the user's code: any failure is theirs to see, in one line
+    except (Exception, SystemExit) as exc:  # the user's code: any failure, an exit too, is theirs to see
         del sys.modules[name]
         raise UsageError(f"{what} {path} failed to load: {type(exc).__name__}: {exc}") from None
     return module
@@ -75,21 +76,31 @@ class ScriptedAgent:
             self._tool_documents = (tools, [tool_document(t) for t in tools])
         try:
             blocks = self._policy.respond(system, self._tool_documents[1], [dict(m) for m in messages])
-        except Exception as exc:  # the policy is the user's code
+        except (Exception, SystemExit) as exc:  # the policy is the user's code
             raise UsageError(f"scripted agent {self.path} failed: {type(exc).__name__}: {exc}") from None
-        content: list[JSONObject] = []
-        for raw in blocks:
-            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                raise UsageError(f"scripted agent {self.path} returned a block that is not a content block: {raw!r}")
-            block: JSONObject = raw
-            if raw["type"] == "tool_use":
-                block = {
-                    "type": "tool_use",
-                    "id": f"toolu_{self._next_id:04d}",
-                    "name": raw["name"],
-                    "input": raw["input"],
-                }
-                self._next_id += 1
-            content.append(block)
+        if not isinstance(blocks, list):
+            raise UsageError(f"scripted agent {self.path} returned {type(blocks).__name__}, not a list of blocks")
+        content = [self._block(raw) for raw in blocks]
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         return Turn(content, stop)
+
+    def _block(self, raw: object) -> JSONObject:
+        """One content block as the policy returned it, checked to be JSON; a tool_use gets its id."""
+        problem = None
+        if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+            problem = "a block that is not a content block"
+        elif raw["type"] == "tool_use" and not (
+            isinstance(raw.get("name"), str) and raw["name"] and isinstance(raw.get("input"), dict)
+        ):
+            problem = "a tool_use block without a name and an input object"
+        else:
+            try:
+                json.dumps(raw, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                problem = f"a block that is not JSON ({exc})"
+        if problem is not None or not isinstance(raw, dict):
+            raise UsageError(f"scripted agent {self.path} returned {problem}: {str(raw)[:200]}")
+        if raw["type"] != "tool_use":
+            return raw
+        self._next_id += 1
+        return {"type": "tool_use", "id": f"toolu_{self._next_id - 1:04d}", "name": raw["name"], "input": raw["input"]}

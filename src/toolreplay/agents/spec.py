@@ -8,7 +8,7 @@ from pathlib import Path
 from toolreplay.agents.base import Agent
 from toolreplay.agents.scripted import PREFIX, ScriptedAgent
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import read_text, repository_root
+from toolreplay.formats.files import read_text
 
 
 def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
@@ -16,28 +16,34 @@ def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
     if spec.startswith(PREFIX):
         path = spec[len(PREFIX) :]
         if not path:
-            raise UsageError("--agent scripted: needs a path, as in scripted:agent.py")
+            raise UsageError("a scripted agent needs a path, as in scripted:agent.py")
         return ScriptedAgent(path, seed)
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
     return ClaudeAgent(make_client(), spec, max_tokens)
 
 
-def recorded_agent(model: str, recording: str | Path) -> str:
-    """The agent a session was recorded with, as a spec that runs from here.
+def recorded_agent(model: str, recording: str | Path) -> str | None:
+    """The agent a session was recorded with, as a spec that runs from here; None when it cannot be found.
 
     A scripted agent's path is written as it was given when recording, which is
-    usually from the repository root: it is found from the current directory
-    if it is there, else from the root of the repository that holds the
-    recording. ``replay`` and ``check`` both find it this way.
+    usually from the repository root: it is found from the current directory if
+    it is there, else from the nearest directory at or above the recording that
+    holds it (the repository root, wherever the repository was copied).
+    ``replay`` and ``check`` both find it this way.
     """
     if not model.startswith(PREFIX):
         return model
     script = model[len(PREFIX) :]
-    if not script or os.path.isabs(script) or os.path.isfile(script):
-        return model
-    beside = repository_root(Path(recording).parent) / script
-    return PREFIX + os.path.normpath(beside) if beside.is_file() else model
+    if not script:
+        return None
+    if os.path.isabs(script) or os.path.isfile(script):
+        return model if os.path.isfile(script) else None
+    here = Path(recording).resolve().parent
+    for directory in (here, *here.parents):
+        if (directory / script).is_file():
+            return PREFIX + os.path.normpath(directory / script)
+    return None
 
 
 def read_prompt(path: str) -> str:

@@ -9,11 +9,23 @@ merged into the very report an unsharded run gives.
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 from toolreplay.canonical import JSONObject
 from toolreplay.verdict import FailOn, Verdict, decide
+
+MAX_SHARDS = 1000
+_SHARD = re.compile(r"([0-9]{1,4})/([0-9]{1,4})")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 <= K <= N <= 1000; a ValueError says what is wrong."""
+    found = _SHARD.fullmatch(text)
+    if found is None or not 1 <= int(found.group(1)) <= int(found.group(2)) <= MAX_SHARDS:
+        raise ValueError(f"must be K/N with 1 <= K <= N <= {MAX_SHARDS}, as in 2/4, not {text!r}")
+    return int(found.group(1)), int(found.group(2))
 
 
 class Level(enum.Enum):

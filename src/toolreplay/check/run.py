@@ -30,7 +30,7 @@ from toolreplay.check.locate import (
 )
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
 from toolreplay.classify import Classifier, Policy
-from toolreplay.errors import InputError, UsageError
+from toolreplay.errors import InputError
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
@@ -59,14 +59,6 @@ class Unit:
     group: CompareGroup | None = None
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """``K/N`` with 1 <= K <= N."""
-    head, _, tail = text.partition("/")
-    if not (head.isdigit() and tail.isdigit()) or not 1 <= int(head) <= int(tail):
-        raise UsageError(f"--shard must be K/N with 1 <= K <= N, as in 2/4, not {text!r}")
-    return int(head), int(tail)
-
-
 def plan(config: Config, paths: Paths) -> list[Unit]:
     """Every unit of the check, in report order."""
     units: list[Unit] = []
@@ -88,8 +80,14 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
         )
     for number, job in enumerate(config.replays, start=1):
         for path in job.sessions:
-            if kinds.get(path) is None and detect_kind(path) in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-                raise InputError("a transcript has no conversation to replay; name sessions under 'replay'", path)
+            kind = kinds.get(path) or detect_kind(path)
+            if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+                raise InputError(
+                    f"replay {number}: {paths.show(path)} is a {kind.value}, which has no conversation to replay; "
+                    "name sessions under 'replay'",
+                    config.path,
+                    job.line,
+                )
             units.append(Unit(f"replay {number} {paths.show(path)}", "replay", path, job=job))
     units.extend(
         Unit(f"compare {number} {paths.show(group.recorded)}", "compare", group.recorded, group=group)
@@ -304,7 +302,9 @@ class _Checker:
         shown = self.paths.show(unit.path)
         reference = self.session(group.recorded)
         if reference.context is None:
-            raise InputError("a transcript: compare needs a recorded session", group.recorded)
+            raise InputError(
+                f"compare: {shown} is a transcript; 'recorded' must be a session", self.config.path, group.line
+            )
         edited = [self.session(path) for path in group.candidates]
         unchanged = [self.session(path) for path in group.baseline]
         report = compare_sessions(reference, edited, unchanged, self.policy, group.alpha, self.config.fail_on)

@@ -8,15 +8,20 @@ error becomes one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import os
+import signal
 import sys
+import traceback
 from collections.abc import Sequence
 
 import click
 
 from toolreplay import __version__
 from toolreplay.errors import ToolreplayError
+from toolreplay.escape import one_line
 from toolreplay.verdict import Exit
 
 # name -> (module, one-line help). The help is repeated here so that listing
@@ -69,22 +74,29 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="toolreplay", message="%(prog)s %(version)s")
-def cli() -> None:
+@click.option("--debug", is_flag=True, help="On an internal error, print its traceback too.")
+def cli(debug: bool) -> None:
     """Record, audit and replay the tool calls of an AI agent.
 
-    Exit codes: 0 clean, 1 findings or a broken chain, 2 bad input or usage.
+    Exit codes: 0 clean, 1 findings or a broken chain, and nothing else; 2 when
+    the command could not do its job (bad input or usage, a file it cannot read
+    or write, an internal error).
     """
 
 
 def _error(message: str) -> int:
-    click.echo(f"toolreplay: error: {message}", err=True)
+    click.echo(f"toolreplay: error: {one_line(message)}", err=True)
     return Exit.ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code."""
+    """Run the CLI and return its exit code: every failure that is not a finding is 2, with one line."""
+    args = list(argv) if argv is not None else sys.argv[1:]
+    # A file-size limit would otherwise kill the process with SIGXFSZ; ignored, the write fails with EFBIG.
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
-        result = cli.main(args=list(argv) if argv is not None else None, prog_name="toolreplay", standalone_mode=False)
+        result = cli.main(args=args, prog_name="toolreplay", standalone_mode=False)
     except ToolreplayError as exc:
         return _error(str(exc))
     except click.exceptions.NoArgsIsHelpError as exc:  # bare `toolreplay`: the help, on stderr
@@ -105,9 +117,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as exc:  # standard output full or closed, or a read the readers did not expect
+        _quiet_stdout()
+        where = f"{exc.filename}: " if exc.filename else "standard output: " if exc.errno in _OUTPUT_ERRNOS else ""
+        return _error(f"{where}cannot {'write' if exc.errno in _OUTPUT_ERRNOS else 'read or write'}: {exc.strerror}")
+    except KeyboardInterrupt:
+        click.echo("toolreplay: interrupted", err=True)
+        return 130
+    except Exception as exc:  # a bug: still one line and exit 2, so a CI gate never reads it as findings
+        if "--debug" in args:
+            traceback.print_exc()
+        _quiet_stdout()
+        return _error(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in toolreplay: please report it, "
+            "with the traceback that --debug prints"
+        )
     if isinstance(result, int):
         return int(result)
     return Exit.CLEAN
+
+
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO}
+
+
+def _quiet_stdout() -> None:
+    """Drop what is left in stdout's buffer, so flushing it at exit cannot fail a second time."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def run() -> None:

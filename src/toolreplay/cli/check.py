@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from toolreplay.check.locate import Paths
-from toolreplay.check.run import parse_shard, run_check
+from toolreplay.check.model import parse_shard
+from toolreplay.check.run import run_check
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.report_options import emit_reports, report_options
 from toolreplay.errors import UsageError
@@ -76,7 +77,10 @@ def command(
     json_file: str | None,
     github_annotations: bool,
 ) -> int:
-    chosen_shard = parse_shard(shard) if shard is not None else None
+    try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--shard {exc}") from None
     if config_file is None and os.path.isfile(DEFAULT_CONFIG):
         config_file = DEFAULT_CONFIG
     config = read_config(config_file) if config_file is not None else _discovered(".")

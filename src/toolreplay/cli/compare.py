@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.cli.options import fail_on_option, load_policy, policy_options
+from toolreplay.cli.options import fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.report.json_report import render_noise_json
 from toolreplay.report.text import render_noise
-from toolreplay.settings import DEFAULT_ALPHA, SettingError, check_alpha
+from toolreplay.settings import DEFAULT_ALPHA, SettingError, parse_alpha
 from toolreplay.verdict import FailOn
 
 
@@ -36,7 +36,9 @@ from toolreplay.verdict import FailOn
     metavar="SESSION",
     help="A session recorded without the edit (repeat the option for each).",
 )
-@click.option("--alpha", default=DEFAULT_ALPHA, show_default=True, help="False discovery rate across the changes.")
+@click.option(
+    "--alpha", type=str, default=str(DEFAULT_ALPHA), show_default=True, help="False discovery rate across the changes."
+)
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @policy_options
@@ -44,23 +46,23 @@ def command(
     recorded: str,
     candidates: tuple[str, ...],
     baselines: tuple[str, ...],
-    alpha: float,
+    alpha: str,
     fail_on: str,
     as_json: bool,
     rules_file: str | None,
     strict: bool,
 ) -> int:
     try:
-        check_alpha(alpha)
+        chosen_alpha = parse_alpha(alpha)
     except SettingError as exc:
-        raise UsageError(f"--{exc.key} {exc.problem}") from None
+        raise refused(exc) from None
     policy = load_policy(rules_file, strict)
     reference = load_session(recorded)
     if reference.context is None:
         raise UsageError(f"{recorded} is a transcript: compare needs sessions")
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
-    report = compare_sessions(reference, edited, unchanged, policy, alpha, FailOn(fail_on))
+    report = compare_sessions(reference, edited, unchanged, policy, chosen_alpha, FailOn(fail_on))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     write_text(render_noise_json(report) if as_json else render_noise(report, None, None, line))
     return report.verdict.exit_code

@@ -11,7 +11,7 @@ import click
 from toolreplay.classify import Policy
 from toolreplay.errors import UsageError
 from toolreplay.formats.rules import read_rules
-from toolreplay.settings import ReplaySettings, SettingError, Unrecorded, setting_key
+from toolreplay.settings import ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
 from toolreplay.verdict import FailOn
 
 Command = Callable[..., Any]
@@ -25,38 +25,50 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "system": ((), {"metavar": "FILE", "help": "A replacement system prompt."}),
     "tools": ((), {"metavar": "FILE", "help": "Replacement tool definitions (a JSON array)."}),
     "agent": (("--model",), {"metavar": "SPEC", "help": "A Claude model id, or scripted:FILE."}),
-    "repeat": ((), {"help": "How many runs."}),
-    "seed": ((), {"help": "A scripted agent's seed (the first run's, when there are several)."}),
+    "repeat": ((), {"metavar": "N", "help": "How many runs."}),
+    "seed": ((), {"metavar": "N", "help": "A scripted agent's seed (the first run's, when there are several)."}),
     "on_unrecorded": (
         (),
         {
-            "type": click.Choice([choice.value for choice in Unrecorded]),
+            "metavar": "[" + "|".join(choice.value for choice in Unrecorded) + "]",
             "help": "What a call the recording never made gets: stop, an error result, or a stub.",
         },
     ),
     "stubs": ((), {"metavar": "FILE", "help": "Canned results for unrecorded calls (with stub)."}),
-    "max_turns": ((), {"help": "End a run after this many agent turns."}),
-    "max_tokens": ((), {"help": "Output token limit per model request."}),
+    "max_turns": ((), {"metavar": "N", "help": "End a run after this many agent turns."}),
+    "max_tokens": ((), {"metavar": "N", "help": "Output token limit per model request."}),
     "concurrency": (
         (),
-        {"help": "Model runs in flight at once (async client). Scripted runs are in-process and always one at a time."},
+        {
+            "metavar": "N",
+            "help": "Model runs in flight at once (async client); scripted runs are in-process, one at a time.",
+        },
     ),
     "noise": (
         (),
-        {"help": "Also replay the unchanged configuration this many times, and test each change against it."},
+        {
+            "metavar": "N",
+            "help": "Also replay the unchanged configuration this many times, and test each change against it.",
+        },
     ),
-    "alpha": ((), {"help": "False discovery rate for calling a change real, across the changes of one report."}),
+    "alpha": (
+        (),
+        {"metavar": "Q", "help": "False discovery rate for calling a change real, across the changes of one report."},
+    ),
 }
 
 
-def build_settings(**values: Any) -> ReplaySettings:
-    """Replay settings from option values; a value out of range is a usage error naming its option."""
-    if isinstance(values.get("on_unrecorded"), str):
-        values["on_unrecorded"] = Unrecorded(values["on_unrecorded"])
+def refused(exc: SettingError) -> UsageError:
+    """A refused setting, named as its option."""
+    return UsageError(f"--{exc.key} {exc.problem}")
+
+
+def build_settings(values: dict[str, str | None]) -> ReplaySettings:
+    """Replay settings from the options' text, read by the same parser as a config's."""
     try:
-        return ReplaySettings(**values)
+        return parse_settings({name: text for name, text in values.items() if text is not None})
     except SettingError as exc:
-        raise UsageError(f"--{exc.key} {exc.problem}") from None
+        raise refused(exc) from None
 
 
 def settings_options(*names: str) -> Callable[[Command], Command]:
@@ -66,16 +78,22 @@ def settings_options(*names: str) -> Callable[[Command], Command]:
     def decorate(function: Command) -> Command:
         @functools.wraps(function)
         def command(**values: Any) -> Any:
-            settings = build_settings(**{name: values.pop(name) for name in chosen})
+            settings = build_settings({name: values.pop(name) for name in chosen})
             return function(settings=settings, **values)
 
         for name in reversed(chosen):
             aliases, extra = _SETTING_OPTIONS[name]
             default = getattr(_DEFAULTS, name)
             default = default.value if isinstance(default, Unrecorded) else default
-            shown = default is not None
+            # Every value reaches parse_settings as the text given, as a config's does.
             command = click.option(
-                f"--{setting_key(name)}", *aliases, name, default=default, show_default=shown, **extra
+                f"--{setting_key(name)}",
+                *aliases,
+                name,
+                type=str,
+                default=None if default is None else str(default),
+                show_default=default is not None,
+                **extra,
             )(command)
         return command
 

@@ -15,13 +15,21 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_yaml
-from toolreplay.settings import DEFAULT_ALPHA, ReplaySettings, SettingError, Unrecorded, check_alpha, setting_key
+from toolreplay.settings import (
+    DEFAULT_ALPHA,
+    SETTINGS,
+    ReplaySettings,
+    SettingError,
+    parse_alpha,
+    parse_settings,
+    setting_key,
+)
 from toolreplay.verdict import FailOn
 
 DEFAULT_CONFIG = ".toolreplay.yml"
@@ -33,7 +41,6 @@ class ScopeSetting:
 
     file: str
     recordings: tuple[str, ...]
-    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +98,7 @@ class Config:
 
 
 _TOP_KEYS = ("sessions", "transcripts", "sealed", "scope", "rules", "strict", "fail-on", "alpha", "replay", "compare")
-_REPLAY_KEYS = ("sessions", *(setting_key(name) for name in ReplaySettings.__dataclass_fields__))
-_INTEGERS = ("repeat", "seed", "noise", "concurrency", "max_turns", "max_tokens")
+_REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 
 
 class _ConfigReader:
@@ -115,6 +121,8 @@ class _ConfigReader:
     def file(self, node: Node, key: str) -> str:
         """A path to an existing file, relative to the config file."""
         name = self.named(node, key).string()
+        if not name:
+            raise InputError(f"'{key}' must name a file, not an empty string", node.path, node.line)
         path = self.base / name
         if not path.is_file():
             raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
@@ -126,6 +134,8 @@ class _ConfigReader:
         found: dict[str, None] = {}
         for item in items:
             pattern = self.named(item, key).string()
+            if not pattern:
+                raise InputError(f"'{key}' must name files, not an empty string", item.path, item.line)
             matches = sorted(
                 os.path.normpath(self.base / name)
                 for name in glob.glob(pattern, root_dir=self.base, recursive=True)
@@ -137,11 +147,10 @@ class _ConfigReader:
         return tuple(found)
 
     def alpha(self, node: Node) -> float:
-        value = self.named(node, "alpha").number()
         try:
-            return check_alpha(value)
+            return parse_alpha(_setting_text(node, "alpha"))
         except SettingError as exc:
-            raise InputError(f"'{exc.key}' {exc.problem}", node.path, node.line) from None
+            raise _refused(exc, node) from None
 
 
 def read_config(path: str) -> Config:
@@ -194,24 +203,35 @@ def _entry(item: Node, what: str, allowed: tuple[str, ...]) -> Node:
 def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
     for item in _items(node, "scope"):
         if not isinstance(item.value, dict):
-            yield ScopeSetting(reader.file(item, "scope"), (), item.line)
+            yield ScopeSetting(reader.file(item, "scope"), ())
             continue
         entry = _entry(item, "a scope", ("file", "recordings"))
         if "file" not in entry.value:
             raise InputError("a scope needs 'file'", item.path, item.line)
         applies = reader.globs(entry.member("recordings"), "recordings") if "recordings" in entry.value else ()
-        yield ScopeSetting(reader.file(entry.member("file"), "file"), applies, item.line)
+        yield ScopeSetting(reader.file(entry.member("file"), "file"), applies)
 
 
 def _agent(reader: _ConfigReader, node: Node) -> str:
     """A model id, or ``scripted:PATH`` with the path found from the config's directory."""
     agent = reader.named(node, "agent").string()
-    if agent.startswith("scripted:") and agent != "scripted:":
+    if agent.startswith("scripted:"):
         script = agent.removeprefix("scripted:")
         if not (reader.base / script).is_file():
             raise InputError(f"'agent': no such file: {script}", node.path, node.line)
         agent = "scripted:" + os.path.normpath(reader.base / script)
     return agent
+
+
+def _setting_text(node: Node, key: str) -> str:
+    """A setting's value as written, which the same parser as the command line's reads."""
+    if node.text is None:
+        raise _refused(SettingError(key, f"must be a single value, not {node.describe()}"), node)
+    return node.text
+
+
+def _refused(exc: SettingError, node: Node) -> InputError:
+    return InputError(f"'{exc.key}' {exc.problem}", node.path, node.line)
 
 
 def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha: float) -> Iterator[ReplayJob]:
@@ -220,35 +240,23 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha
         chosen = reader.globs(entry.member("sessions"), "sessions") if "sessions" in entry.value else sessions
         if not chosen:
             raise InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line)
-        values: dict[str, object] = {"alpha": alpha}
-        for name in _INTEGERS:
-            given = entry.get(setting_key(name))
-            if given is not None:
-                values[name] = reader.named(given, setting_key(name)).integer()
-        for name in ("system", "tools", "stubs"):
-            given = entry.get(name)
-            if given is not None:
-                values[name] = reader.file(given, name)
-        if (given := entry.get("alpha")) is not None:
-            values["alpha"] = reader.alpha(given)
-        if (given := entry.get("on-unrecorded")) is not None:
-            values["on_unrecorded"] = Unrecorded(
-                reader.choice(given, "on-unrecorded", tuple(u.value for u in Unrecorded))
-            )
-        agent_node = entry.get("agent")
-        if agent_node is not None:
-            values["agent"] = _agent(reader, agent_node)
-        settings = _settings(entry, values)
-        yield ReplayJob(chosen, settings, item.line, agent_node.line if agent_node is not None else item.line)
-
-
-def _settings(entry: Node, values: dict[str, object]) -> ReplaySettings:
-    """The settings, or the setting's range error at the line of its value."""
-    try:
-        return ReplaySettings(**values)  # type: ignore[arg-type]
-    except SettingError as exc:
-        culprit = entry.get(exc.key) or entry.get("on-unrecorded") or entry
-        raise InputError(f"'{exc.key}' {exc.problem}", culprit.path, culprit.line) from None
+        given = {name: entry.get(setting_key(name)) for name in SETTINGS}
+        texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
+        texts.setdefault("alpha", repr(alpha))
+        try:
+            settings = parse_settings(texts)
+        except SettingError as exc:
+            raise _refused(exc, entry.get(exc.key) or item) from None
+        # Files are named relative to the config, and must exist.
+        system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
+        settings = replace(
+            settings,
+            system=reader.file(system, "system") if system is not None else None,
+            tools=reader.file(tools, "tools") if tools is not None else None,
+            stubs=reader.file(stubs, "stubs") if stubs is not None else None,
+            agent=_agent(reader, agent) if agent is not None else None,
+        )
+        yield ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
 
 
 def _compares(reader: _ConfigReader, node: Node, alpha: float) -> Iterator[CompareGroup]:

@@ -1,13 +1,31 @@
-"""Opening the user's files, with every failure turned into an InputError."""
+"""Opening the user's files and writing ours, with every failure turned into a one-line error.
+
+Reading: a pipe, a FIFO, process substitution or ``/dev/stdin`` can be read only
+once, but a command may look at a file twice (its kind from the first line,
+then its calls). So a file that is not a regular file is copied, on first use,
+into a temporary file of our own, and every later read of that name reads the
+copy: the stream is read exactly once and gives what the same bytes in a file
+give. Errors still name the path the user gave.
+
+Writing: a regular file is replaced atomically (a temporary file beside it,
+flushed, then renamed), so a failure midway leaves the old content; a device or
+a FIFO (``-o /dev/stdout``) is written in place, never replaced.
+"""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.errors import InputError
+from toolreplay.errors import InputError, OutputError
+
+# A stream's name -> the temporary file holding what was read from it.
+_SPOOLED: dict[str, str] = {}
 
 
 def _open_error(exc: OSError, path: str | Path) -> InputError:
@@ -15,23 +33,67 @@ def _open_error(exc: OSError, path: str | Path) -> InputError:
         return InputError("no such file", path)
     if isinstance(exc, IsADirectoryError):
         return InputError("is a directory, not a file", path)
-    return InputError(f"cannot read: {exc.strerror}", path)
+    return InputError(f"cannot read: {exc.strerror or exc}", path)
+
+
+def _remove_spooled() -> None:
+    for copy in _SPOOLED.values():
+        with contextlib.suppress(OSError):
+            os.unlink(copy)
+    _SPOOLED.clear()
+
+
+def readable(path: str | Path) -> str:
+    """The file to open for ``path``: itself, or for a stream the copy made of it on first use."""
+    name = os.fspath(path)
+    spooled = _SPOOLED.get(name)
+    if spooled is not None:
+        return spooled
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return name  # opening it says what is wrong
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return name
+    import tempfile  # noqa: PLC0415 - only streams need it
+
+    try:
+        with open(name, "rb") as source, tempfile.NamedTemporaryFile(prefix="toolreplay-", delete=False) as copy:
+            if not _SPOOLED:
+                atexit.register(_remove_spooled)
+            _SPOOLED[name] = copy.name
+            shutil.copyfileobj(source, copy, 1 << 20)
+    except OSError as exc:
+        raise _open_error(exc, path) from None
+    return _SPOOLED[name]
 
 
 def iter_raw_lines(path: str | Path) -> Iterator[bytes]:
-    """Yield the raw lines of ``path``, line endings kept."""
+    """The raw lines of ``path``, line endings kept (a stream is read once, see above)."""
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with-block below
+        handle = open(readable(path), "rb")  # noqa: SIM115 - closed by the with-block below
     except OSError as exc:
         raise _open_error(exc, path) from None
     with handle:
-        yield from handle
+        try:
+            yield from handle
+        except OSError as exc:
+            raise _open_error(exc, path) from None
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path``."""
+    try:
+        with open(readable(path), "rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise _open_error(exc, path) from None
 
 
 def read_text(path: str | Path) -> str:
     """Read a whole file as strict UTF-8."""
     try:
-        raw = Path(path).read_bytes()
+        raw = Path(readable(path)).read_bytes()
     except OSError as exc:
         raise _open_error(exc, path) from None
     try:
@@ -41,21 +103,38 @@ def read_text(path: str | Path) -> str:
         raise InputError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", path, line) from None
 
 
+def _write_error(exc: OSError, path: str | Path) -> OutputError:
+    if isinstance(exc, IsADirectoryError):
+        return OutputError("is a directory; name a file to write", path)
+    if isinstance(exc, FileNotFoundError):
+        return OutputError("cannot write: its directory does not exist", path)
+    return OutputError(f"cannot write: {exc.strerror or exc}", path)
+
+
 def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
     """Write ``chunks`` to ``path`` so that it holds either all of them or its old content.
 
     The bytes go to a temporary file beside ``path`` that replaces it only once
     everything is written and flushed to disk; an error or a crash midway leaves
-    ``path`` as it was.
+    ``path`` as it was and no temporary file behind. A path that is a device or
+    a FIFO is written directly.
     """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise OutputError("is a directory; name a file to write", path)
+    if mode is not None and not stat.S_ISREG(mode):
+        _write_stream(target, chunks)
+        return
     import tempfile  # noqa: PLC0415 - only commands that write files need it
 
-    target = Path(path)
-    directory = target.parent
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path) from None
+        raise _write_error(exc, path) from None
     try:
         os.chmod(temporary, _mode_for(target))
         with os.fdopen(fd, "wb") as handle:
@@ -64,10 +143,23 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise _write_error(exc, path) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _write_stream(target: Path, chunks: Iterable[bytes]) -> None:
+    try:
+        with open(target, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+    except OSError as exc:
+        raise _write_error(exc, target) from None
 
 
 def _mode_for(target: Path) -> int:
@@ -81,7 +173,7 @@ def _mode_for(target: Path) -> int:
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether two paths name one existing file."""
+    """Whether two paths name one existing file (through symlinks and hard links)."""
     try:
         return os.path.samefile(a, b)
     except OSError:

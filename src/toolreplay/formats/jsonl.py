@@ -13,7 +13,7 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
-from toolreplay.formats.located import describe, reject_constant
+from toolreplay.formats.located import describe, finite_float, lone_surrogate, reject_constant
 
 
 def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
@@ -22,12 +22,14 @@ def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"key {key!r} appears twice in one object")
+                raise ValueError(f"key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
             seen.add(key)
     return obj
 
 
-_decode = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=unique_keys).decode
+_decode = json.JSONDecoder(
+    parse_constant=reject_constant, parse_float=finite_float, object_pairs_hook=unique_keys
+).decode
 
 
 def _problem(text: str) -> str:
@@ -62,4 +64,7 @@ def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
         raise InputError(_problem(text.rstrip("\r\n")), path, number) from None
     if type(value) is not dict:
         raise InputError(f"expected a JSON object, found {describe(value)}", path, number)
+    # A lone surrogate can only come from an escape, so only lines holding \ud or \uD are searched.
+    if (b"\\ud" in raw or b"\\uD" in raw) and lone_surrogate(value) is not None:
+        raise InputError("a string holds a lone surrogate (\\ud800 to \\udfff), which is not text", path, number)
     return value

@@ -21,6 +21,8 @@ import bisect
 import json
 import json.decoder
 import json.scanner
+import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +56,8 @@ def describe(value: object, syntax: Syntax = "json") -> str:
         return _CONTAINER_NAMES["array"][syntax]
     if isinstance(value, dict):
         return _CONTAINER_NAMES["object"][syntax]
+    if isinstance(value, bytes):
+        return "binary data"
     return f"a {type(value).__name__}"  # YAML dates and the like
 
 
@@ -85,6 +89,11 @@ class Node:
 
     def describe(self) -> str:
         return describe(self.value, self.syntax)
+
+    @property
+    def text(self) -> str | None:
+        """A scalar as the file wrote it, where the syntax keeps it (YAML); None otherwise."""
+        return self.pos.text
 
     def called(self, where: str) -> Node:
         """This value under another name in messages (``'repeat'``, ``the config``)."""
@@ -188,6 +197,32 @@ def reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (``1e999``) is refused."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first string in ``value`` holding a lone surrogate (``"\\ud800"``, which no UTF-8 can carry), if any."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 class _Frame:
     """The positions of one container's members, collected while it is parsed."""
 
@@ -211,6 +246,12 @@ _json_decoder: Any = json.decoder
 _json_scanner: Any = json.scanner
 
 
+# A high surrogate escape not followed by a low one, or a low one not after a high one.
+_SURROGATE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
 class _LocatingParser:
     """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
 
@@ -219,7 +260,9 @@ class _LocatingParser:
         self.scalars: dict[int, Pos] = {}  # one shared Pos per line for values with no members
         self.stack: list[_Frame] = [_Frame()]
         self.opened: list[int] = []  # offsets of the values being read, innermost last
-        decoder: Any = json.JSONDecoder(parse_constant=reject_constant, object_pairs_hook=lambda pairs: pairs)
+        decoder: Any = json.JSONDecoder(
+            parse_constant=reject_constant, parse_float=finite_float, object_pairs_hook=lambda pairs: pairs
+        )
         decoder.parse_object = self.parse_object
         decoder.parse_array = self.parse_array
         decoder.memo = {}
@@ -279,12 +322,25 @@ class _LocatingParser:
             raise InputError(f"not valid JSON: {exc}", path, self.failed_at()) from None
         except RecursionError:
             raise InputError("not valid JSON: nested too deeply", path, self.failed_at()) from None
+        # A lone surrogate can only come from a \\uD800-style escape, so only text holding one is searched.
+        if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
+            found = _SURROGATE_ESCAPE.search(text)
+            raise InputError(
+                "a string holds a lone surrogate (\\ud800 to \\udfff), which is not text",
+                path,
+                self.line_at(found.start()) if found else None,
+            )
         return Node(value, self.stack[0].kids[0], str(path), "", "json")
 
 
 def parse_json(text: str, path: str | Path) -> Node:
     """Parse one JSON document strictly, noting the line of every value; errors name their line."""
+    if text.startswith("\ufeff"):
+        raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, 1)
     return _LocatingParser(text).parse(text, path)
+
+
+_YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end
 
 
 def parse_yaml(text: str, path: str | Path) -> Node | None:
@@ -297,35 +353,39 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"not valid YAML: {problem}", path, mark.line + 1 if mark else None) from None
+    except RecursionError:
+        raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path) from None
     if root is None:
         return None
-    constructor = yaml.SafeLoader("")
+    constructor = yaml.SafeLoader("")  # turns a scalar node into its value by the safe schema's rules
 
-    def build(node: yaml.Node) -> tuple[Any, Pos]:
+    def build(node: yaml.Node, depth: int) -> tuple[Any, Pos]:
         line = node.start_mark.line + 1
+        if depth > _YAML_DEPTH:
+            raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path, line)
         if isinstance(node, yaml.MappingNode):
             obj: dict[Any, Any] = {}
             members: dict[str, Pos] = {}
             for key_node, value_node in node.value:
-                key, key_pos = build(key_node)
+                key, key_pos = build(key_node, depth + 1)
                 if not isinstance(key, str):
                     raise InputError(f"a key must be a string, found {describe(key, 'yaml')}", path, key_pos.line)
                 if key in obj:
-                    raise InputError(f"'{key}' appears twice in one mapping", path, key_pos.line)
-                obj[key], members[key] = build(value_node)
+                    raise InputError(
+                        f"key {json.dumps(key, ensure_ascii=False)} appears twice in one mapping", path, key_pos.line
+                    )
+                obj[key], members[key] = build(value_node, depth + 1)
             return obj, Pos(line, members)
         if isinstance(node, yaml.SequenceNode):
-            items = [build(item) for item in node.value]
+            items = [build(item, depth + 1) for item in node.value]
             return [value for value, _ in items], Pos(line, [pos for _, pos in items])
         try:
-            return constructor.construct_object(node, deep=True), Pos(line)
+            return constructor.construct_object(node, deep=True), Pos(line, None, str(node.value))
         except yaml.YAMLError as exc:
             raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path, line) from None
 
     try:
-        value, pos = build(root)
-    except RecursionError:
-        raise InputError("not valid YAML: nested too deeply", path) from None
+        value, pos = build(root, 0)
     finally:
         constructor.dispose()
     return Node(value, pos, str(path), "", "yaml")

@@ -16,10 +16,15 @@ Children: TypeAlias = "dict[str, Pos] | list[Pos] | None"
 
 @dataclass(slots=True)
 class Pos:
-    """The 1-based line a value starts on, and the positions of its members."""
+    """The 1-based line a value starts on, the positions of its members, and a scalar's text where kept.
+
+    ``text`` is the scalar as the file wrote it, for YAML, whose own typing of
+    scalars (``010`` is eight, ``1:00`` sixty) a setting should not inherit.
+    """
 
     line: int
     children: Children = None
+    text: str | None = None
 
     def member(self, key: str | int) -> Pos:
         """The position of a member (by key for an object, index for an array), else this one."""

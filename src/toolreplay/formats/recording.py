@@ -18,7 +18,7 @@ from toolreplay.canonical import JSONObject
 from toolreplay.chain import SealedLink
 from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
-from toolreplay.formats.files import iter_raw_lines
+from toolreplay.formats.files import iter_raw_lines, read_head
 from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.sealed_session import assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, read_session
@@ -58,9 +58,12 @@ def detect_kind(path: str | Path) -> Kind:
         try:
             first = decode_object(raw, path, number)
         except InputError:
-            # Not one object on one line: a pretty-printed session (or a broken
-            # file, which the session parser will describe).
-            return Kind.SESSION
+            # A whole object on one line is JSON Lines, whose reader says what is wrong
+            # with it; anything else is a pretty-printed session (or a broken file,
+            # which the session reader describes).
+            line = raw.strip()
+            one_line = line.startswith(b"{") and line.endswith(b"}") and len(line) > 2
+            return Kind.TRANSCRIPT if one_line else Kind.SESSION
         found = kind_of_line(first)
         if found is None and "format" in first and "index" not in first:
             return Kind.SESSION  # a session of another format or version: its reader says which
@@ -109,11 +112,7 @@ def sniff_kind(path: str | Path) -> Kind | None:
     first JSON line shaped like a transcript entry or a sealed link. A file
     that looks like a recording but is broken is reported when it is read.
     """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    head = read_head(path, _SNIFF_BYTES)
     if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
         return Kind.SESSION
     first_line = head.lstrip().split(b"\n", 1)[0]

@@ -17,6 +17,7 @@ the line.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from toolreplay.classify import CallClass, ClassRule, Policy
@@ -54,7 +55,8 @@ def _rule(item: Node) -> ClassRule:
     args: list[tuple[str, object]] = []
     if (given := item.get("args")) is not None:
         for key, value in given.object().members():
-            if isinstance(value.value, (dict, list)):
+            plain = type(value.value) in (str, int, bool) or (type(value.value) is float and math.isfinite(value.value))
+            if not plain:
                 raise value.fail(f"must be a string (a glob), a number or a boolean, found {value.describe()}")
             args.append((key, value.value))
     if (note := item.get("note")) is not None:

@@ -107,7 +107,8 @@ def assemble_session(parts: Iterable[SealedPart], path: str | Path) -> Session:
             raise InputError(f"part '{link.part}' is out of place: expected '{expected}'", path, link.line)
     if len(links) < len(_expected_parts(names)):
         missing = _expected_parts(names)[len(links)]
-        raise InputError(f"the sealed session ends before its '{missing}' part", path)
+        last = links[-1].line if links else 1
+        raise InputError(f"the sealed session ends after this line, before its '{missing}' part", path, last)
     header = links[0].value
     if not isinstance(header, dict):
         raise InputError(f"part 'session' must be an object, found {describe(header)}", path, links[0].line)

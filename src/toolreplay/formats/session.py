@@ -53,9 +53,8 @@ class _SessionReader:
         if type(version.value) is not int or version.value != VERSION:
             raise version.fail(f"this toolreplay reads version {VERSION}, found {json.dumps(version.value)}")
         model = top.member("model").string()
-        source = top.member("source").object()
-        if type(source.value.get("kind")) is not str:
-            raise source.fail("must have a string field 'kind'")
+        source = top.member("source").object().require("kind")
+        source.member("kind").string()
         final = top.member("final_reply")
         if final.value is not None and type(final.value) is not str:
             raise final.fail(f"must be a string or null, found {final.describe()}")
@@ -72,9 +71,10 @@ class _SessionReader:
         if not isinstance(node.value, list):
             raise node.fail(f"must be a string or an array of text blocks, found {node.describe()}")
         for block in node.elements():
-            value = block.value
-            if not isinstance(value, dict) or value.get("type") != "text" or type(value.get("text")) is not str:
-                raise block.fail("must be a text block")
+            block.object().require("type", "text")
+            if block.value["type"] != "text":
+                raise block.member("type").fail(f"a system block must be a text block, found {block.value['type']!r}")
+            block.member("text").string()
         return node.value
 
     def tools(self, node: Node) -> tuple[ToolDef, ...]:
@@ -116,8 +116,7 @@ class _SessionReader:
             return [Node({"type": "text", "text": content.value}, content.pos, content.path, content.where)]
         blocks: list[Node] = []
         for block in content.array().elements():
-            if not isinstance(block.value, dict) or type(block.value.get("type")) is not str:
-                raise block.fail("must be a content block with a string 'type'")
+            block.object().require("type").member("type").string()
             blocks.append(block)
         return blocks
 

@@ -52,9 +52,16 @@ def run_tool(execute: Execute, name: str, args: JSONObject) -> ToolResult:
     """Run one call; the tool's failure is the agent's to see, as an error result."""
     try:
         value = execute(name, args)
+    except SystemExit as exc:  # not the tool's failure but the process's end: the run cannot go on
+        raise UsageError(f"tool {name}: execute() called exit({exc.code!r}) instead of returning a result") from None
     except Exception as exc:  # the user's tool: whatever it raises, the agent sees it
         return ToolResult(f"{type(exc).__name__}: {exc}", True)
-    return ToolResult(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True))
+    if isinstance(value, str):
+        return ToolResult(value)
+    try:
+        return ToolResult(json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"tool {name}: execute() returned a result that is not JSON ({exc})") from None
 
 
 def run_agent(

@@ -14,12 +14,12 @@ from dataclasses import dataclass, replace
 from toolreplay.agents.spec import make_agent, read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
-from toolreplay.errors import InputError
+from toolreplay.errors import InputError, ToolreplayError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.model import Session, ToolDef
+from toolreplay.model import Session, SessionContext, ToolDef
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
@@ -46,18 +46,30 @@ class Candidate:
     tools_node: Node | None = None
 
 
+def conversation_of(session: Session) -> SessionContext:
+    """What a replay starts from; a transcript has none."""
+    if session.context is None:
+        raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
+    return session.context
+
+
 def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     """The candidate a session is replayed against under ``settings``."""
-    context = session.context
-    if context is None:
-        raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
-    prompt = read_prompt(settings.system) if settings.system else None
-    tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools else None
-    baseline_agent = recorded_agent(context.model, session.path)
+    context = conversation_of(session)
+    prompt = read_prompt(settings.system) if settings.system is not None else None
+    tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
+    recorded = recorded_agent(context.model, session.path)
+    if recorded is None and (settings.agent is None or settings.noise):
+        raise InputError(
+            f"recorded with {context.model}, which is found neither from here nor above the session; "
+            "name the agent to replay (--agent, or agent: in a config)",
+            session.path,
+        )
+    baseline_agent = recorded or context.model
     return Candidate(
         system=prompt if prompt is not None else context.system,
         tools=parse_tools(tools_node) if tools_node is not None else context.tools,
-        stubs=read_stubs(settings.stubs) if settings.stubs else (),
+        stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
         agent=settings.agent or baseline_agent,
         baseline_agent=baseline_agent,
         label=settings.agent or context.model,
@@ -86,9 +98,7 @@ def replay_session(
 ) -> ReplayOutcome:
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too."""
     chosen = candidate if candidate is not None else load_candidate(session, settings)
-    context = session.context
-    if context is None:
-        raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
+    context = conversation_of(session)
     setup = ReplaySetup(
         session, chosen.system, chosen.tools, settings.on_unrecorded, chosen.stubs, settings.max_turns, policy.matcher
     )
@@ -103,6 +113,8 @@ def replay_session(
             baseline_runs = drive_runs(unchanged, chosen.baseline_agent, seeds, settings, progress)
     finally:
         progress.close()
+    _some_answered(runs, "the candidate", session)
+    _some_answered(baseline_runs, "the unchanged configuration", session)
     recorded_classes = Classifier(policy, context.tools)
     report = summarize(setup, chosen.label, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
     weighed = None
@@ -110,6 +122,14 @@ def replay_session(
         baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
         weighed = weigh_changes(report, baseline, settings.alpha, fail_on)
     return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
+
+
+def _some_answered(runs: Sequence[Run], who: str, session: Session) -> None:
+    """Runs that all ended in an error are no evidence of anything: the replay could not run (exit 2)."""
+    if runs and all(run.ending == "error" for run in runs):
+        raise ToolreplayError(
+            f"every run of {who} ended in an error, so nothing was replayed: {runs[0].error}", session.path
+        )
 
 
 def drive_runs(

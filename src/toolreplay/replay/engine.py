@@ -59,10 +59,10 @@ class Run:
         return Session(f"run {self.number}", self.calls)
 
 
-Conversation = Generator[list[JSONObject], "Turn | AgentFailure", Run]
+RunConversation = Generator[list[JSONObject], "Turn | AgentFailure", Run]
 
 
-def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed: int | None) -> Conversation:
+def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed: int | None) -> RunConversation:
     """One run as a generator: the shared turn loop, each call answered from the recording."""
     context = setup.recording.context
     if context is None:
@@ -92,7 +92,7 @@ def _ignore(_: Turn | AgentFailure) -> None:
     return None
 
 
-def _advance(run: Conversation, turn: Turn | AgentFailure) -> list[JSONObject] | Run:
+def _advance(run: RunConversation, turn: Turn | AgentFailure) -> list[JSONObject] | Run:
     """Hand the run the agent's turn: the next messages to send, or the finished run."""
     try:
         return run.send(turn)

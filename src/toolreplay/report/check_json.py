@@ -22,6 +22,7 @@ from toolreplay.check.model import (
     Rule,
     UnitResult,
     UnrecordedRow,
+    parse_shard,
 )
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
@@ -151,7 +152,7 @@ def _enum(node: Node, kind: type[_E]) -> _E:
 
 
 def _read_location(node: Node) -> Location:
-    node.object().require("path", "line")
+    node.object().only(("path", "line"), "a location").require("path", "line")
     line = node.member("line").integer()
     if line < 1:
         raise node.member("line").fail(f"must be 1 or more, found {line}")
@@ -159,9 +160,13 @@ def _read_location(node: Node) -> Location:
 
 
 def _read_finding(node: Node) -> CheckFinding:
-    node.object().require("rule", "message", "location", "related", "fingerprint")
+    fields = ("rule", "level", "message", "location", "related", "fingerprint")
+    node.object().only(fields, "a finding").require(*fields)
+    rule = _enum(node.member("rule"), Rule)
+    if node.value["level"] != rule.info.level.value:
+        raise node.member("level").fail(f"must be '{rule.info.level.value}' for {rule.value}")
     return CheckFinding(
-        _enum(node.member("rule"), Rule),
+        rule,
         _text(node, "message"),
         _read_location(node.member("location")),
         tuple(_read_location(place) for place in node.member("related").array().elements()),
@@ -170,7 +175,7 @@ def _read_finding(node: Node) -> CheckFinding:
 
 
 def _read_change(node: Node) -> ChangeRow:
-    node.object().require(*_CHANGE_FIELDS)
+    node.object().only(_CHANGE_FIELDS, "a change").require(*_CHANGE_FIELDS)
     return ChangeRow(
         _text(node, "kind"),
         _text(node, "tool"),
@@ -187,7 +192,8 @@ def _read_change(node: Node) -> ChangeRow:
 
 
 def _read_unrecorded(node: Node) -> UnrecordedRow:
-    node.object().require("tool", "args", "class", "hits", "runs", "answered")
+    fields = ("tool", "args", "class", "hits", "runs", "answered")
+    node.object().only(fields, "an unrecorded call").require(*fields)
     return UnrecordedRow(
         _text(node, "tool"),
         node.member("args").object().value,
@@ -199,7 +205,8 @@ def _read_unrecorded(node: Node) -> UnrecordedRow:
 
 
 def _read_result(node: Node) -> UnitResult:
-    node.object().require("key", "analysis", "subject", "summary", "inputs", "findings", "changes", "unrecorded")
+    fields = ("key", "analysis", "subject", "summary", "inputs", "findings", "changes", "unrecorded")
+    node.object().only(fields, "a result").require(*fields)
     return UnitResult(
         key=_text(node, "key"),
         analysis=_text(node, "analysis"),
@@ -213,26 +220,64 @@ def _read_result(node: Node) -> UnitResult:
 
 
 def _read_shard(node: Node) -> tuple[int, int]:
-    head, _, tail = node.string().partition("/")
-    if not (head.isdigit() and tail.isdigit()) or not 1 <= int(head) <= int(tail):
-        raise node.fail(f"must be K/N with 1 <= K <= N, found '{node.value}'")
-    return int(head), int(tail)
+    try:
+        return parse_shard(node.string())
+    except ValueError as exc:
+        raise node.fail(str(exc)) from None
+
+
+_TOP_FIELDS = (
+    "format",
+    "version",
+    "config",
+    "config_digest",
+    "fail_on",
+    "shard",
+    "verdict",
+    "counts",
+    "units",
+    "results",
+)
 
 
 def read_check_report(path: str | Path) -> CheckReport:
-    """Read a report ``check --json`` wrote; anything else is an :class:`InputError` at its line."""
+    """Read a report ``check --json`` wrote, field by field; anything else is an :class:`InputError` at its line.
+
+    The verdict and the counts are derived from the results, so they must be
+    what the results give: a shard edited by hand is refused.
+    """
     top = parse_json(read_text(path), path).called("a check report").object().called("")
     if top.value.get("format") != FORMAT:
-        raise top.fail(f'not a toolreplay check report (no "format": "{FORMAT}")')
+        where = top.member("format") if "format" in top.value else top
+        raise where.fail(f'not a toolreplay check report (no "format": "{FORMAT}")')
+    top.only(_TOP_FIELDS, "a check report").require("version")
     version = top.member("version")
-    if version.value != VERSION:
-        raise version.fail(f"check report version {version.value} is not supported (expected {VERSION})")
-    top.require("config", "config_digest", "fail_on", "units", "results", "shard")
-    return CheckReport(
+    if type(version.value) is not int or version.value != VERSION:
+        raise version.fail(f"check report version {json.dumps(version.value)} is not supported (expected {VERSION})")
+    top.require(*_TOP_FIELDS)
+    units = tuple(item.string() for item in top.member("units").array().elements())
+    results: list[UnitResult] = []
+    seen: set[str] = set()
+    for item in top.member("results").array().elements():
+        result = _read_result(item)
+        if result.key not in units:
+            raise item.member("key").fail(f"'{result.key}' is not one of the check's units")
+        if result.key in seen:
+            raise item.member("key").fail(f"'{result.key}' appears twice in this report")
+        seen.add(result.key)
+        results.append(result)
+    report = CheckReport(
         config=_optional(top, "config", Node.string),
         config_digest=_text(top, "config_digest"),
         fail_on=_enum(top.member("fail_on"), FailOn),
-        units=tuple(item.string() for item in top.member("units").array().elements()),
-        results=tuple(_read_result(item) for item in top.member("results").array().elements()),
+        units=units,
+        results=tuple(results),
         shard=_optional(top, "shard", _read_shard),
     )
+    derived = check_document(report)
+    for name in ("verdict", "counts"):
+        if top.value[name] != derived[name]:
+            raise top.member(name).fail(
+                f"does not match the results ({json.dumps(derived[name])}): the report was edited"
+            )
+    return report
