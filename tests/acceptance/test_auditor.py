@@ -208,7 +208,7 @@ def test_seal_output_never_overwrites_its_input(tmp_path: Path) -> None:
     path.write_bytes(original)
     result = run_cli("seal", str(path), "-o", str(path))
     assert result.code == 2
-    assert "refusing to write over the input file" in result.stderr
+    assert "refusing to write over it" in result.stderr
     assert path.read_bytes() == original
 
 

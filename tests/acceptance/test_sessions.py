@@ -279,5 +279,5 @@ def test_run_never_writes_over_its_inputs(tmp_path: Path) -> None:
         "run", str(tools), "--agent", f"scripted:{OPS / 'agent.py'}", "--task", "x", "-o", str(tools), cwd=ROOT
     )
     assert result.code == 2
-    assert "refusing to write the session over the input file" in result.stderr
+    assert "refusing to write over it" in result.stderr
     assert tools.read_bytes() == before

@@ -12,7 +12,7 @@ from toolreplay.check.locate import Paths
 from toolreplay.check.model import parse_shard
 from toolreplay.check.run import run_check
 from toolreplay.cli.options import FAIL_ON
-from toolreplay.cli.report_options import emit_reports, report_options
+from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
@@ -92,7 +92,6 @@ def command(
         top = Path(root).resolve()
     else:
         top = repository_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
-    paths = Paths(top)
-    report = run_check(config, paths, chosen_shard)
-    inputs = [*config.recordings, *([config_file] if config_file else [])]
-    return emit_reports(report, markdown_file, sarif_file, json_file, github_annotations, inputs)
+    guard_reports(markdown_file, sarif_file, json_file, config.files())
+    report = run_check(config, Paths(top), chosen_shard)
+    return emit_reports(report, markdown_file, sarif_file, json_file, github_annotations)

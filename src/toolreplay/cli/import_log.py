@@ -8,9 +8,8 @@ from typing import Any
 import click
 
 from toolreplay.agents.spec import read_prompt
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, session_from_log
 from toolreplay.formats.session import read_session, write_session
 from toolreplay.redact import Redactor
@@ -55,8 +54,7 @@ def import_log(
         raise UsageError(f"--from {source_format}: toolreplay imports {', '.join(FORMATS)}")
     if task is not None and task_file is not None:
         raise UsageError("give the task with at most one of --task and --task-file")
-    if same_file(log, output):
-        raise UsageError(f"refusing to write over the input file {log}")
+    guard_outputs({"-o": output}, [log, task_file, system_file])
     options = ImportOptions(
         task=task if task is not None else read_prompt(task_file) if task_file else DEFAULT_TASK,
         system=read_prompt(system_file) if system_file else "",

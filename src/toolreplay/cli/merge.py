@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.check.merge import merge_reports
-from toolreplay.cli.report_options import emit_reports, report_options
+from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
 from toolreplay.report.check_json import read_check_report
 
 
@@ -27,5 +27,6 @@ def command(
     json_file: str | None,
     github_annotations: bool,
 ) -> int:
+    guard_reports(markdown_file, sarif_file, json_file, reports)
     merged = merge_reports([(path, read_check_report(path)) for path in reports])
-    return emit_reports(merged, markdown_file, sarif_file, json_file, github_annotations, reports)
+    return emit_reports(merged, markdown_file, sarif_file, json_file, github_annotations)

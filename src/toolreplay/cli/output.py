@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file, write_atomic
@@ -25,21 +26,35 @@ def _batched(lines: Iterable[bytes]) -> Iterator[bytes]:
         yield b"\n".join(batch)
 
 
-def write_lines(lines: Iterable[bytes], output: str | None, inputs: Iterable[str] = ()) -> None:
-    """Write lines to ``output`` (atomically), or to stdout when it is None.
+def guard_outputs(outputs: Mapping[str, str | None], inputs: Iterable[str | None]) -> None:
+    """Refuse, before anything runs or is written, an output that is an input or another output.
 
-    Refuses to write over one of the command's own input files: a recording is
-    never silently rewritten.
+    ``outputs`` maps each option (``--json``) to the path it names. Paths are
+    compared as files (through symlinks and hard links) and, for files that do
+    not exist yet, as resolved paths: nothing the user recorded is ever
+    written over, and two reports never race for one file.
     """
+    named = [(option, path) for option, path in outputs.items() if path is not None]
+    sources = [source for source in inputs if source is not None]
+    for number, (option, path) in enumerate(named):
+        for source in sources:
+            if same_file(source, path):
+                raise UsageError(
+                    f"{option} {path} is one of this command's inputs ({source}); refusing to write over it"
+                )
+        for other_option, other in named[:number]:
+            if same_file(path, other) or os.path.realpath(path) == os.path.realpath(other):
+                raise UsageError(f"{other_option} and {option} name the same file, {path}")
+
+
+def write_lines(lines: Iterable[bytes], output: str | None) -> None:
+    """Write lines to ``output`` (atomically), or to stdout when it is None (see :func:`guard_outputs` first)."""
     if output is None:
         stdout = sys.stdout.buffer
         for chunk in _batched(lines):
             stdout.write(chunk)
         stdout.flush()
         return
-    for source in inputs:
-        if same_file(source, output):
-            raise UsageError(f"refusing to write over the input file {source}")
     write_atomic(output, _batched(lines))
 
 

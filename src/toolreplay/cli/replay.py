@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
-from toolreplay.cli.output import write_lines, write_text
+from toolreplay.cli.output import guard_outputs, write_lines, write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.replay.drive import replay_session
@@ -63,6 +63,10 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
+    agent_file = settings.agent.removeprefix("scripted:") if settings.agent else None
+    guard_outputs(
+        {"--runs-out": runs_out}, [recording, rules_file, settings.system, settings.tools, settings.stubs, agent_file]
+    )
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
@@ -81,7 +85,7 @@ def command(
         lines = run_lines(outcome.runs)
         if settings.noise:
             lines += run_lines(outcome.baseline_runs, "baseline")
-        write_lines(lines, runs_out, inputs=[recording])
+        write_lines(lines, runs_out)
     if outcome.noise is not None:
         noise = outcome.noise
         write_text(render_noise_json(noise) if as_json else render_noise(noise, settings.system, settings.tools))

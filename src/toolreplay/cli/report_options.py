@@ -8,9 +8,8 @@ from typing import Any
 import click
 
 from toolreplay.check.model import CheckReport
-from toolreplay.cli.output import write_text
-from toolreplay.errors import UsageError
-from toolreplay.formats.files import same_file, write_atomic
+from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.formats.files import write_atomic
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -29,15 +28,21 @@ def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
+def guard_reports(
+    markdown_file: str | None, sarif_file: str | None, json_file: str | None, inputs: Iterable[str | None]
+) -> None:
+    """Refuse, before the check runs, a report path that is an input or another report's path."""
+    guard_outputs({"--markdown": markdown_file, "--sarif": sarif_file, "--json": json_file}, inputs)
+
+
 def emit_reports(
     report: CheckReport,
     markdown_file: str | None,
     sarif_file: str | None,
     json_file: str | None,
     github_annotations: bool,
-    inputs: Iterable[str] = (),
 ) -> int:
-    """Write every report asked for, print the text one, and return the verdict's exit code."""
+    """Write every report asked for (guarded by :func:`guard_reports`), print the text one, return the exit code."""
     from toolreplay.report.check_json import render_check_json  # noqa: PLC0415 - each renderer only when asked for
     from toolreplay.report.check_text import render_check  # noqa: PLC0415
     from toolreplay.report.github import render_annotations  # noqa: PLC0415
@@ -49,11 +54,6 @@ def emit_reports(
         (sarif_file, render_sarif),
         (json_file, render_check_json),
     ]
-    protected = list(inputs)
-    for target, _ in outputs:
-        for source in protected:
-            if target is not None and same_file(source, target):
-                raise UsageError(f"refusing to write a report over the input file {source}")
     for target, render in outputs:
         if target is not None:
             write_atomic(target, [render(report).encode()])

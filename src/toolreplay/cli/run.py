@@ -8,9 +8,8 @@ from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.agents.spec import make_agent, read_prompt
 from toolreplay.canonical import JSONObject
 from toolreplay.cli.options import settings_options
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import same_file
 from toolreplay.formats.session import read_session, write_session
 from toolreplay.model import SessionContext
 from toolreplay.record.run import load_toolbox, run_agent
@@ -54,9 +53,8 @@ def command(
         raise UsageError("give the task with exactly one of --task and --task-file")
     prompt = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
-    for given in (tools_file, system_file, task_file):
-        if given is not None and same_file(given, output):
-            raise UsageError(f"refusing to write the session over the input file {given}")
+    script = agent.removeprefix("scripted:") if agent.startswith("scripted:") else None
+    guard_outputs({"-o": output}, [tools_file, system_file, task_file, script])
     redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     toolbox = load_toolbox(tools_file)
     driver = make_agent(agent, settings.seed, settings.max_tokens)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import click
 
 from toolreplay.chain import seal, seal_records
-from toolreplay.cli.output import write_lines
+from toolreplay.cli.output import guard_outputs, write_lines
 from toolreplay.errors import InputError
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.sealed_session import session_parts
@@ -49,5 +49,6 @@ def sealed_lines(path: str) -> Iterator[bytes]:
     "every link is written, so a malformed input leaves no half-sealed file.",
 )
 def command(transcript: str, output: str | None) -> int:
-    write_lines(sealed_lines(transcript), output, inputs=[transcript])
+    guard_outputs({"-o": output}, [transcript])
+    write_lines(sealed_lines(transcript), output)
     return 0

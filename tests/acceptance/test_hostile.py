@@ -1,0 +1,268 @@
+"""Promises under an unlucky user's input: streams, outputs that would overwrite inputs, full disks, crashes.
+
+Each class is tried on every command it applies to.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, Completed
+
+DIRTY = SAMPLES / "session-dirty.jsonl"
+SEALED_EDITED = SAMPLES / "sealed" / "edited.sealed.jsonl"
+SESSION = SAMPLES / "ops" / "session.json"
+
+
+def toolreplay(
+    *args: str, stdin: bytes | None = None, cwd: Path = ROOT, limit_file_size: int | None = None
+) -> Completed:
+    """Run the real CLI; ``stdin`` is piped to it, as ``cat FILE | toolreplay ... /dev/stdin`` would."""
+
+    def limit() -> None:
+        if limit_file_size is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_size, limit_file_size))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolreplay", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+        preexec_fn=limit if limit_file_size is not None else None,
+    )
+    return Completed(proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace"))
+
+
+def one_line_error(result: Completed) -> None:
+    assert result.code == 2, result
+    assert result.stderr.startswith("toolreplay: error: "), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- streams
+
+# (command with {} where the recording goes, the file that stands behind it)
+STREAMED = [
+    (("verify", "{}"), SEALED_EDITED),
+    (("audit", "{}"), DIRTY),
+    (("replay", "{}"), DIRTY),
+    (("seal", "{}"), DIRTY),
+    (("scope", "{}", str(SAMPLES / "scope.json")), DIRTY),
+    (("show", "{}"), SESSION),
+    (("show", "{}"), DIRTY),
+    (("diff", str(SESSION), "{}"), SAMPLES / "ops" / "session-edited.json"),
+]
+
+
+@pytest.mark.parametrize(("args", "source"), STREAMED, ids=lambda v: v[0] if isinstance(v, tuple) else v.name)
+def test_a_pipe_gives_what_the_file_gives(args: tuple[str, ...], source: Path) -> None:
+    from_file = toolreplay(*(a.replace("{}", str(source)) for a in args))
+    from_pipe = toolreplay(*(a.replace("{}", "/dev/stdin") for a in args), stdin=source.read_bytes())
+    assert from_pipe.code == from_file.code
+    assert from_pipe.stdout == from_file.stdout.replace(str(source), "/dev/stdin")
+
+
+def test_the_edited_chain_is_caught_through_a_pipe() -> None:
+    result = toolreplay("verify", "/dev/stdin", stdin=SEALED_EDITED.read_bytes())
+    assert (result.code, result.stdout.splitlines()[:2]) == (1, ["chain: broken", "first broken link: index 2"])
+
+
+def test_process_substitution_and_a_fifo(tmp_path: Path) -> None:
+    audited = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m toolreplay audit <(cat "{DIRTY}")'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert audited.returncode == 1
+    assert audited.stdout.startswith("calls: 6\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["bash", "-c", f'cat "{DIRTY}" > "{fifo}"'])
+    try:
+        sealed = toolreplay("seal", str(fifo))
+    finally:
+        writer.wait(timeout=60)
+    assert sealed.code == 0
+    assert sealed.stdout == toolreplay("seal", str(DIRTY)).stdout
+
+
+# ---------------------------------------------------------------- outputs never overwrite inputs
+
+
+def links_to(target: Path, directory: Path) -> Iterator[Path]:
+    """The target itself, a symlink to it and a hard link to it."""
+    yield target
+    symlink = directory / f"symlink-{target.name}"
+    symlink.symlink_to(target)
+    yield symlink
+    hardlink = directory / f"hardlink-{target.name}"
+    os.link(target, hardlink)
+    yield hardlink
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of the samples, so nothing the repository holds is at risk."""
+    copy = tmp_path / "repo"
+    shutil.copytree(SAMPLES, copy / "samples")
+    (copy / ".git").mkdir()
+    return copy
+
+
+WRITERS = [
+    # (command, the option that writes, the input it is pointed at)
+    (("seal", "samples/session-dirty.jsonl"), "-o", "samples/session-dirty.jsonl"),
+    (
+        ("replay", "samples/ops/session.json", "--system", "samples/ops/prompt-v2.txt"),
+        "--runs-out",
+        "samples/ops/prompt-v2.txt",
+    ),
+    (("replay", "samples/ops/session.json"), "--runs-out", "samples/ops/session.json"),
+    (("check", "--config", "samples/.toolreplay.yml"), "--json", "samples/scope.json"),
+    (("check", "--config", "samples/.toolreplay.yml"), "--sarif", "samples/ops/stubs.json"),
+    (("check", "--config", "samples/.toolreplay.yml"), "--markdown", "samples/.toolreplay.yml"),
+    (("check", "--config", "samples/.toolreplay.yml"), "--json", "samples/ops/recorded/edited-1.json"),
+    (("import", "--from", "mcp", "samples/session-dirty.jsonl"), "-o", "samples/session-dirty.jsonl"),
+    (
+        ("import", "--from", "mcp", "samples/session-dirty.jsonl", "--task-file", "samples/ops/prompt-v2.txt"),
+        "-o",
+        "samples/ops/prompt-v2.txt",
+    ),
+    (
+        ("run", "samples/ops/tools.py", "--agent", "scripted:samples/ops/agent.py", "--task", "x"),
+        "-o",
+        "samples/ops/agent.py",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "option", "victim"), WRITERS, ids=lambda v: v if isinstance(v, str) else None)
+def test_no_output_overwrites_an_input(repo: Path, args: tuple[str, ...], option: str, victim: str) -> None:
+    before = (repo / victim).read_bytes()
+    for target in links_to(repo / victim, repo):
+        result = toolreplay(*args, option, str(target), cwd=repo)
+        one_line_error(result)
+        assert "refusing to write over it" in result.stderr
+        assert (repo / victim).read_bytes() == before
+
+
+def test_two_reports_cannot_share_a_file(repo: Path) -> None:
+    out = repo / "report"
+    result = toolreplay(
+        "check", "--config", "samples/.toolreplay.yml", "--json", str(out), "--sarif", str(out), cwd=repo
+    )
+    one_line_error(result)
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- operating-system errors
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("audit", str(DIRTY)),
+        ("seal", str(DIRTY)),
+        ("show", str(SESSION)),
+        ("check", "--config", "samples/.toolreplay.yml"),
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_full_standard_output_is_exit_2(args: tuple[str, ...]) -> None:
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "toolreplay", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+    stderr = proc.stderr.decode()
+    assert proc.returncode == 2, stderr
+    assert stderr == "toolreplay: error: standard output: cannot write: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("seal", str(DIRTY), "-o", "{}"),
+        ("replay", str(SESSION), "--runs-out", "{}"),
+        ("check", "--config", "samples/.toolreplay.yml", "--json", "{}"),
+    ],
+    ids=lambda a: a[0],
+)
+def test_unwritable_outputs_are_exit_2_and_leave_nothing(tmp_path: Path, args: tuple[str, ...]) -> None:
+    for target, words in [
+        ("/dev/full", "No space left on device"),
+        (str(tmp_path), "is a directory"),
+        (str(tmp_path / "missing" / "out"), "its directory does not exist"),
+    ]:
+        result = toolreplay(*(a.replace("{}", target) for a in args))
+        one_line_error(result)
+        assert words in result.stderr
+    # A file-size limit: the write fails with EFBIG (not a signal that kills the process), and no part is left.
+    out = tmp_path / "limited"
+    result = toolreplay(*(a.replace("{}", str(out)) for a in args), limit_file_size=512)
+    one_line_error(result)
+    assert "File too large" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- exit 1 means findings and nothing else
+
+
+def test_an_internal_error_is_exit_2_with_one_line_and_debug_shows_the_traceback(tmp_path: Path) -> None:
+    """A bug anywhere in a command (here: a renderer that raises) must never read as findings."""
+    script = tmp_path / "crash.py"
+    script.write_text(
+        "import sys\n"
+        "import toolreplay.report.text as text\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise RuntimeError('renderer broke')\n"
+        "text.render_audit = broken\n"
+        "import toolreplay.cli.audit as audit\n"
+        "audit.render_audit = broken\n"
+        "from toolreplay.cli import main\n"
+        "raise SystemExit(main(sys.argv[1:]))\n"
+    )
+    plain = subprocess.run(
+        [sys.executable, str(script), "audit", str(DIRTY)], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert plain.returncode == 2
+    assert plain.stderr.count("\n") == 1
+    assert "internal error (RuntimeError: renderer broke)" in plain.stderr
+    assert "please report it" in plain.stderr
+    debug = subprocess.run(
+        [sys.executable, str(script), "--debug", "audit", str(DIRTY)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert debug.returncode == 2
+    assert "Traceback" in debug.stderr
+    assert debug.stderr.rstrip().endswith("--debug prints")
+
+
+def test_an_error_message_stays_one_line_whatever_the_file_name(tmp_path: Path) -> None:
+    name = tmp_path / "evil\n::error::forged\x1b[31m.jsonl"
+    name.write_text('{"index": 0}\n')
+    result = toolreplay("audit", str(name))
+    one_line_error(result)
+    assert "\x1b" not in result.stderr
+    assert "\\n::error::forged\\x1b[31m" in result.stderr
