@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except tab and newline, DEL, and C1 controls (which some terminals obey like ESC sequences).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls except tab and newline, DEL, C1 controls (which some terminals obey like ESC sequences), and the
+# Unicode line and paragraph separators (which some readers take for line ends).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -33,3 +34,44 @@ def for_terminal(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` as one line for a terminal or a log: newlines and every other control character written out."""
     return _CONTROL_OR_NEWLINE.sub(_visible, text) if _CONTROL_OR_NEWLINE.search(text) else text
+
+
+# What can change a table cell's meaning in GitHub-flavoured markdown: a backslash makes each literal. Other
+# punctuation matters only at the start of a line, which a cell never is; an underscore inside a word is
+# never emphasis, so only one at a word's edge is escaped.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|<>&~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+
+
+def _no_comment(text: str) -> str:
+    """Text that cannot open an HTML comment, or copy the sticky comment's marker, even as raw bytes."""
+    return text.replace("<!--", "<\u200b!--")
+
+
+def for_markdown(text: str) -> str:
+    """``text`` as literal markdown inline text, fit for a table cell: one line, no markup, no HTML, no mention.
+
+    Every markdown and HTML character is backslash-escaped (so ``<!--``, ``<img>``
+    and ``|`` are text, and the sticky comment's marker cannot be copied), and a
+    word joiner after ``@`` keeps ``@user`` and ``@org/team`` from notifying anyone.
+    """
+    return _MENTION.sub("@\u2060", _MARKDOWN_SPECIAL.sub(r"\\\1", _no_comment(one_line(text))))
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as a markdown code span fit for a table cell: one line, its pipes escaped, fenced past its backticks."""
+    flat = _no_comment(one_line(text)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or longest else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def workflow_data(text: str) -> str:
+    """``text`` as the data of a GitHub workflow command (after ``::``): it cannot end the command or start another."""
+    return for_terminal(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_property(text: str) -> str:
+    """``text`` as a property value of a workflow command (``file=...``)."""
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 
 from toolreplay.errors import UsageError
+from toolreplay.escape import for_terminal
 from toolreplay.formats.files import same_file, write_atomic
 
 _BATCH = 1024
@@ -59,6 +60,6 @@ def write_lines(lines: Iterable[bytes], output: str | None) -> None:
 
 
 def write_text(text: str) -> None:
-    """Print a rendered report to stdout."""
-    sys.stdout.write(text)
+    """Print a rendered report to stdout, with nothing in it a terminal would obey."""
+    sys.stdout.write(for_terminal(text))
     sys.stdout.flush()

@@ -6,6 +6,7 @@ from collections import Counter
 
 from toolreplay.canonical import JSONObject
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, UnrecordedRow
+from toolreplay.escape import one_line
 from toolreplay.model import Call
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, format_call, p_value
@@ -80,4 +81,4 @@ def render_check(report: CheckReport) -> str:
         lines.extend(_finding(finding) for finding in result.findings)
     lines.append("")
     lines.append(f"verdict: {verdict_line(report)}")
-    return "\n".join(lines) + "\n"
+    return "".join(one_line(line) + "\n" for line in lines)

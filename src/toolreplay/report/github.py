@@ -7,17 +7,14 @@ ten of each are printed and one notice says how many more the summary holds.
 from __future__ import annotations
 
 from toolreplay.check.model import CheckReport, Level
+from toolreplay.escape import workflow_data, workflow_property
 
 PER_LEVEL = 10
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
 
 
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+_data = workflow_data
+_property = workflow_property
 
 
 def render_annotations(report: CheckReport, per_level: int = PER_LEVEL) -> str:

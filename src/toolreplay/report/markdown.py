@@ -9,6 +9,7 @@ to find them.
 from __future__ import annotations
 
 from toolreplay.check.model import CheckReport, Level
+from toolreplay.escape import for_markdown, markdown_code
 from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
 from toolreplay.verdict import Verdict
 from toolreplay.wording import p_value
@@ -20,14 +21,8 @@ _ICON = {Verdict.PASS: "✅", Verdict.WARN: "⚠️", Verdict.FAIL: "❌"}
 _LEVEL_ICON = {Level.ERROR: "🔴", Level.WARNING: "🟠", Level.NOTE: "🔵"}
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" else ""
-    return f"{fence}{pad}{_cell(text)}{pad}{fence}"
+_cell = for_markdown
+_code = markdown_code
 
 
 class _Budget:

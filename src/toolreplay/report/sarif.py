@@ -14,6 +14,7 @@ import json
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject
 from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule
+from toolreplay.escape import one_line
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/toolreplay/toolreplay"
@@ -51,7 +52,7 @@ def _result(finding: CheckFinding) -> JSONObject:
         "ruleId": finding.rule.value,
         "ruleIndex": _RULE_INDEX[finding.rule],
         "level": finding.level.value,
-        "message": {"text": _sentence(finding.message)},
+        "message": {"text": _sentence(one_line(finding.message))},
         "locations": [{"physicalLocation": _physical(finding.location)}],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
     }

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
+from toolreplay.escape import one_line
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay.noise import ChangeVerdict
 from toolreplay.wording import count, format_call, format_value, p_value
@@ -31,7 +32,8 @@ def _finding_lines(findings: Iterable[Finding]) -> list[str]:
 
 
 def _lines(lines: list[str]) -> str:
-    return "".join(line + "\n" for line in lines)
+    """The report's lines, each made one line with nothing a terminal obeys: text from a recording is data."""
+    return "".join(one_line(line) + "\n" for line in lines)
 
 
 def render_audit(report: AuditReport) -> str:

@@ -1,0 +1,127 @@
+"""Text from a recording is hostile wherever it is shown: a property test over every renderer.
+
+Arbitrary strings stand in for tool names, argument keys and values, file
+names and finding messages. Whatever they hold:
+- a terminal report gets no control character or escape sequence, and keeps its line count;
+- no line of any report a GitHub runner reads starts a workflow command but the annotations' own;
+- the markdown report, rendered by a GFM parser, keeps its table rows, opens no HTML, mentions no one
+  and never holds the sticky comment's marker;
+- SARIF stays valid JSON with one-line messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolreplay.audit import AuditReport
+from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
+from toolreplay.escape import for_markdown, for_terminal, markdown_code, one_line, workflow_data
+from toolreplay.model import Call, Finding, FindingKind, Session
+from toolreplay.report.check_text import render_check
+from toolreplay.report.github import render_annotations
+from toolreplay.report.markdown import render_markdown
+from toolreplay.report.sarif import render_sarif
+from toolreplay.report.text import render_audit, render_show
+from toolreplay.verdict import FailOn
+
+MARKER = "<!-- toolreplay-check -->"
+ATTACKS = [
+    "\n::error::forged",
+    "\r::stop-commands::x",
+    "x\r\n::warning file=a::b",
+    "\x1b[2J\x1b[31mred",
+    "\x9b31m",
+    "| broken | row |",
+    "<!-- toolreplay-check -->",
+    "<img src=x onerror=alert(1)>",
+    "<details><summary>",
+    "@octocat and @org/team",
+    "[click](https://example.com)",
+    "``` ` `` `",
+    "\u2028::error::x",
+    "\\|",
+    "**bold** _em_ ~~s~~",
+]
+hostile = st.one_of(st.sampled_from(ATTACKS), st.text(max_size=40))
+# Terminal control characters (C0 but newline, DEL, C1); a report's own newlines end its lines.
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def report_from(texts: list[str]) -> CheckReport:
+    name, tool, key, value, message = (texts + [""] * 5)[:5]
+    findings = tuple(
+        CheckFinding(rule, f"{message} {tool}", Location(f"{name}.jsonl", 3), (Location(name, 1),), "0" * 32)
+        for rule in (Rule.DESTRUCTIVE_CALL, Rule.NON_DETERMINISM, Rule.REDUNDANT_CALL)
+    )
+    changes = (ChangeRow("added", tool, {key: value}, "destructive", 2, 4, 0, 4, 0.2, 0.3, "DESTRUCTIVE"),)
+    unrecorded = (UnrecordedRow(tool, {key: value}, "write", 1, 4, "stub"),)
+    result = UnitResult(f"replay 1 {name}", "replay", name, f"summary {message}", findings, changes, unrecorded)
+    return CheckReport(name, "0" * 64, FailOn.DESTRUCTIVE, (result.key,), (result,))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(hostile, min_size=5, max_size=5))
+def test_the_check_reports_hold_under_any_text(texts: list[str]) -> None:
+    report = report_from(texts)
+    text = render_check(report)
+    assert not CONTROL.search(text)
+    assert text.count("\n") == len(render_check(report_from(["a"] * 5)).splitlines())
+    assert not any(line.startswith("::") for line in text.splitlines())
+
+    annotations = render_annotations(report).splitlines()
+    assert len(annotations) == 3
+    assert all(
+        re.match(r"::(error|warning|notice) file=[^:]*,line=3,title=toolreplay [a-z-]+::", a) for a in annotations
+    )
+    assert not any(CONTROL.search(a.replace("\t", " ")) for a in annotations)  # a tab is only a tab
+
+    markdown = render_markdown(report)
+    assert MARKER not in markdown
+    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    # A bare URL is autolinked as GitHub does anywhere; it shows its own address, so it is no disguised link.
+    visible = re.sub(r'<a href="([^"]*)">\1</a>', "", html)
+    tags = set(re.findall(r"<([a-zA-Z!][a-zA-Z0-9-]*)", visible))
+    assert tags <= {"h2", "h3", "p", "strong", "em", "table", "thead", "tbody", "tr", "th", "td", "code"}, tags
+    # Findings, changes, unrecorded calls and analyses: one header and its rows each, plus the counts table.
+    assert html.count("<tr>") == (1 + 3) + (1 + 3) + (1 + 1) + (1 + 1) + (1 + 1)
+    assert not re.search(r"@[A-Za-z0-9]", re.sub(r"<code>.*?</code>", "", html, flags=re.DOTALL))
+
+    sarif = json.loads(render_sarif(report))
+    for result in sarif["runs"][0]["results"]:
+        assert not CONTROL.search(result["message"]["text"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile, hostile, hostile)
+def test_the_terminal_reports_hold_under_any_text(tool: str, key: str, path: str) -> None:
+    calls = (Call(0, tool, {key: tool}, {"r": key}, 1), Call(1, tool, {key: tool}, {"r": path}, 2))
+    show = render_show(Session(path, calls), ["read-only", "unknown"])
+    assert not CONTROL.search(show)
+    assert show.count("\n") == 3
+    finding = Finding(1, FindingKind.NON_DETERMINISM, f"tool '{tool}' returned {key}", 2)
+    audit = render_audit(AuditReport(2, 1, (finding,)))
+    assert not CONTROL.search(audit)
+    assert audit.count("\n") == 4
+    assert not any(line.startswith("::") for line in (show + audit).splitlines())
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_each_escape_on_its_own(attack: str) -> None:
+    assert "\n" not in one_line(attack)
+    assert "\x1b" not in for_terminal(attack)
+    assert "\n" not in workflow_data(attack)
+    assert "\r" not in workflow_data(attack)
+    cell = f"| {for_markdown(attack)} | {markdown_code(attack)} |"
+    html = cmarkgfm.github_flavored_markdown_to_html(
+        f"| a | b |\n|---|---|\n{cell}\n", options=Options.CMARK_OPT_UNSAFE
+    )
+    assert html.count("<td>") == 2
+    for opened in ("<img", "<!--", "<details"):
+        assert opened not in html
