@@ -85,6 +85,10 @@ def check() -> int:
         args += ["--config", _env("INPUT_CONFIG")]
     if _env("INPUT_FAIL_ON"):
         args += ["--fail-on", _env("INPUT_FAIL_ON")]
+    if _env("GITHUB_EVENT_NAME") == "pull_request_target" and _env("INPUT_ALLOW_PR_CODE") != "true":
+        # Secrets and a write token are present here, and the config may come from the pull request:
+        # no Python file it names (a scripted agent) is run unless the workflow says so.
+        args.append("--no-code")
     status = subprocess.run([*command, *args], cwd=workspace, check=False).returncode
     summary, sarif, report = out / "summary.md", out / "toolreplay.sarif", out / "report.json"
     if status not in (0, 1) or not report.is_file():
@@ -121,10 +125,35 @@ class _Api:
             return json.loads(response.read() or b"null")
 
 
+TRUNCATED = "*The report is longer than a comment allows; the whole report is in the job summary.*"
+DEFAULT_AUTHOR = "github-actions[bot]"  # who GITHUB_TOKEN comments as
+
+
 def _body(summary: str) -> str:
-    if len(summary) > COMMENT_LIMIT:
-        summary = summary[:COMMENT_LIMIT] + "\n\n*The report is longer than a comment allows: see the job summary.*\n"
-    return f"{MARKER}\n{summary}"
+    """The comment: the marker, and the report; a report cut to fit says so first, outside any folded block."""
+    if len(summary) <= COMMENT_LIMIT:
+        return f"{MARKER}\n{summary}"
+    cut = summary[: COMMENT_LIMIT - 2 * len(TRUNCATED)]
+    cut = cut[: cut.rfind("\n") + 1]  # whole lines only
+    unclosed = cut.count("<details>") - cut.count("</details>")
+    return f"{MARKER}\n{TRUNCATED}\n\n{cut}" + "\n</details>\n" * max(unclosed, 0) + f"\n{TRUNCATED}\n"
+
+
+def _identity(api: _Api) -> str:
+    """The login the token comments as: its user's for a personal token; GITHUB_TOKEN cannot ask, and is the bot."""
+    try:
+        user = api.call("GET", "/user")
+    except urllib.error.HTTPError:
+        return _env("INPUT_COMMENT_AUTHOR") or DEFAULT_AUTHOR
+    return str(user.get("login")) if isinstance(user, dict) and user.get("login") else DEFAULT_AUTHOR
+
+
+def _ours(comment: dict[str, Any], author: str) -> bool:
+    """Our sticky comment: it starts with the marker and we wrote it. A marker in anyone else's is ignored."""
+    body = str(comment.get("body", ""))
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return body.startswith(MARKER) and login == author
 
 
 def comment() -> int:
@@ -146,10 +175,11 @@ def comment() -> int:
     api = _Api(_env("GITHUB_API_URL", "https://api.github.com"), _env("GITHUB_TOKEN"))
     number = int(pull["number"])
     try:
+        author = _identity(api)
         page = 1
         while True:
             comments = api.call("GET", f"/repos/{repository}/issues/{number}/comments?per_page=100&page={page}")
-            ours = next((c for c in comments if MARKER in str(c.get("body", ""))), None)
+            ours = next((c for c in comments if isinstance(c, dict) and _ours(c, author)), None)
             if ours is not None:
                 api.call("PATCH", f"/repos/{repository}/issues/comments/{ours['id']}", {"body": body})
                 print(f"toolreplay: updated comment {ours['id']}")

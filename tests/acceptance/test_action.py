@@ -29,6 +29,7 @@ class _Comments:
         self.comments: dict[int, dict[str, Any]] = {}
         self.requests: list[tuple[str, str, str]] = []
         self.next_id = 100
+        self.token_user: str | None = None  # a personal token's login; GITHUB_TOKEN's /user is refused
 
 
 def _handler(state: _Comments) -> type[BaseHTTPRequestHandler]:
@@ -50,6 +51,12 @@ def _handler(state: _Comments) -> type[BaseHTTPRequestHandler]:
             return parsed
 
         def do_GET(self) -> None:
+            if self.path == "/user":
+                if state.token_user is None:
+                    self._reply(403, {"message": "Resource not accessible by integration"})
+                else:
+                    self._reply(200, {"login": state.token_user})
+                return
             state.requests.append(("GET", self.path, self.headers.get("Authorization", "")))
             if re.fullmatch(rf"/repos/{REPO}/issues/7/comments\?per_page=100&page=1", self.path):
                 self._reply(200, list(state.comments.values()))
@@ -59,7 +66,12 @@ def _handler(state: _Comments) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             state.requests.append(("POST", self.path, self.headers.get("Authorization", "")))
             state.next_id += 1
-            state.comments[state.next_id] = {"id": state.next_id, "body": self._body()["body"]}
+            author = state.token_user or "github-actions[bot]"
+            state.comments[state.next_id] = {
+                "id": state.next_id,
+                "body": self._body()["body"],
+                "user": {"login": author},
+            }
             self._reply(201, state.comments[state.next_id])
 
         def do_PATCH(self) -> None:
@@ -74,7 +86,7 @@ def _handler(state: _Comments) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def api() -> Iterator[tuple[str, _Comments]]:
     state = _Comments()
-    state.comments[5] = {"id": 5, "body": "a reviewer's comment"}
+    state.comments[5] = {"id": 5, "body": "a reviewer's comment", "user": {"login": "reviewer"}}
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -175,6 +187,60 @@ def test_a_fork_gets_no_comment_but_its_reports(
     assert state.requests == []
     assert Path(fork["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8").startswith("## toolreplay check")
     assert Path(_outputs(fork["GITHUB_OUTPUT"])["sarif-file"]).is_file()
+
+
+def test_a_marker_in_someone_elses_comment_is_ignored(github: dict[str, str], api: tuple[str, _Comments]) -> None:
+    _, state = api
+    forged = "<!-- toolreplay-check -->\n## toolreplay check: ✅ PASS"
+    state.comments[6] = {"id": 6, "body": forged, "user": {"login": "mallory"}}
+    assert _step("check", github).returncode == 0
+    env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
+    assert _step("comment", env).stdout == "toolreplay: created comment 101\n"
+    assert state.comments[6]["body"] == forged  # never edited, never taken for ours
+    assert state.comments[101]["user"] == {"login": "github-actions[bot]"}
+    assert _step("comment", env).stdout == "toolreplay: updated comment 101\n"
+
+
+def test_a_personal_token_updates_only_its_own_comment(github: dict[str, str], api: tuple[str, _Comments]) -> None:
+    _, state = api
+    state.comments[6] = {"id": 6, "body": "<!-- toolreplay-check -->\nold", "user": {"login": "github-actions[bot]"}}
+    state.token_user = "release-bot"
+    assert _step("check", github).returncode == 0
+    env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
+    assert _step("comment", env).stdout == "toolreplay: created comment 101\n"
+    assert state.comments[6]["body"] == "<!-- toolreplay-check -->\nold"
+
+
+def test_a_long_report_says_it_was_cut_outside_any_folded_block(
+    tmp_path: Path, github: dict[str, str], api: tuple[str, _Comments]
+) -> None:
+    import cmarkgfm  # noqa: PLC0415 - GitHub's own parser, for what the comment shows
+
+    _, state = api
+    rows = "".join(f"| {n} | a long row of the report {'x' * 80} |\n" for n in range(2000))
+    summary = tmp_path / "long.md"
+    summary.write_text(
+        f"## toolreplay check\n\n<details><summary>2000 rows</summary>\n\n| n | row |\n|---|---|\n{rows}"
+    )
+    assert _step("comment", {**github, "SUMMARY_FILE": str(summary)}).returncode == 0
+    body = state.comments[101]["body"]
+    assert len(body) <= 65_536
+    html = cmarkgfm.github_flavored_markdown_to_html(body, options=cmarkgfm.cmark.Options.CMARK_OPT_UNSAFE)
+    outside = re.sub(r"<details>.*?</details>", "", html, flags=re.DOTALL)
+    assert "longer than a comment allows" in outside
+    assert html.count("<details>") == html.count("</details>") == 1
+
+
+def test_pull_request_target_runs_no_code_from_the_config_unless_allowed(github: dict[str, str]) -> None:
+    target = {**github, "GITHUB_EVENT_NAME": "pull_request_target"}
+    refused = _step("check", target)
+    assert refused.returncode == 2
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "ERROR"
+    assert "scripted agent samples/ops/agent.py is not run: --no-code" in refused.stderr
+    Path(github["GITHUB_OUTPUT"]).unlink()
+    allowed = _step("check", {**target, "INPUT_ALLOW_PR_CODE": "true"})
+    assert allowed.returncode == 0, allowed.stderr
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "FAIL"
 
 
 def _uses(document: dict[str, Any]) -> list[str]:

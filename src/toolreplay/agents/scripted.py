@@ -26,6 +26,14 @@ from toolreplay.model import ToolDef
 PREFIX = "scripted:"
 
 
+_REFUSED: list[str] = []  # why this process runs no user code, once a command has said so
+
+
+def refuse_user_code(reason: str) -> None:
+    """From now on, refuse to import any Python file a user names (``check --no-code``), saying ``reason``."""
+    _REFUSED.append(reason)
+
+
 def load_module(path: str | Path, what: str) -> ModuleType:
     """Import a user's Python file by path, once per process; a missing or broken file is a UsageError.
 
@@ -33,6 +41,8 @@ def load_module(path: str | Path, what: str) -> ModuleType:
     first and reused: importing it again for each of forty runs cost more than
     the runs themselves.
     """
+    if _REFUSED:
+        raise UsageError(f"{what} {path} is not run: {_REFUSED[0]}")
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"{what} {path}: no such file")

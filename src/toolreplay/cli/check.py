@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from toolreplay.agents.scripted import refuse_user_code
 from toolreplay.check.locate import Paths
 from toolreplay.check.model import parse_shard
 from toolreplay.check.run import run_check
@@ -66,6 +67,11 @@ def _discovered(directory: str) -> Config:
 @click.option("--root", metavar="DIR", help="The repository root that report paths are relative to.")
 @click.option("--shard", metavar="K/N", help="Run only shard K of N of the analyses.")
 @click.option("--fail-on", type=FAIL_ON, help="Override the config's fail-on.")
+@click.option(
+    "--no-code",
+    is_flag=True,
+    help="Run no Python file the config names (scripted agents): for configs that come from a pull request.",
+)
 @report_options
 def command(
     config_file: str | None,
@@ -76,7 +82,10 @@ def command(
     sarif_file: str | None,
     json_file: str | None,
     github_annotations: bool,
+    no_code: bool,
 ) -> int:
+    if no_code:
+        refuse_user_code("--no-code was given (a config from a pull request must not run code with its secrets)")
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None
     except ValueError as exc:

@@ -51,15 +51,15 @@ def _table(title: str, header: str, rows: list[str], budget: _Budget, out: list[
         out += [f"<details><summary>{len(rows)} rows</summary>", ""]
     if shown:
         out += [header, "|" + "---|" * (header.count("|") - 1), *shown]
-    if len(shown) < len(rows):
+    if folded:
+        out += ["", "</details>"]
+    if len(shown) < len(rows):  # said outside the folded block, where it is seen without opening it
         if shown:
             out.append("")
         out.append(
             f"*{len(rows) - len(shown)} more rows not shown: the summary has a size limit."
             " The JSON and SARIF reports hold them all.*"
         )
-    if folded:
-        out += ["", "</details>"]
     out.append("")
 
 
