@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,3 +87,29 @@ def test_serve_needs_a_session() -> None:
     result = run_cli("serve", "samples/session-dirty.jsonl", cwd=ROOT)
     assert result.code == 2
     assert "serving needs a session" in result.stderr
+
+
+def test_serve_answers_every_malformed_message_and_stays_up() -> None:
+    """JSON-RPC's own errors for what is not a request, line by line, and the next request still answered."""
+    huge = "9" * 5000
+    lines = [
+        (b"{not json", -32700, None),
+        (b"[1, 2]", -32600, None),
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600, None),
+        (b"42", -32600, None),
+        (b'"ping"', -32600, None),
+        (b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', -32700, None),
+        (f'{{"jsonrpc": "2.0", "id": {huge}, "method": "ping"}}'.encode(), -32700, None),
+        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}', -32600, None),
+        (b'{"jsonrpc": "1.0", "id": 3, "method": "ping"}', -32600, 3),
+        (b'{"jsonrpc": "2.0", "id": 4}', -32600, 4),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": "no/such"}', -32601, 5),
+        (b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": [1]}', -32602, 6),
+        (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": 3}}', -32602, 7),
+    ]
+    stdin = b"".join(line + b"\n" for line, _, _ in lines) + b'{"jsonrpc": "2.0", "id": "last", "method": "ping"}\n'
+    proc = subprocess.run(SERVE, input=stdin, capture_output=True, cwd=ROOT, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    responses = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["error"]["code"], r["id"]) for r in responses[:-1]] == [(code, rid) for _, code, rid in lines]
+    assert responses[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject, JSONValue
@@ -28,6 +28,12 @@ from toolreplay.settings import Unrecorded
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 STOPPED = -32001  # JSON-RPC error code for a call refused under --on-unrecorded stop
+# JSON-RPC 2.0's own error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 
 
 @dataclass
@@ -78,8 +84,12 @@ class ReplayServer:
         if "id" not in message:
             return None
         request_id, method = message["id"], message.get("method")
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or not _valid_id(request_id):
+            return _error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "invalid request")
         params = message.get("params")
-        params = params if isinstance(params, dict) else {}
+        if params is not None and not isinstance(params, dict):
+            return _error(request_id, INVALID_PARAMS, "params must be an object")
+        params = params or {}
         if method == "initialize":
             asked = params.get("protocolVersion")
             version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
@@ -98,12 +108,12 @@ class ReplayServer:
             return _result(request_id, {"tools": self.tools})
         if method == "tools/call":
             return self._call(request_id, params)
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"method not found: {method}"}}
+        return _error(request_id, METHOD_NOT_FOUND, f"method not found: {method[:200]}")
 
     def _call(self, request_id: JSONValue, params: JSONObject) -> JSONObject:
         name, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(arguments, dict):
-            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": "tools/call needs a name"}}
+            return _error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")
         call = Call(self.log.answered, name, arguments, None, 0)
         self.log.answered += 1
         answer = answer_call(self.answers, call, self.on_unrecorded, self.stubs)
@@ -119,19 +129,46 @@ class ReplayServer:
         return _result(request_id, {"content": mcp_content(answer.content), "isError": answer.is_error})
 
     def serve(self, lines: Iterable[bytes], out: BinaryIO) -> None:
+        """Answer each line until the client closes its end; no message, however malformed, stops the server."""
         for line in lines:
             if not line.strip():
                 continue
-            try:
-                message = json.loads(line)
-            except ValueError:
-                out.write(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n')
-                out.flush()
-                continue
-            response = self.handle(message) if isinstance(message, dict) else None
+            response = self.answer_line(line)
             if response is not None:
-                out.write(json.dumps(response, ensure_ascii=False).encode("utf-8") + b"\n")
+                out.write(json.dumps(response, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
                 out.flush()
+
+    def answer_line(self, line: bytes) -> JSONObject | None:
+        """The response to one line of the transport: JSON-RPC's own errors for what is not a request."""
+        try:
+            message = _strict_json(line)
+        except (ValueError, RecursionError):
+            return _error(None, PARSE_ERROR, "parse error")
+        if not isinstance(message, dict):  # a batch (which MCP does not use) or a bare value
+            return _error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")
+        try:
+            return self.handle(message)
+        except Exception as exc:  # a bug here must cost one request, not the client's whole session
+            request_id = message.get("id")
+            return _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _strict_json(line: bytes) -> JSONValue:
+    value: JSONValue = json.loads(line, parse_constant=_reject_constant)
+    return value
+
+
+def _valid_id(value: JSONValue) -> bool:
+    """JSON-RPC ids are strings, whole numbers or null (MCP requests use strings and numbers)."""
+    return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _error(request_id: JSONValue, code: int, message: str) -> JSONObject:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 def _result(request_id: JSONValue, result: JSONObject) -> JSONObject:
