@@ -266,3 +266,59 @@ def test_an_error_message_stays_one_line_whatever_the_file_name(tmp_path: Path) 
     one_line_error(result)
     assert "\x1b" not in result.stderr
     assert "\\n::error::forged\\x1b[31m" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("exchange", "says"),
+    [
+        ('{"tools": [{"name": "", "inputSchema": {}}]}', "tools/list returned a tool without a name"),
+        (
+            '{"tools": [{"name": "a", "annotations": {"readOnlyHint": "yes"}}]}',
+            "annotation 'readOnlyHint' must be a boolean, found a string",
+        ),
+    ],
+)
+def test_import_refuses_at_the_log_line_and_writes_nothing(tmp_path: Path, exchange: str, says: str) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        '{"v": 1, "event": "start", "command": ["server"]}\n'
+        f'{{"v": 1, "event": "tools/list", "request": {{}}, "response": {{"result": {exchange}}}}}\n'
+    )
+    out = tmp_path / "session.json"
+    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    one_line_error(result)
+    assert f"{log}:2: " in result.stderr
+    assert says in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("execute", "says"),
+    [
+        ("raise SystemExit(3)", "tool disk_usage: execute() called exit(3) instead of returning a result"),
+        ("return {'size': float('nan')}", "tool disk_usage: execute() returned a result that is not JSON"),
+        ("return object()", "tool disk_usage: execute() returned a result that is not JSON"),
+    ],
+)
+def test_run_names_the_tool_that_misbehaves(tmp_path: Path, execute: str, says: str) -> None:
+    tools = tmp_path / "tools.py"
+    tools.write_text(
+        "TOOLS = [{'name': 'disk_usage', 'description': 'd', 'input_schema': {'type': 'object'},"
+        " 'annotations': {'readOnlyHint': True}}]\n"
+        f"def execute(name, args):\n    {execute}\n"
+    )
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        self.turns = 0\n"
+        "    def respond(self, system, tools, messages):\n"
+        "        self.turns += 1\n"
+        "        if self.turns == 1:\n"
+        "            return [{'type': 'tool_use', 'name': 'disk_usage', 'input': {'host': 'h'}}]\n"
+        "        return [{'type': 'text', 'text': 'done'}]\n"
+    )
+    out = tmp_path / "session.json"
+    result = toolreplay("run", str(tools), "--agent", f"scripted:{agent}", "--task", "t", "-o", str(out))
+    one_line_error(result)
+    assert says in result.stderr
+    assert not out.exists()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.located import describe
 from toolreplay.formats.session import ANNOTATION_TYPES
 from toolreplay.formats.transcript import iter_numbered_objects
 from toolreplay.model import SessionContext, ToolDef
@@ -78,7 +79,7 @@ def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
         if not (isinstance(params, dict) and params.get("cursor")):
             listed = {}
         for raw in tools:
-            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
                 raise InputError("tools/list returned a tool without a name", path, exchange.line)
             name = str(raw["name"])
             schema = raw.get("inputSchema", {"type": "object"})
@@ -86,6 +87,14 @@ def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
             kept: JSONObject | None = None
             if isinstance(annotations, dict):
                 kept = {k: v for k, v in annotations.items() if k in ANNOTATION_TYPES and v is not None}
+                for key, value in kept.items():
+                    if type(value) is not ANNOTATION_TYPES[key]:
+                        expected = "a boolean" if ANNOTATION_TYPES[key] is bool else "a string"
+                        raise InputError(
+                            f"tools/list: tool '{name}' annotation '{key}' must be {expected}, found {describe(value)}",
+                            path,
+                            exchange.line,
+                        )
             description = raw.get("description") or ""
             listed[name] = ToolDef(
                 name, str(description), schema if isinstance(schema, dict) else {"type": "object"}, kept
@@ -132,7 +141,7 @@ def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONOb
         if exchange.event != "tools/call":
             continue
         params = exchange.request.get("params")
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not params["name"]:
             raise InputError("a tools/call request without a tool name", path, exchange.line)
         arguments = params.get("arguments") or {}
         if not isinstance(arguments, dict):
