@@ -5,8 +5,12 @@ keeping only what identity needs: a digest of each distinct call's canonical
 bytes, with a digest of its first response and the index it was made at.
 
 - Non-determinism: a call identical to an earlier one (same tool, same
-  canonical arguments) whose response differs from the first occurrence's. The
-  first such index is the divergence point.
+  canonical arguments) whose response differs. The first such index is the
+  divergence point. For a flat transcript (the auditor's rule, on which its
+  documented outputs rest) the response is compared with the first
+  occurrence's, whatever happened in between. For a session, whose calls have
+  classes, the world is stateful: the response is compared with the call's last
+  occurrence, and a write or destructive call in between explains a difference.
 - Redundant call: a call identical to the call just before it, with the same
   response, that does not mutate. Any different call in between could have
   changed state, and so could a mutator itself, so the rule would rather miss a
@@ -46,14 +50,15 @@ class AuditReport:
     findings: tuple[Finding, ...]
 
 
-def audit(calls: Iterable[Call], classifier: Classifier | None = None) -> AuditReport:
-    """Audit a recording's calls against themselves."""
+def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful: bool = False) -> AuditReport:
+    """Audit a recording's calls against themselves; ``stateful`` for a session (see above)."""
     classifier = Classifier() if classifier is None else classifier
     identify = classifier.policy.matcher.identity
     check_rules = bool(classifier.policy.rules)
-    # call digest -> response digest + index of the call's first occurrence, packed
-    # into one bytes object: about 150 bytes per distinct call in all.
+    # call digest -> response digest + index of the occurrence compared with + the number of state
+    # changes before it, packed into one bytes object: about 160 bytes per distinct call in all.
     first_seen: dict[bytes, bytes] = {}
+    changes = 0  # state changes so far (stateful only)
     findings: list[Finding] = []
     divergence: int | None = None
     last_identity = b""
@@ -65,10 +70,11 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None) -> AuditR
         identity = identify(call)
         response = _digest(canonical_bytes(call.result))
         first = first_seen.get(identity)
-        if first is None:
-            first_seen[identity] = response + call.index.to_bytes(8, "big", signed=True)
+        seen_now = response + call.index.to_bytes(8, "big", signed=True) + changes.to_bytes(8, "big")
+        if first is None or (stateful and int.from_bytes(first[-8:], "big") != changes):
+            first_seen[identity] = seen_now  # first seen, or the world changed since: nothing to compare
         elif not first.startswith(response):
-            first_index = int.from_bytes(first[_DIGEST_SIZE:], "big", signed=True)
+            first_index = int.from_bytes(first[_DIGEST_SIZE:-8], "big", signed=True)
             findings.append(
                 Finding(
                     call.index,
@@ -89,6 +95,10 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None) -> AuditR
                     call.line,
                 )
             )
+        if stateful:
+            first_seen[identity] = seen_now
+            if classifier.is_mutator(call):
+                changes += 1
         if check_rules:
             mismatch = _annotation_mismatch(call, classifier)
             if mismatch is not None:

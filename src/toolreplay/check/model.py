@@ -125,7 +125,8 @@ RULES: dict[Rule, RuleInfo] = {
         "NonDeterminism",
         "An identical call got a different result.",
         "The recording holds two identical calls with different results. The first one is the divergence "
-        "point: a replay answered from this recording cannot reproduce both.",
+        "point: a replay answered from this recording cannot reproduce both. In a session, a write or "
+        "destructive call between the two explains the difference, and is not reported.",
         "Make the tool deterministic for the recording (fixed clock, seeded randomness), or tell toolreplay "
         "which arguments to ignore when matching calls (a rules file's `ignore`).",
         Level.WARNING,

@@ -208,8 +208,8 @@ class _Checker:
             findings.append(CheckFinding(rule, message, Location(shown, call.line), related, mark))
         return tuple(findings)
 
-    def calls(self, path: str) -> tuple[tuple[Call, ...], Classifier]:
-        """A recording's calls, and a classifier that knows its tools.
+    def calls(self, path: str) -> tuple[tuple[Call, ...], Classifier, bool]:
+        """A recording's calls, a classifier that knows its tools, and whether it is a session.
 
         Sessions are kept, since replays and comparisons read them again; a
         transcript's calls are read for the unit at hand only, so a check holds
@@ -217,14 +217,14 @@ class _Checker:
         """
         if path in self._sessions or detect_kind(path) in (Kind.SESSION, Kind.SEALED_SESSION):
             session = self.session(path)
-            return session.calls, self.classifier(session)
-        calls, classifier = calls_and_classifier(path, self.policy)
-        return tuple(calls), classifier
+            return session.calls, self.classifier(session), True
+        calls, classifier, stateful = calls_and_classifier(path, self.policy)
+        return tuple(calls), classifier, stateful
 
     def audit(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
-        recorded, classifier = self.calls(unit.path)
-        report = audit(recorded, classifier)
+        recorded, classifier, stateful = self.calls(unit.path)
+        report = audit(recorded, classifier, stateful)
         by_index = {call.index: call for call in recorded} if report.findings else {}
         found = [(Rule(f.kind.value), f.detail, by_index[f.index]) for f in report.findings]
         findings = self._call_findings(found, shown)
@@ -237,7 +237,7 @@ class _Checker:
         if setting.file not in self._scopes:
             self._scopes[setting.file] = read_scope(setting.file)
         scope = self._scopes[setting.file]
-        recorded, _ = self.calls(unit.path)
+        recorded, _, _ = self.calls(unit.path)
         report = check_scope(recorded, scope)
         by_index = {call.index: call for call in recorded} if report.findings else {}
         found = [(Rule.PERMISSION_OVERREACH, f.detail, by_index[f.index]) for f in report.findings]

@@ -17,8 +17,7 @@ def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
     """Audit each file and print its report; findings in any of them decide the exit code."""
     found = False
     for number, path in enumerate(paths):
-        calls, classifier = calls_and_classifier(path, policy)
-        report = audit(calls, classifier)
+        report = audit(*calls_and_classifier(path, policy))
         text = render_audit(report)
         if len(paths) > 1:
             text = ("\n" if number else "") + f"== {path} ==\n" + text

@@ -81,14 +81,15 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
     return Session(str(path), tuple(iter_recorded_calls(path)))
 
 
-def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier]:
-    """A recording's calls (streamed for transcripts) and a classifier that knows its tools."""
+def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier, bool]:
+    """A recording's calls (streamed for transcripts), a classifier that knows its tools, and whether it is a
+    session (whose world the audit takes to be stateful)."""
     kind = detect_kind(path)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        return iter_recorded_calls(path), Classifier(policy)
+        return iter_recorded_calls(path), Classifier(policy), False
     session = load_session(path, kind)
     tools = session.context.tools if session.context is not None else ()
-    return iter(session.calls), Classifier(policy, tools)
+    return iter(session.calls), Classifier(policy, tools), True
 
 
 def iter_calls(path: str | Path) -> Iterator[Call]:
