@@ -18,24 +18,45 @@ from dataclasses import dataclass
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import UsageError
 
-# (name, pattern). Bearer tokens keep the word "Bearer" and redact what follows.
+# (name, pattern). Where a pattern has a group named ``secret``, only that part is replaced, so the
+# scheme of a header, the name of a setting or the user in a URL stays readable.
 DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
+    # PEM and PGP private key blocks, and a block cut off before its END line.
+    (
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
     ("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("stripe-live-key", r"(?:sk|rk)_live_[0-9A-Za-z]{20,}"),
     ("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}"),
-    ("bearer-token", r"(?<=Bearer )[A-Za-z0-9\-._~+/]{8,}=*"),
+    (
+        "aws-secret-key",
+        r"(?i:aws_?secret_?access_?key|secretaccesskey)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+    ),
+    ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("slack-token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"),
+    ("bearer-token", r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"),
+    ("basic-auth", r"(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+    ("url-password", r"[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"']{1,256}:(?P<secret>[^/\s@\"']{1,256})@"),
 )
 
-# The built-in patterns, as one alternation scanned once per string.
-_DEFAULTS = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(DEFAULT_PATTERNS)))
+# The built-in patterns, as one alternation scanned once per string; each ``secret`` group gets its own name.
+_DEFAULTS = re.compile(
+    "|".join(
+        f"(?P<k{i}>{pattern.replace('(?P<secret>', f'(?P<s{i}>')})" for i, (_, pattern) in enumerate(DEFAULT_PATTERNS)
+    )
+)
 
-# Every built-in pattern contains one of these. Looking for them is a fast
-# substring search, so text without any (nearly all of it) skips the regex.
+# Every built-in pattern contains one of these (in any case where the pattern ignores case). Looking for
+# them is a fast substring search, so text without any (nearly all of it) skips the regex.
 _TRIGGERS = (
-    "PRIVATE KEY-----",
+    "PRIVATE KEY",
     "sk-",
+    "_live_",
     "ghp_",
     "gho_",
     "ghu_",
@@ -44,7 +65,16 @@ _TRIGGERS = (
     "github_pat_",
     "AKIA",
     "ASIA",
-    "Bearer ",
+    "ecret",
+    "ECRET",
+    "AIza",
+    "xox",
+    "eyJ",
+    "earer",
+    "EARER",
+    "asic",
+    "ASIC",
+    "://",
 )
 
 
@@ -56,13 +86,33 @@ def _placeholder(kind: str, secret: str) -> str:
     return f"[REDACTED:{kind}:{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:8]}]"
 
 
+def _matched(match: re.Match[str]) -> tuple[int, str | None]:
+    """Which built-in pattern matched, and the name of its secret part if it has one."""
+    for number in range(len(DEFAULT_PATTERNS)):
+        if match.group(f"k{number}") is not None:
+            secret = f"s{number}"
+            return number, secret if secret in match.re.groupindex and match.group(secret) is not None else None
+    return 0, None
+
+
+def _replace(match: re.Match[str], decode: Callable[[str], str]) -> str:
+    """The match with its secret (the whole match, or its ``secret`` part) replaced by the placeholder."""
+    number, secret = _matched(match)
+    kind = DEFAULT_PATTERNS[number][0]
+    if secret is None:
+        return _placeholder(kind, decode(match.group(0)))
+    start, end = match.span(secret)
+    whole = match.group(0)
+    offset = match.start()
+    return whole[: start - offset] + _placeholder(kind, decode(match.group(secret))) + whole[end - offset :]
+
+
 def _default_replacement(match: re.Match[str]) -> str:
-    group = match.lastgroup or "k0"
-    return _placeholder(DEFAULT_PATTERNS[int(group[1:])][0], match.group(0))
+    return _replace(match, str)
 
 
 def _json_unescaped(text: str) -> str:
-    """A match taken from JSON text, as the string it stands for (so placeholders agree)."""
+    """A match taken from JSON text, as the string it stands for (so placeholders agree with decoded text)."""
     try:
         value = json.loads(f'"{text}"')
     except ValueError:
@@ -71,8 +121,7 @@ def _json_unescaped(text: str) -> str:
 
 
 def _default_replacement_in_json(match: re.Match[str]) -> str:
-    group = match.lastgroup or "k0"
-    return _placeholder(DEFAULT_PATTERNS[int(group[1:])][0], _json_unescaped(match.group(0)))
+    return _replace(match, _json_unescaped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +181,9 @@ class Redactor:
         """
         if not self.active:
             return text
-        if self.defaults and not self.extra:
+        # An escape (\u0061, \/) can spell a secret that the raw text does not show: such text is decoded.
+        escaped = "\\u" in text or "\\/" in text
+        if self.defaults and not self.extra and not escaped:
             if not _may_hold_secret(text):
                 return text
             redacted = _DEFAULTS.sub(_default_replacement_in_json, text)

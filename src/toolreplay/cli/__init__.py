@@ -85,7 +85,10 @@ def cli(debug: bool) -> None:
 
 
 def _error(message: str) -> int:
-    click.echo(f"toolreplay: error: {one_line(message)}", err=True)
+    """The one line every failure prints: with nothing a terminal obeys, and no secret the message quoted."""
+    from toolreplay.redact import Redactor  # noqa: PLC0415 - only a failing command needs it
+
+    click.echo(f"toolreplay: error: {one_line(Redactor.default().text(message))}", err=True)
     return Exit.ERROR
 
 

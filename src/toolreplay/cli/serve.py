@@ -12,6 +12,8 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.replay.serve import ReplayServer
+from toolreplay.escape import one_line
+from toolreplay.redact import Redactor
 from toolreplay.settings import ReplaySettings
 from toolreplay.wording import format_call
 
@@ -41,6 +43,8 @@ def command(session_file: str, settings: ReplaySettings, rules_file: str | None)
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
     log = server.log
     sys.stderr.write(f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded\n")
+    redactor = Redactor.default()
     for call, answered in log.unrecorded:
-        sys.stderr.write(f"  unrecorded: {format_call(call)}  answered: {answered}\n")
+        shown = one_line(redactor.text(format_call(call)))
+        sys.stderr.write(f"  unrecorded: {shown}  answered: {answered}\n")
     return 0

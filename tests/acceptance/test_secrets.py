@@ -1,0 +1,157 @@
+"""No secret is written: every documented shape, through every recorder, plainly and JSON-escaped.
+
+Each recorder gets each secret in the places it records (a task, tool
+arguments, tool results), some of them spelled with JSON escapes (``\\u0061``,
+``\\/``) that the raw text does not show; then every byte it wrote is searched
+for every secret. The error line is held to the same promise.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+# One example of every shape docs/formats.md lists, and the part of it that must not be written.
+SHAPES: dict[str, tuple[str, str]] = {
+    "private-key": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEA",
+    ),
+    "private-key (cut off)": (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA",
+        "b3BlbnNzaC1rZXktdjEAAAAA",
+    ),
+    "pgp-private-key": (
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGXy\n-----END PGP PRIVATE KEY BLOCK-----",
+        "lQOYBGXy",
+    ),
+    "anthropic-key": ("sk-ant-api03-" + "Qw3" * 10, "Qw3" * 10),
+    "openai-key": ("sk-proj-" + "Ab9" * 10, "Ab9" * 10),
+    "stripe-live-key": ("sk_live_" + "51Hx" * 6, "51Hx" * 6),
+    "github-token": ("ghp_" + "k1" * 18, "k1" * 18),
+    "github-fine-grained": ("github_pat_11ABCDEFG0" + "x" * 30, "x" * 30),
+    "aws-access-key": ("AKIA" + "ABCDEFGH23456789", "ABCDEFGH23456789"),
+    "aws-secret-key": ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG"),
+    "google-api-key": ("AIzaSyD-" + "a1B2c3D4e5" * 3 + "xyz", "a1B2c3D4e5" * 3),
+    "slack-token": ("xoxb-2048-1234567890-" + "s3cr3tS" * 3, "s3cr3tS" * 3),
+    "jwt": ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.Xsig5ignatureZ9", "Xsig5ignatureZ9"),
+    "bearer-token": ("authorization: BEARER tok3nValue99", "tok3nValue99"),
+    "basic-auth": ("Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==", "YWxpY2U6c2VjcmV0cGFzcw"),
+    "url-password": ("postgres://alice:p4ssw0rd-xyz@db.internal/app", "p4ssw0rd-xyz"),
+}
+
+
+def escaped(text: str) -> str:
+    """``text`` as a JSON string literal with every letter a \\u escape and every slash \\/."""
+    body = "".join(f"\\u{ord(char):04x}" if char.isalpha() else char for char in text)
+    return '"' + json.dumps(body)[1:-1].replace("\\\\u", "\\u").replace("/", "\\/") + '"'
+
+
+def assert_no_secret(written: bytes) -> None:
+    text = written.decode("utf-8")
+    for kind, (_, part) in SHAPES.items():
+        assert part not in text, f"{kind} was written"
+        assert part.replace("/", "\\/") not in text, f"{kind} was written with escaped slashes"
+
+
+def test_escaped_spells_the_same_string() -> None:
+    for secret, _ in SHAPES.values():
+        assert json.loads(escaped(secret)) == secret
+
+
+def toolreplay(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolreplay", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120, check=False
+    )
+
+
+def test_run_writes_no_secret(tmp_path: Path) -> None:
+    secrets = {kind: secret for kind, (secret, _) in SHAPES.items()}
+    (tmp_path / "tools.py").write_text(
+        "import json\n"
+        "TOOLS = [{'name': 'leak', 'description': 'd', 'input_schema': {'type': 'object'}}]\n"
+        f"SECRETS = {secrets!r}\n"
+        "def execute(name, args):\n    return SECRETS\n"
+    )
+    (tmp_path / "agent.py").write_text(
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        pass\n"
+        "    def respond(self, system, tools, messages):\n"
+        "        if len(messages) == 1:\n"
+        f"            return [{{'type': 'tool_use', 'name': 'leak', 'input': {secrets!r}}}]\n"
+        "        return [{'type': 'text', 'text': str(messages[-1]['content'])}]\n"
+    )
+    task = tmp_path / "task.txt"
+    task.write_text("Use " + " and ".join(secrets.values()))
+    out = tmp_path / "session.json"
+    result = toolreplay(
+        "run", "tools.py", "--agent", "scripted:agent.py", "--task-file", str(task), "-o", str(out), cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert_no_secret(out.read_bytes())
+    assert_no_secret(result.stdout + result.stderr)
+
+
+def test_import_writes_no_secret_even_when_the_log_escapes_it(tmp_path: Path) -> None:
+    arguments = ", ".join(f'"{number}": {escaped(secret)}' for number, (secret, _) in enumerate(SHAPES.values()))
+    results = ", ".join(json.dumps({"type": "text", "text": secret}) for secret, _ in SHAPES.values())
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        '{"v": 1, "event": "start", "command": ["server"]}\n'
+        '{"v": 1, "event": "tools/call", "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        f'"params": {{"name": "leak", "arguments": {{{arguments}}}}}}}, '
+        f'"response": {{"jsonrpc": "2.0", "id": 1, "result": {{"content": [{results}]}}}}}}\n'
+    )
+    out = tmp_path / "session.json"
+    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert_no_secret(out.read_bytes())
+
+
+def test_record_mcp_logs_no_secret_even_when_the_traffic_escapes_it(tmp_path: Path) -> None:
+    server = tmp_path / "echo_server.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    text = json.dumps(request.get('params', {}))\n"
+        "    result = {'content': [{'type': 'text', 'text': text}]}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}), flush=True)\n"
+    )
+    arguments = ", ".join(f'"{number}": {escaped(secret)}' for number, (secret, _) in enumerate(SHAPES.values()))
+    params = f'{{"name": "leak", "arguments": {{{arguments}}}}}'
+    request = f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {params}}}\n'
+    log = tmp_path / "log.jsonl"
+    result = toolreplay(
+        "record-mcp", "-o", str(log), "--", sys.executable, str(server), cwd=ROOT, stdin=request.encode()
+    )
+    assert result.returncode == 0, result.stderr
+    response = json.loads(result.stdout)  # the client gets the server's answer untouched
+    echoed = json.loads(response["result"]["content"][0]["text"])["arguments"]
+    assert list(echoed.values()) == [secret for secret, _ in SHAPES.values()]
+    assert b'"tools/call"' in log.read_bytes()
+    assert_no_secret(log.read_bytes())
+
+
+@pytest.mark.parametrize("kind", ["github-token", "aws-access-key", "bearer-token", "url-password"])
+def test_an_error_line_quotes_no_secret(tmp_path: Path, kind: str) -> None:
+    secret, _ = SHAPES[kind]
+    (tmp_path / "agent.py").write_text(
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        pass\n"
+        "    def respond(self, system, tools, messages):\n"
+        f"        return [{{'type': 'tool_use', 'input': {{'token': {secret!r}}}}}]\n"
+    )
+    (tmp_path / "tools.py").write_text(
+        "TOOLS = []\ndef execute(name, args):\n    return ''\n",
+    )
+    result = toolreplay("run", "tools.py", "--agent", "scripted:agent.py", "--task", "t", "-o", "s.json", cwd=tmp_path)
+    assert result.returncode == 2
+    assert b"REDACTED" in result.stderr
+    assert_no_secret(result.stderr)
