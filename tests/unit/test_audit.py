@@ -76,9 +76,9 @@ def test_findings_carry_the_line_of_their_call() -> None:
 
 def test_in_a_session_a_write_in_between_explains_a_different_answer() -> None:
     """Sessions are stateful: the world may change between two reads, when a write or deletion comes between."""
-    usage_before = ("disk_usage", {"host": "h"}, {"used": "97%"})
-    archive = ("archive_path", {"path": "/logs"}, {"ok": True})
-    usage_after = ("disk_usage", {"host": "h"}, {"used": "63%"})
+    usage_before: Spec = ("disk_usage", {"host": "h"}, {"used": "97%"})
+    archive: Spec = ("archive_path", {"path": "/logs"}, {"ok": True})
+    usage_after: Spec = ("disk_usage", {"host": "h"}, {"used": "63%"})
     rules = Classifier(Policy(rules=(ClassRule("archive_path", CallClass.WRITE),)))
     assert audit(calls(usage_before, archive, usage_after), rules, stateful=True).findings == ()
     # The auditor's rule for flat transcripts stands: the same calls there are non-determinism.
@@ -88,5 +88,5 @@ def test_in_a_session_a_write_in_between_explains_a_different_answer() -> None:
     stateful = audit(calls(usage_before, archive, usage_after, usage_before), rules, stateful=True)
     assert kinds(stateful) == [(3, "non-determinism")]
     assert "identical call at index 2" in stateful.findings[0].detail
-    read_only = ("search", {"q": "x"}, {"hits": 1})
+    read_only: Spec = ("search", {"q": "x"}, {"hits": 1})
     assert kinds(audit(calls(usage_before, read_only, usage_after), rules, stateful=True)) == [(2, "non-determinism")]
