@@ -5,6 +5,7 @@ Each class is tried on every command it applies to.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -322,3 +323,43 @@ def test_run_names_the_tool_that_misbehaves(tmp_path: Path, execute: str, says: 
     one_line_error(result)
     assert says in result.stderr
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- paths stay in the repository
+
+
+@pytest.mark.parametrize("how", ["dotdot", "absolute", "symlink", "glob through a symlinked directory"])
+def test_a_config_cannot_reach_outside_the_repository(tmp_path: Path, repo: Path, how: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(SAMPLES / "scope.json", outside / "scope.json")
+    shutil.copy(DIRTY, outside / "secret.jsonl")
+    if how == "dotdot":
+        line = "scope: ../../outside/scope.json"
+    elif how == "absolute":
+        line = f"scope: {outside / 'scope.json'}"
+    elif how == "symlink":
+        (repo / "samples" / "scope-link.json").symlink_to(outside / "scope.json")
+        line = "scope: scope-link.json"
+    else:
+        (repo / "samples" / "linked").symlink_to(outside)
+        line = "sessions: 'linked/*.jsonl'"
+    config = repo / "samples" / "outside.yml"
+    config.write_text(f"transcripts: session-dirty.jsonl\n{line}\n")
+    refused = toolreplay("check", "--config", "samples/outside.yml", cwd=repo)
+    one_line_error(refused)
+    assert "outside.yml:2: " in refused.stderr
+    assert "leads outside the repository" in refused.stderr
+    sarif = tmp_path / "out.sarif"
+    allowed = toolreplay(
+        "check", "--config", "samples/outside.yml", "--allow-outside-root", "--sarif", str(sarif), cwd=repo
+    )
+    assert allowed.code in (0, 1), allowed.stderr
+    uris = [
+        location["physicalLocation"]["artifactLocation"]["uri"]
+        for run in json.loads(sarif.read_text())["runs"]
+        for result in run["results"]
+        for location in result["locations"] + result.get("relatedLocations", [])
+    ]
+    assert uris
+    assert all(not uri.startswith(("/", "..")) for uri in uris)  # SARIF names nothing outside %SRCROOT%

@@ -68,6 +68,11 @@ def _discovered(directory: str) -> Config:
 @click.option("--shard", metavar="K/N", help="Run only shard K of N of the analyses.")
 @click.option("--fail-on", type=FAIL_ON, help="Override the config's fail-on.")
 @click.option(
+    "--allow-outside-root",
+    is_flag=True,
+    help="Let the config name files outside the repository root (by .., an absolute path or a symlink).",
+)
+@click.option(
     "--no-code",
     is_flag=True,
     help="Run no Python file the config names (scripted agents): for configs that come from a pull request.",
@@ -82,6 +87,7 @@ def command(
     sarif_file: str | None,
     json_file: str | None,
     github_annotations: bool,
+    allow_outside_root: bool,
     no_code: bool,
 ) -> int:
     if no_code:
@@ -92,15 +98,15 @@ def command(
         raise UsageError(f"--shard {exc}") from None
     if config_file is None and os.path.isfile(DEFAULT_CONFIG):
         config_file = DEFAULT_CONFIG
-    config = read_config(config_file) if config_file is not None else _discovered(".")
-    if fail_on is not None:
-        config = replace(config, fail_on=FailOn(fail_on))
     if root is not None:
         if not os.path.isdir(root):
             raise UsageError(f"--root {root} is not a directory")
         top = Path(root).resolve()
     else:
         top = repository_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
+    config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
+    if fail_on is not None:
+        config = replace(config, fail_on=FailOn(fail_on))
     guard_reports(markdown_file, sarif_file, json_file, config.files())
     report = run_check(config, Paths(top), chosen_shard)
     return emit_reports(report, markdown_file, sarif_file, json_file, github_annotations)

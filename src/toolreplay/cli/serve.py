@@ -9,11 +9,11 @@ import click
 
 from toolreplay.cli.options import load_policy, settings_options
 from toolreplay.errors import UsageError
+from toolreplay.escape import one_line
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
-from toolreplay.replay.serve import ReplayServer
-from toolreplay.escape import one_line
 from toolreplay.redact import Redactor
+from toolreplay.replay.serve import ReplayServer
 from toolreplay.settings import ReplaySettings
 from toolreplay.wording import format_call
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from toolreplay.errors import InputError
-from toolreplay.formats.files import read_text
+from toolreplay.formats.files import read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.settings import (
     DEFAULT_ALPHA,
@@ -104,8 +104,22 @@ _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 class _ConfigReader:
     """Turns the config's nodes into settings, resolving paths against the config's directory."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, root: Path | None) -> None:
         self.base = Path(path).parent
+        self.root = root  # files must stay under it; None allows any
+
+    def inside(self, node: Node, key: str, name: str, path: str) -> str:
+        """``path``, once it (through any symlink) is inside the repository."""
+        if self.root is not None:
+            real = Path(path).resolve()
+            if real != self.root and self.root not in real.parents:
+                raise InputError(
+                    f"'{key}': {name} leads outside the repository ({self.root}); "
+                    "check --allow-outside-root reads it anyway",
+                    node.path,
+                    node.line,
+                )
+        return path
 
     @staticmethod
     def named(node: Node, key: str) -> Node:
@@ -126,7 +140,7 @@ class _ConfigReader:
         path = self.base / name
         if not path.is_file():
             raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
-        return os.path.normpath(path)
+        return self.inside(node, key, name, os.path.normpath(path))
 
     def globs(self, node: Node, key: str) -> tuple[str, ...]:
         """The files a glob or a list of globs matches, each glob matching at least one."""
@@ -143,7 +157,7 @@ class _ConfigReader:
             )
             if not matches:
                 raise InputError(f"'{key}': {pattern} matches no file", item.path, item.line)
-            found.update(dict.fromkeys(matches))
+            found.update(dict.fromkeys(self.inside(item, key, match, match) for match in matches))
         return tuple(found)
 
     def alpha(self, node: Node) -> float:
@@ -153,14 +167,21 @@ class _ConfigReader:
             raise _refused(exc, node) from None
 
 
-def read_config(path: str) -> Config:
-    """Read and check a config file."""
+def read_config(path: str, repository: Path | None = None, allow_outside: bool = False) -> Config:
+    """Read and check a config file; every file it names must lie under ``repository``.
+
+    ``repository`` is its root (by default the nearest directory above the
+    config holding ``.git``): a config, which a pull request can edit, must not
+    make the check read (and report on) files elsewhere on the machine, unless
+    whoever runs the check says so with ``allow_outside``.
+    """
     text = read_text(path)
     root = parse_yaml(text, path)
     if root is None:
         raise InputError("the config is empty; name the recordings to check (see docs/configuration.md)", path)
     top = root.called("the config").object().called("").only(_TOP_KEYS, "the config")
-    reader = _ConfigReader(path)
+    top_root = None if allow_outside else (repository or repository_root(Path(path).parent)).resolve()
+    reader = _ConfigReader(path, top_root)
     sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
     transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
     sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
@@ -219,7 +240,7 @@ def _agent(reader: _ConfigReader, node: Node) -> str:
         script = agent.removeprefix("scripted:")
         if not (reader.base / script).is_file():
             raise InputError(f"'agent': no such file: {script}", node.path, node.line)
-        agent = "scripted:" + os.path.normpath(reader.base / script)
+        agent = "scripted:" + reader.inside(node, "agent", script, os.path.normpath(reader.base / script))
     return agent
 
 

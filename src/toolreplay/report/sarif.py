@@ -40,6 +40,12 @@ def _rule(rule: Rule) -> JSONObject:
     }
 
 
+def _in_root(location: Location) -> bool:
+    """Whether a report path names a file under %SRCROOT%: SARIF never names one elsewhere."""
+    path = location.path
+    return not (path.startswith(("/", "../")) or path == ".." or "/../" in path or ":" in path.split("/")[0])
+
+
 def _physical(location: Location) -> JSONObject:
     return {
         "artifactLocation": {"uri": location.path, "uriBaseId": "%SRCROOT%"},
@@ -53,13 +59,14 @@ def _result(finding: CheckFinding) -> JSONObject:
         "ruleIndex": _RULE_INDEX[finding.rule],
         "level": finding.level.value,
         "message": {"text": _sentence(one_line(finding.message))},
-        "locations": [{"physicalLocation": _physical(finding.location)}],
+        "locations": [{"physicalLocation": _physical(finding.location)}] if _in_root(finding.location) else [],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
     }
-    if finding.related:
+    related = [place for place in finding.related if _in_root(place)]
+    if related:
         result["relatedLocations"] = [
             {"id": number, "physicalLocation": _physical(place), "message": {"text": "The recorded call."}}
-            for number, place in enumerate(finding.related, start=1)
+            for number, place in enumerate(related, start=1)
         ]
     return result
 
