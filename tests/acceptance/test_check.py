@@ -203,6 +203,22 @@ def test_merge_needs_every_shard_once(tmp_path: Path) -> None:
     different = run_cli("merge", one, str(other), cwd=ROOT)
     assert different.code == 2
     assert "comes from a different check" in different.stderr
+    for edit, says in [
+        (lambda d: d["results"][0].update(summary="all clean"), "results_digest: does not match the results"),
+        (lambda d: d["results"][0].update(inputs=7), "results[0].inputs: must be an array, found an integer"),
+        (lambda d: d["units"].append("audit elsewhere"), "results_digest"),
+        (lambda d: d.update(verdict="PASS"), "verdict: does not match the results"),
+        (lambda d: d.update(version=True), "check report version true is not supported"),
+        (lambda d: d.update(surprise=1), "unknown field 'surprise' in a check report"),
+    ]:
+        doc = json.loads(Path(two).read_text(encoding="utf-8"))
+        edit(doc)
+        edited = tmp_path / "edited.json"
+        edited.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        refused = run_cli("merge", one, str(edited), cwd=ROOT)
+        assert refused.code == 2, says
+        assert f"{edited}:" in refused.stderr
+        assert says in refused.stderr, refused.stderr
     (tmp_path / "junk.json").write_text('{"format": "something"}', encoding="utf-8")
     junk = run_cli("merge", str(tmp_path / "junk.json"), cwd=ROOT)
     assert junk.code == 2

@@ -37,7 +37,7 @@ def through_config(directory: Path, options: dict[str, str]) -> ReplaySettings:
     path = directory / ".toolreplay.yml"
     replay = f"replay:\n{entries}" if entries else "replay: {}\n"
     path.write_text(f"sessions: session.json\n{replay}", encoding="utf-8")
-    (job,) = read_config(str(path)).replays
+    (job,) = read_config(str(path), allow_outside=True).replays  # the samples lie outside tmp_path
     return job.settings
 
 

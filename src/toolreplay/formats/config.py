@@ -170,7 +170,7 @@ class _ConfigReader:
 def read_config(path: str, repository: Path | None = None, allow_outside: bool = False) -> Config:
     """Read and check a config file; every file it names must lie under ``repository``.
 
-    ``repository`` is its root (by default the nearest directory above the
+    ``repository`` is its root (by default the nearest directory at or above the
     config holding ``.git``): a config, which a pull request can edit, must not
     make the check read (and report on) files elsewhere on the machine, unless
     whoever runs the check says so with ``allow_outside``.

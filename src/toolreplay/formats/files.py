@@ -181,9 +181,9 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 
 
 def repository_root(start: str | Path) -> Path:
-    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else the cwd."""
+    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else ``start`` itself."""
     here = Path(start).resolve()
     for directory in (here, *here.parents):
         if (directory / ".git").exists():
             return directory
-    return Path.cwd().resolve()
+    return here

@@ -8,12 +8,13 @@ as the unsharded run's.
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from toolreplay.canonical import JSONObject
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.check.model import (
     ChangeRow,
     CheckFinding,
@@ -89,7 +90,25 @@ def _unrecorded(row: UnrecordedRow) -> JSONObject:
     }
 
 
+def results_digest(units: list[JSONValue], results: list[JSONValue]) -> str:
+    """The SHA-256 of the units' and results' canonical bytes: a shard edited by hand no longer matches it."""
+    return hashlib.sha256(canonical_bytes({"results": results, "units": units})).hexdigest()
+
+
 def check_document(report: CheckReport) -> JSONObject:
+    results: list[JSONValue] = [
+        {
+            "key": result.key,
+            "analysis": result.analysis,
+            "subject": result.subject,
+            "summary": result.summary,
+            "inputs": list(result.inputs),
+            "findings": [_finding(finding) for finding in result.findings],
+            "changes": [_change(row) for row in result.changes],
+            "unrecorded": [_unrecorded(row) for row in result.unrecorded],
+        }
+        for result in report.results
+    ]
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -100,19 +119,8 @@ def check_document(report: CheckReport) -> JSONObject:
         "verdict": report.verdict.value,
         "counts": {rule.value: count for rule, count in report.counts.items()},
         "units": list(report.units),
-        "results": [
-            {
-                "key": result.key,
-                "analysis": result.analysis,
-                "subject": result.subject,
-                "summary": result.summary,
-                "inputs": list(result.inputs),
-                "findings": [_finding(finding) for finding in result.findings],
-                "changes": [_change(row) for row in result.changes],
-                "unrecorded": [_unrecorded(row) for row in result.unrecorded],
-            }
-            for result in report.results
-        ],
+        "results": results,
+        "results_digest": results_digest(list(report.units), results),
     }
 
 
@@ -237,6 +245,7 @@ _TOP_FIELDS = (
     "counts",
     "units",
     "results",
+    "results_digest",
 )
 
 
@@ -275,7 +284,7 @@ def read_check_report(path: str | Path) -> CheckReport:
         shard=_optional(top, "shard", _read_shard),
     )
     derived = check_document(report)
-    for name in ("verdict", "counts"):
+    for name in ("results_digest", "verdict", "counts"):
         if top.value[name] != derived[name]:
             raise top.member(name).fail(
                 f"does not match the results ({json.dumps(derived[name])}): the report was edited"
