@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -203,14 +205,15 @@ def test_merge_needs_every_shard_once(tmp_path: Path) -> None:
     different = run_cli("merge", one, str(other), cwd=ROOT)
     assert different.code == 2
     assert "comes from a different check" in different.stderr
-    for edit, says in [
+    edits: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         (lambda d: d["results"][0].update(summary="all clean"), "results_digest: does not match the results"),
         (lambda d: d["results"][0].update(inputs=7), "results[0].inputs: must be an array, found an integer"),
         (lambda d: d["units"].append("audit elsewhere"), "results_digest"),
         (lambda d: d.update(verdict="PASS"), "verdict: does not match the results"),
         (lambda d: d.update(version=True), "check report version true is not supported"),
         (lambda d: d.update(surprise=1), "unknown field 'surprise' in a check report"),
-    ]:
+    ]
+    for edit, says in edits:
         doc = json.loads(Path(two).read_text(encoding="utf-8"))
         edit(doc)
         edited = tmp_path / "edited.json"
