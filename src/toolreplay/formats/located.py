@@ -343,6 +343,33 @@ def parse_json(text: str, path: str | Path) -> Node:
 _YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end
 
 
+def _too_deep(text: str, limit: int) -> int | None:
+    """The line where brackets or braces first nest deeper than ``limit`` (quoted text skipped), if they do.
+
+    For the parsers that give no position when they run out of stack.
+    """
+    depth, line, quote, escaped = 0, 1, "", False
+    for char in text:
+        if char == "\n":
+            line += 1
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return None
+
+
 def parse_yaml(text: str, path: str | Path) -> Node | None:
     """Parse one YAML document (safe types only) with the line of every value; None when it is empty."""
     import yaml  # noqa: PLC0415 - only the config is YAML
@@ -354,7 +381,8 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"not valid YAML: {problem}", path, mark.line + 1 if mark else None) from None
     except RecursionError:
-        raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path) from None
+        line = _too_deep(text, _YAML_DEPTH)
+        raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path, line) from None
     if root is None:
         return None
     constructor = yaml.SafeLoader("")  # turns a scalar node into its value by the safe schema's rules
@@ -391,6 +419,9 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
     return Node(value, pos, str(path), "", "yaml")
 
 
+_TOML_DEPTH = 100  # a rules file has no reason to nest deeper
+
+
 def parse_toml(text: str, path: str | Path) -> Node:
     """Parse a TOML document with the line of every value."""
     import re  # noqa: PLC0415
@@ -398,9 +429,13 @@ def parse_toml(text: str, path: str | Path) -> Node:
 
     from toolreplay.formats.toml_positions import toml_positions  # noqa: PLC0415
 
+    deep = _too_deep(text, _TOML_DEPTH)
+    if deep is not None:
+        raise InputError(f"not valid TOML here: nested more than {_TOML_DEPTH} levels deep", path, deep)
     try:
         value = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        # Python 3.11's tomllib gives the position only in its message.
         match = re.search(r"line (\d+)", str(exc))
         raise InputError(f"not valid TOML: {exc}", path, int(match.group(1)) if match else None) from None
     return Node(value, toml_positions(text), str(path), "", "toml")
