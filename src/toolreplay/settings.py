@@ -46,7 +46,10 @@ RANGES: dict[str, tuple[int, int]] = {
     "concurrency": (1, 256),
     "max_turns": (1, 10_000),
     "max_tokens": (1, 1_000_000),
+    "min_runs": (1, 10_000),
 }
+# Each timeout's range, in seconds.
+TIMEOUTS: dict[str, tuple[float, float]] = {"request_timeout": (1.0, 3600.0), "run_timeout": (1.0, 86_400.0)}
 _PATHS = ("system", "tools", "stubs")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
@@ -70,6 +73,21 @@ def parse_alpha(text: str) -> float:
     except ValueError:
         raise SettingError("alpha", f"must be a number between 0 and 1, not {text!r}") from None
     return check_alpha(value)
+
+
+def _seconds(name: str, text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise SettingError(setting_key(name), f"must be a number of seconds, not {text!r}") from None
+    return _check_seconds(name, value)
+
+
+def _check_seconds(name: str, value: float) -> float:
+    low, high = TIMEOUTS[name]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise SettingError(setting_key(name), f"must be between {low:g} and {high:g} seconds, not {value:g}")
+    return value
 
 
 def _whole(name: str, text: str) -> int:
@@ -106,10 +124,15 @@ class ReplaySettings:
     concurrency: int = 1
     max_turns: int = 50
     max_tokens: int = 4096
+    min_runs: int = 1
+    request_timeout: float = 120.0
+    run_timeout: float = 1800.0
 
     def __post_init__(self) -> None:
         for name in RANGES:
             _whole(name, str(getattr(self, name)))
+        for name in TIMEOUTS:
+            _check_seconds(name, getattr(self, name))
         check_alpha(self.alpha)
         for name in _PATHS:
             if getattr(self, name) == "":
@@ -138,6 +161,8 @@ def parse_settings(given: Mapping[str, str]) -> ReplaySettings:
             continue
         if name in RANGES:
             values[name] = _whole(name, text)
+        elif name in TIMEOUTS:
+            values[name] = _seconds(name, text)
         elif name == "alpha":
             values[name] = parse_alpha(text)
         elif name == "on_unrecorded":

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,72 @@ def test_the_turn_limit_ends_a_run() -> None:
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)["runs"][0]
     assert (run["ending"], run["calls"], run["final_reply"]) == ("reached the 2-turn limit", 2, None)
+
+
+OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+TOO_LONG = {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}}
+
+
+@pytest.mark.parametrize(("status", "body", "says"), [(529, OVERLOADED, "Overloaded"), (400, TOO_LONG, "too long")])
+def test_a_model_that_never_answers_is_no_pass(status: int, body: dict[str, Any], says: str) -> None:
+    with serve() as api:
+        for _ in range(12):  # every request, retries included
+            api.queue(body, status=status)
+        result = replay_against(api, "--repeat", "2")
+    assert result.returncode == 2, result.stdout
+    assert result.stdout == ""
+    assert "every run of the candidate ended in an error" in result.stderr
+    assert says in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_response_that_is_not_one_ends_that_run_and_the_run_is_not_counted() -> None:
+    with serve() as api:
+        api.queue(b"<html><body>502 Bad Gateway</body></html>")
+        api.queue(message([{"type": "text", "text": "Nothing to do."}]))
+        result = replay_against(api, "--repeat", "2")
+    assert result.returncode == 0, result.stderr
+    assert "endings: error 1, final reply 1" in result.stdout
+    assert "could not be read" in result.stdout
+    assert (
+        "lost: 1 of 2 runs ended in an error and are left out of every count and test (1 run counts)" in result.stdout
+    )
+    differences = [line for line in result.stdout.splitlines() if line.startswith("    1/")]
+    assert differences  # the answered run made none of the recorded calls...
+    assert all(line.startswith("    1/1 ") for line in differences)  # ...out of the one run that counts
+    with serve() as api:
+        api.queue(b"<html>502</html>")
+        api.queue(message([{"type": "text", "text": "Nothing to do."}]))
+        strict = replay_against(api, "--repeat", "2", "--min-runs", "2")
+    assert strict.returncode == 2
+    assert "only 1 of 2 runs of the candidate were answered, fewer than --min-runs 2" in strict.stderr
+
+
+def test_a_hung_model_costs_at_most_the_request_timeout() -> None:
+    with serve() as api:
+        api.latency = 3.0
+        for _ in range(3):
+            api.queue(message([{"type": "text", "text": "late"}]))
+        started = time.monotonic()
+        result = replay_against(api, "--request-timeout", "1")
+        took = time.monotonic() - started
+    assert result.returncode == 2
+    assert "timed out" in result.stderr.lower()
+    assert took < 30  # three one-second tries and the SDK's backoff, far below the three-second answers' sum
+
+
+def test_a_run_past_its_timeout_ends_in_an_error(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import time\n"
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        pass\n"
+        "    def respond(self, system, tools, messages):\n"
+        "        time.sleep(0.6)\n"
+        "        return [{'type': 'tool_use', 'name': 'disk_usage', 'input': {'host': 'build-04'}}]\n"
+    )
+    result = run_cli(
+        "replay", "samples/ops/session.json", "--agent", f"scripted:{slow}", "--run-timeout", "1", cwd=ROOT
+    )
+    assert result.code == 2
+    assert "the run took longer than 1 s (--run-timeout)" in result.stderr

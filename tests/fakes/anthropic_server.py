@@ -47,16 +47,17 @@ class FakeMessagesAPI:
         self.latency = 0.0
         self.in_flight = 0
         self.most_in_flight = 0
-        self.responses: list[tuple[int, dict[str, Any]]] = []
+        self.responses: list[tuple[int, dict[str, Any] | bytes]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.url = ""
         self._lock = threading.Lock()
 
-    def queue(self, body: dict[str, Any], status: int = 200) -> None:
+    def queue(self, body: dict[str, Any] | bytes, status: int = 200) -> None:
+        """Answer the next request with ``body``: JSON, or raw bytes sent as HTML (as a broken proxy might)."""
         self.responses.append((status, body))
 
-    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    def _next(self, request: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any] | bytes]:
         with self._lock:
             self.requests.append(request)
             self.headers.append(headers)
@@ -87,9 +88,9 @@ def serve() -> Iterator[FakeMessagesAPI]:
                 time.sleep(api.latency)
             with api._lock:
                 api.in_flight -= 1
-            data = json.dumps(answer).encode()
+            data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", "text/html" if isinstance(answer, bytes) else "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -34,14 +34,14 @@ def _sdk() -> Any:
     return anthropic
 
 
-def make_client() -> Any:
-    """An ``anthropic.Anthropic`` client configured from the environment."""
-    return _sdk().Anthropic()
+def make_client(timeout: float = 120.0) -> Any:
+    """An ``anthropic.Anthropic`` client configured from the environment; each request gives up after ``timeout``."""
+    return _sdk().Anthropic(timeout=timeout)
 
 
-def make_async_client() -> Any:
+def make_async_client(timeout: float = 120.0) -> Any:
     """An ``anthropic.AsyncAnthropic`` client configured from the environment."""
-    return _sdk().AsyncAnthropic()
+    return _sdk().AsyncAnthropic(timeout=timeout)
 
 
 def block_document(block: Any) -> JSONObject:
@@ -101,7 +101,10 @@ class _Claude:
 
 
 def _failure(exc: Exception) -> AgentError:
-    return AgentError(f"the model request failed: {exc}")
+    """Why the model gave no turn: an API error (after the SDK's retries), or a response that is not one."""
+    if isinstance(exc, _sdk().APIError):
+        return AgentError(f"the model request failed: {exc}")
+    return AgentError(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})")
 
 
 class ClaudeAgent(_Claude):
@@ -110,7 +113,7 @@ class ClaudeAgent(_Claude):
     def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
         try:
             return to_turn(self.client.messages.create(**self.request(system, tools, messages)))
-        except _sdk().APIError as exc:
+        except Exception as exc:  # whatever the SDK or the response does, it ends this run, not the command
             raise _failure(exc) from None
 
 
@@ -120,5 +123,5 @@ class AsyncClaudeAgent(_Claude):
     async def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
         try:
             return to_turn(await self.client.messages.create(**self.request(system, tools, messages)))
-        except _sdk().APIError as exc:
+        except Exception as exc:  # whatever the SDK or the response does, it ends this run, not the command
             raise _failure(exc) from None

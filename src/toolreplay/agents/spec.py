@@ -11,7 +11,7 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 
 
-def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
+def make_agent(spec: str, seed: int, max_tokens: int = 4096, request_timeout: float = 120.0) -> Agent:
     """``scripted:PATH`` builds a scripted agent with ``seed``; anything else is a Claude model id."""
     if spec.startswith(PREFIX):
         path = spec[len(PREFIX) :]
@@ -20,7 +20,7 @@ def make_agent(spec: str, seed: int, max_tokens: int = 4096) -> Agent:
         return ScriptedAgent(path, seed)
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
-    return ClaudeAgent(make_client(), spec, max_tokens)
+    return ClaudeAgent(make_client(request_timeout), spec, max_tokens)
 
 
 def recorded_agent(model: str, recording: str | Path) -> str | None:

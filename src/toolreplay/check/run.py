@@ -342,7 +342,7 @@ def _change_findings(
     """Findings for the changes that matter: every change without a baseline, the real ones with one."""
     found: list[tuple[Rule, str, Change]] = []
     if noise is None:
-        runs = len(report.runs)
+        runs = report.answered
         for change in report.changes:
             share = f"{len(change.runs)} of {runs} runs"
             if change.new_destructive:
@@ -392,7 +392,7 @@ def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
 
 def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:
     if noise is None:
-        runs = len(report.runs)
+        runs = report.answered
         return tuple(
             ChangeRow(
                 c.kind.value,
@@ -428,5 +428,5 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
 
 
 def _unrecorded_rows(report: ReplayReport) -> tuple[UnrecordedRow, ...]:
-    runs = len(report.runs)
+    runs = report.answered
     return tuple(UnrecordedRow(u.tool, u.args, u.klass.value, len(u.runs), runs, u.answered) for u in report.unrecorded)

@@ -55,6 +55,15 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         (),
         {"metavar": "Q", "help": "False discovery rate for calling a change real, across the changes of one report."},
     ),
+    "min_runs": (
+        (),
+        {"metavar": "N", "help": "Runs of each configuration that must be answered; fewer is exit 2, not a verdict."},
+    ),
+    "request_timeout": ((), {"metavar": "SECONDS", "help": "Give up on one model request after this long."}),
+    "run_timeout": (
+        (),
+        {"metavar": "SECONDS", "help": "End a run that takes longer than this (an error: not counted)."},
+    ),
 }
 
 

@@ -181,9 +181,15 @@ def same_file(a: str | Path, b: str | Path) -> bool:
 
 
 def repository_root(start: str | Path) -> Path:
-    """The repository root: the nearest directory at or above ``start`` holding ``.git``, else ``start`` itself."""
+    """The repository root: the nearest directory at or above ``start`` holding ``.git``.
+
+    Without one (a checkout with no history, a directory mounted into a
+    container), the current directory when ``start`` lies under it, as the
+    command is then run from the top of the project; else ``start`` itself.
+    """
     here = Path(start).resolve()
     for directory in (here, *here.parents):
         if (directory / ".git").exists():
             return directory
-    return here
+    cwd = Path.cwd().resolve()
+    return cwd if here == cwd or cwd in here.parents else here

@@ -100,7 +100,14 @@ def replay_session(
     chosen = candidate if candidate is not None else load_candidate(session, settings)
     context = conversation_of(session)
     setup = ReplaySetup(
-        session, chosen.system, chosen.tools, settings.on_unrecorded, chosen.stubs, settings.max_turns, policy.matcher
+        session,
+        chosen.system,
+        chosen.tools,
+        settings.on_unrecorded,
+        chosen.stubs,
+        settings.max_turns,
+        policy.matcher,
+        settings.run_timeout,
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
@@ -113,8 +120,8 @@ def replay_session(
             baseline_runs = drive_runs(unchanged, chosen.baseline_agent, seeds, settings, progress)
     finally:
         progress.close()
-    _some_answered(runs, "the candidate", session)
-    _some_answered(baseline_runs, "the unchanged configuration", session)
+    _enough_answered(runs, "the candidate", settings.min_runs, session)
+    _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
     recorded_classes = Classifier(policy, context.tools)
     report = summarize(setup, chosen.label, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
     weighed = None
@@ -124,12 +131,19 @@ def replay_session(
     return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
 
 
-def _some_answered(runs: Sequence[Run], who: str, session: Session) -> None:
-    """Runs that all ended in an error are no evidence of anything: the replay could not run (exit 2)."""
-    if runs and all(run.ending == "error" for run in runs):
-        raise ToolreplayError(
-            f"every run of {who} ended in an error, so nothing was replayed: {runs[0].error}", session.path
-        )
+def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session) -> None:
+    """Runs that ended in an error are no evidence; with fewer answered than ``least``, the replay could not run."""
+    answered = sum(run.answered for run in runs)
+    if not runs or answered >= least:
+        return
+    error = next((run.error for run in runs if not run.answered), None)
+    if not answered:
+        raise ToolreplayError(f"every run of {who} ended in an error, so nothing was replayed: {error}", session.path)
+    raise ToolreplayError(
+        f"only {answered} of {len(runs)} runs of {who} were answered, fewer than --min-runs {least}; "
+        f"the others ended in an error: {error}",
+        session.path,
+    )
 
 
 def drive_runs(
@@ -140,7 +154,7 @@ def drive_runs(
         agents = [(make_agent(spec, seed, settings.max_tokens), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run)
     if settings.concurrency == 1:
-        model_agents = [(make_agent(spec, 0, settings.max_tokens), None) for _ in seeds]
+        model_agents = [(make_agent(spec, 0, settings.max_tokens, settings.request_timeout), None) for _ in seeds]
         return replay_runs(setup, model_agents, progress.turn, progress.run)
     import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
@@ -153,7 +167,7 @@ async def _model_runs(
     """Model runs through one async client, ``settings.concurrency`` at a time."""
     from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
 
-    client = make_async_client()
+    client = make_async_client(settings.request_timeout)
     try:
         agents = [AsyncClaudeAgent(client, model, settings.max_tokens) for _ in range(repeat)]
         return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run)

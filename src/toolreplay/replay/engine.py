@@ -11,6 +11,7 @@ runs out of tokens, reaches the turn limit, hits an unrecorded call under
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +37,7 @@ class ReplaySetup:
     stubs: tuple[Stub, ...]
     max_turns: int
     matcher: Matcher = EXACT
+    run_timeout: float = 1800.0  # seconds; a run past it ends at its next turn, in an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,11 @@ class Run:
     final_reply: str | None
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+
+    @property
+    def answered(self) -> bool:
+        """Whether the agent took part: a run that ended in an error (a model that never answered) is no evidence."""
+        return self.ending != "error"
 
     @property
     def unrecorded(self) -> tuple[Call, ...]:
@@ -101,6 +108,13 @@ def _advance(run: RunConversation, turn: Turn | AgentFailure) -> list[JSONObject
         return finished
 
 
+def _out_of_time(setup: ReplaySetup, started: float) -> AgentFailure | None:
+    """The failure that ends a run past its timeout, checked before each turn."""
+    if time.monotonic() - started > setup.run_timeout:
+        return AgentFailure(f"the run took longer than {setup.run_timeout:g} s (--run-timeout)")
+    return None
+
+
 def replay_once(
     setup: ReplaySetup,
     agent: Agent,
@@ -112,10 +126,11 @@ def replay_once(
     """Drive ``agent`` from the recording's opening until the run ends (blocking)."""
     run = conversation(setup, answers, number, seed)
     step: list[JSONObject] | Run = next(run)
+    started = time.monotonic()
     while not isinstance(step, Run):
         turn: Turn | AgentFailure
         try:
-            turn = agent.respond(setup.system, setup.tools, step)
+            turn = _out_of_time(setup, started) or agent.respond(setup.system, setup.tools, step)
         except ToolreplayError as exc:
             turn = AgentFailure(exc.message)
         on_turn(turn)
@@ -134,10 +149,11 @@ async def replay_once_async(
     """The same run, with an agent that answers asynchronously."""
     run = conversation(setup, answers, number, seed)
     step: list[JSONObject] | Run = next(run)
+    started = time.monotonic()
     while not isinstance(step, Run):
         turn: Turn | AgentFailure
         try:
-            turn = await agent.respond(setup.system, setup.tools, step)
+            turn = _out_of_time(setup, started) or await agent.respond(setup.system, setup.tools, step)
         except ToolreplayError as exc:
             turn = AgentFailure(exc.message)
         on_turn(turn)

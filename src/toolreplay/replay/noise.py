@@ -68,12 +68,12 @@ class NoiseReport:
     @property
     def smallest_flagged(self) -> int | None:
         """Fewest edited runs that flag a change the unchanged runs never make (one test alone)."""
-        return smallest_flagged(len(self.candidate.runs), 0, len(self.baseline.runs), self.alpha)
+        return smallest_flagged(self.candidate.answered, 0, self.baseline.answered, self.alpha)
 
     @property
     def never_seen_bound(self) -> float:
         """How often a change seen in none of the baseline runs may still happen there (one-sided 95%)."""
-        return upper_bound_never_seen(len(self.baseline.runs))
+        return upper_bound_never_seen(self.baseline.answered)
 
     @property
     def verdict(self) -> Verdict:
@@ -89,7 +89,7 @@ def _key(change: Change) -> tuple[str, str, bytes]:
 
 def weigh_changes(candidate: ReplayReport, baseline: ReplayReport, alpha: float, fail_on: FailOn) -> NoiseReport:
     """Test each candidate change against its rate in the baseline runs."""
-    runs, baseline_runs = len(candidate.runs), len(baseline.runs)
+    runs, baseline_runs = candidate.answered, baseline.answered
     seen_in_baseline = {_key(change): len(change.runs) for change in baseline.changes}
     counted = [(change, len(change.runs), seen_in_baseline.get(_key(change), 0)) for change in candidate.changes]
     p_values = [fisher_greater(hits, runs, base, baseline_runs) for _, hits, base in counted]

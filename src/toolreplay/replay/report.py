@@ -1,5 +1,9 @@
 """Across the runs of one replay: each difference from the recording, and in how many runs.
 
+Runs that ended in an error (the model never answered, the agent failed) are
+kept in the report, with their error, but counted nowhere: a difference is out
+of the runs that were answered.
+
 Each run's calls are diffed against the recording (the three-pass diff). A
 difference is identified by its kind, its tool and its matched arguments (B's
 for added, changed and moved calls, the recording's for removed ones) and is
@@ -65,6 +69,16 @@ class ReplayReport:
     fail_on: FailOn
 
     @property
+    def answered(self) -> int:
+        """How many runs count: those that did not end in an error."""
+        return sum(run.answered for run in self.runs)
+
+    @property
+    def lost(self) -> int:
+        """Runs that ended in an error: left out of every count and test."""
+        return len(self.runs) - self.answered
+
+    @property
     def verdict(self) -> Verdict:
         destructive = any(change.new_destructive for change in self.changes)
         return decide(self.fail_on, destructive, bool(self.changes))
@@ -83,6 +97,8 @@ def summarize(
     found: dict[tuple[int, str, bytes], tuple[Change, list[int]]] = {}
     unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
     for run in runs:
+        if not run.answered:  # what an agent that never answered did not do is no evidence of anything
+            continue
         result = compare_with(setup.recording, run.as_session(), classify_recording, classify_candidate, fail_on)
         before = {id(pair): line for pair, line in _recorded_lines(result.pairs, setup.recording)}
         for pair in result.differences:

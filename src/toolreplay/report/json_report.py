@@ -68,7 +68,7 @@ REPLAY_VERSION = 1
 
 def replay_document(report: ReplayReport) -> JSONObject:
     """The replay as data (see docs/formats.md, "Replay report")."""
-    total = len(report.runs)
+    total = report.answered
     return {
         "schema": REPLAY_SCHEMA,
         "version": REPLAY_VERSION,

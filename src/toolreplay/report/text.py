@@ -147,10 +147,21 @@ def _seeds(runs: Sequence[Run]) -> str:
     return ", seeds " + ",".join(map(str, seeds))
 
 
+def _lost(report: ReplayReport, which: str = "") -> list[str]:
+    """A line saying how many runs ended in an error and so count for nothing, when any did."""
+    if not report.lost:
+        return []
+    runs = f"{which} runs" if which else "runs"
+    return [
+        f"lost: {report.lost} of {len(report.runs)} {runs} ended in an error and are left out of every count "
+        f"and test ({count(report.answered, 'run')} {'counts' if report.answered == 1 else 'count'})"
+    ]
+
+
 def render_replay(report: ReplayReport, system_source: str | None, tools_source: str | None) -> str:
     """The runs, each difference from the recording with how many runs made it, the verdict."""
     setup, runs = report.setup, report.runs
-    total = len(runs)
+    total = report.answered
     endings: dict[str, int] = {}
     for run in runs:
         endings[run.ending] = endings.get(run.ending, 0) + 1
@@ -158,10 +169,12 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         f"replay: {setup.recording.path} ({count(len(setup.recording.calls), 'call')} recorded)",
         f"candidate: {report.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
-        f"runs: {total}{_seeds(runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+        f"runs: {len(runs)}{_seeds(runs)} · endings: "
+        + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
     ]
     errors = sorted({run.error for run in runs if run.error})
     lines.extend(f"  error: {error}" for error in errors)
+    lines.extend(_lost(report))
     if report.changes:
         lines.append("differences from the recording (runs that made each):")
         for change in report.changes:
@@ -211,7 +224,7 @@ def render_noise(
 ) -> str:
     """A replay with a noise baseline: each change tested against the unchanged runs, in plain words."""
     candidate, baseline = report.candidate, report.baseline
-    runs, base = len(candidate.runs), len(baseline.runs)
+    runs, base = candidate.answered, baseline.answered
     endings: dict[str, int] = {}
     for run in (*candidate.runs, *baseline.runs):
         endings[run.ending] = endings.get(run.ending, 0) + 1
@@ -220,11 +233,13 @@ def render_noise(
         candidate_line
         or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
-        f"runs: {runs} with the edit{_seeds(candidate.runs)}; {base} unchanged{_seeds(baseline.runs)}"
-        " · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+        f"runs: {len(candidate.runs)} with the edit{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
+        f"{_seeds(baseline.runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
     ]
     errors = sorted({run.error for run in (*candidate.runs, *baseline.runs) if run.error})
     lines.extend(f"  error: {error}" for error in errors)
+    lines.extend(_lost(candidate, "with the edit"))
+    lines.extend(_lost(baseline, "unchanged"))
     if report.tested:
         lines.append("changes with the edit, tested against the unchanged runs (one-sided Fisher exact test):")
         for t in report.tested:
