@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -45,6 +46,11 @@ class LineSplitter:
         self._tail = lines.pop()
         return lines
 
+    def rest(self) -> bytes:
+        """What is left at the end of the stream: a last message without its newline."""
+        tail, self._tail = self._tail, b""
+        return tail
+
 
 class ExchangeLog:
     """Pairs logged requests with their responses and appends each pair to the log.
@@ -59,7 +65,9 @@ class ExchangeLog:
         except OSError as exc:
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
         self._redactor = redactor
-        self._pending: dict[bytes, tuple[str, bytes]] = {}  # canonical id -> (method, request bytes)
+        # canonical id -> the (method, request bytes) sent with it and not answered yet, oldest first: a client
+        # that reuses an id gets its answers paired in order.
+        self._pending: dict[bytes, deque[tuple[str, bytes]]] = {}
         self._lock = threading.Lock()
 
     def _append(self, text: str) -> None:
@@ -78,7 +86,7 @@ class ExchangeLog:
             method = message.get("method")
             if method in LOGGED_METHODS and "id" in message:
                 with self._lock:
-                    self._pending[canonical_bytes(message["id"])] = (str(method), raw)
+                    self._pending.setdefault(canonical_bytes(message["id"]), deque()).append((str(method), raw))
 
     def from_server(self, line: bytes) -> None:
         if not self._pending:
@@ -86,8 +94,12 @@ class ExchangeLog:
         for raw, message in _messages(line):
             if "id" not in message or ("result" not in message and "error" not in message):
                 continue
+            key = canonical_bytes(message["id"])
             with self._lock:
-                pending = self._pending.pop(canonical_bytes(message["id"]), None)
+                waiting = self._pending.get(key)
+                pending = waiting.popleft() if waiting else None
+                if waiting is not None and not waiting:
+                    del self._pending[key]
             if pending is not None:
                 method, request = pending
                 self._append(
@@ -114,11 +126,13 @@ def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
     return []
 
 
-def _pump(source: int, target: int, on_line: Callable[[bytes], None], forward_after: bool) -> None:
-    """Copy ``source`` to ``target`` until end of file, showing each complete line to ``on_line``.
+def _pump(source: int, target: int, on_line: Callable[[bytes], None]) -> None:
+    """Copy ``source`` to ``target`` until end of file, showing each complete line to ``on_line`` first.
 
-    With ``forward_after``, a chunk is passed on only once its lines were seen,
-    so what the log must hold is on disk before the client can act on it.
+    A chunk is passed on only once its lines were seen: a request is registered
+    before the server can answer it, and an exchange is on disk before the
+    client can act on its answer. A last line without a newline is seen at the
+    end of the stream.
     """
     splitter = LineSplitter()
     while True:
@@ -127,13 +141,13 @@ def _pump(source: int, target: int, on_line: Callable[[bytes], None], forward_af
         except OSError:
             chunk = b""
         if not chunk:
+            tail = splitter.rest()
+            if tail:
+                on_line(tail)
             return
-        if not forward_after:
-            _write_all(target, chunk)
         for line in splitter.feed(chunk):
             on_line(line)
-        if forward_after:
-            _write_all(target, chunk)
+        _write_all(target, chunk)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -163,7 +177,7 @@ def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, 
 
         def client_to_server() -> None:
             try:
-                _pump(stdin, server_in.fileno(), log.from_client, forward_after=False)
+                _pump(stdin, server_in.fileno(), log.from_client)
             except BrokenPipeError:
                 pass  # the server is gone; its exit ends the proxy
             finally:
@@ -171,7 +185,7 @@ def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, 
 
         threading.Thread(target=client_to_server, name="client-to-server", daemon=True).start()
         try:
-            _pump(server_out.fileno(), stdout, log.from_server, forward_after=True)
+            _pump(server_out.fileno(), stdout, log.from_server)
         except BrokenPipeError:
             server.terminate()  # the client is gone
         except KeyboardInterrupt:
