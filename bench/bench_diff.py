@@ -7,6 +7,10 @@ is A edited the way a prompt change edits a run: most calls kept in order, and
 about 5% moved, 5% changed in their arguments, 3% removed and 2% added. Prints
 the time of the three-pass diff at each size and how it grew, next to what
 n log n growth would give. Target: 100k calls within 15 times the 10k time.
+
+``--polling`` draws every call of A from 50 distinct ones (an agent that polls
+the same few endpoints), so almost no call is unique on either side: the case
+where anchoring on calls made once finds nothing to anchor on.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ from toolreplay.diff import Pair, PairKind, diff_calls
 from toolreplay.model import Call
 
 
-def sessions(n: int, seed: int = 7) -> tuple[list[Call], list[Call]]:
+def sessions(n: int, seed: int = 7, distinct: int = 0) -> tuple[list[Call], list[Call]]:
     rng = random.Random(seed)
+    pool = [synthetic_call(rng, i)[:2] for i in range(distinct)]
     a = []
     for i in range(n):
-        tool, args, _ = synthetic_call(rng, i)
+        tool, args = rng.choice(pool) if pool else synthetic_call(rng, i)[:2]
         a.append(Call(i, tool, args, {}, i + 1))
     b_calls: list[tuple[str, JSONObject]] = []
     moved: list[tuple[str, JSONObject]] = []
@@ -58,11 +63,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--polling", action="store_true", help="calls drawn from 50 distinct ones")
     options = parser.parse_args()
     print(f"{'calls':>8} {'seconds':>9} {'grew':>6} {'n log n':>8}  kinds")
     previous: tuple[int, float] | None = None
     for n in options.sizes:
-        a, b = sessions(n)
+        a, b = sessions(n, distinct=50 if options.polling else 0)
         best = math.inf
         pairs: tuple[Pair, ...] = ()
         for _ in range(options.rounds):

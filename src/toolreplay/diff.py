@@ -97,49 +97,109 @@ def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -
             pairs.append(Pair(PairKind.MOVED, a[i], b[j]))
             paired_a[i] = paired_b[j] = True
 
-    # Pairs: in each gap between anchors, same tool on both sides is a changed call.
-    gaps: dict[int, list[int]] = defaultdict(list)
+    # Pairs: in each gap between anchors, same tool on both sides is a changed call (the first such A call).
+    gaps: dict[tuple[int, str], deque[int]] = defaultdict(deque)
     for i in range(len(a)):
         if not paired_a[i]:
-            gaps[bisect.bisect_left(anchors_a, i)].append(i)
+            gaps[(bisect.bisect_left(anchors_a, i), a[i].tool)].append(i)
     for j in range(len(b)):
         if paired_b[j]:
             continue
-        gap = gaps.get(bisect.bisect_left(anchors_b, j), [])
-        for position, i in enumerate(gap):
-            if a[i].tool == b[j].tool:
-                del gap[position]
-                fields = field_changes(
-                    matcher.matched_args(a[i].tool, a[i].args), matcher.matched_args(b[j].tool, b[j].args)
-                )
-                pairs.append(Pair(PairKind.CHANGED, a[i], b[j], fields))
-                paired_a[i] = paired_b[j] = True
-                break
+        waiting_a = gaps.get((bisect.bisect_left(anchors_b, j), b[j].tool))
+        if waiting_a:
+            i = waiting_a.popleft()
+            fields = field_changes(
+                matcher.matched_args(a[i].tool, a[i].args), matcher.matched_args(b[j].tool, b[j].args)
+            )
+            pairs.append(Pair(PairKind.CHANGED, a[i], b[j], fields))
+            paired_a[i] = paired_b[j] = True
 
     pairs.extend(Pair(PairKind.REMOVED, call, None) for i, call in enumerate(a) if not paired_a[i])
     pairs.extend(Pair(PairKind.ADDED, None, call) for j, call in enumerate(b) if not paired_b[j])
     return tuple(sorted(pairs, key=lambda pair: pair.order))
 
 
+# A stretch this small on both sides (the product of its lengths) is matched directly with SequenceMatcher.
+_DIRECT_AREA = 250_000
+# Longest run of calls tried as an anchor before a large stretch is given up as unmatched (its identical
+# calls then pair up as moves).
+_LONGEST_GRAM = 64
+
+
 def _anchor(keys_a: list[int], keys_b: list[int]) -> list[tuple[int, int]]:
-    """Index pairs of identical calls in the same order on both sides, ascending."""
+    """Index pairs of identical calls in the same order on both sides, ascending.
+
+    Patience-style: runs of calls that occur exactly once on each side, in the
+    same order, anchor the alignment, and the stretches between them are aligned
+    the same way, recursively, until they are small enough to match directly.
+    A call made once is the first choice of run; where calls repeat (an agent
+    polling a few endpoints), no single call is unique, so runs of 4, 8, ... calls
+    are tried, which almost always are. Each step is near linear, so a long
+    session with few distinct calls costs about what a varied one does.
+    """
     anchored: list[tuple[int, int]] = []
-    lo_a = lo_b = 0
-    for i, j in [*_unique_in_order(keys_a, keys_b), (len(keys_a), len(keys_b))]:
-        matcher = SequenceMatcher(None, keys_a[lo_a:i], keys_b[lo_b:j], autojunk=False)
-        for block in matcher.get_matching_blocks():
-            anchored.extend((lo_a + block.a + k, lo_b + block.b + k) for k in range(block.size))
-        if i < len(keys_a):
-            anchored.append((i, j))
-        lo_a, lo_b = i + 1, j + 1
+    _align(keys_a, 0, len(keys_a), keys_b, 0, len(keys_b), 1, anchored)
     return anchored
 
 
-def _unique_in_order(keys_a: list[int], keys_b: list[int]) -> list[tuple[int, int]]:
-    """Calls made exactly once on each side: the longest run of them in the same order."""
-    count_a, count_b = Counter(keys_a), Counter(keys_b)
-    where_b = {key: j for j, key in enumerate(keys_b) if count_b[key] == 1}
-    candidates = [(i, where_b[key]) for i, key in enumerate(keys_a) if count_a[key] == 1 and key in where_b]
+def _align(
+    keys_a: list[int], lo_a: int, hi_a: int, keys_b: list[int], lo_b: int, hi_b: int, k: int, out: list[tuple[int, int]]
+) -> None:
+    """Append to ``out`` the anchors within ``[lo_a, hi_a)`` and ``[lo_b, hi_b)``, in order."""
+    n, m = hi_a - lo_a, hi_b - lo_b
+    if not n or not m:
+        return
+    if n * m <= _DIRECT_AREA:
+        matcher = SequenceMatcher(None, keys_a[lo_a:hi_a], keys_b[lo_b:hi_b], autojunk=False)
+        for block in matcher.get_matching_blocks():
+            out.extend((lo_a + block.a + t, lo_b + block.b + t) for t in range(block.size))
+        return
+    runs = _unique_runs_in_order(keys_a, lo_a, hi_a, keys_b, lo_b, hi_b, k) if k <= min(n, m) else []
+    if not runs:
+        if k < _LONGEST_GRAM:
+            _align(keys_a, lo_a, hi_a, keys_b, lo_b, hi_b, 4 if k == 1 else k * 2, out)
+        return
+    at_a, at_b = lo_a, lo_b
+    for i, j in runs:
+        if i < at_a or j < at_b:  # overlaps the run anchored before it
+            continue
+        _align(keys_a, at_a, i, keys_b, at_b, j, 1, out)
+        out.extend((i + t, j + t) for t in range(k))
+        at_a, at_b = i + k, j + k
+    _align(keys_a, at_a, hi_a, keys_b, at_b, hi_b, 1, out)
+
+
+def _grams(keys: list[int], lo: int, hi: int, k: int) -> list[int]:
+    """A hash of each run of ``k`` keys starting in ``[lo, hi - k]`` (a rolling polynomial hash)."""
+    if k == 1:
+        return keys[lo:hi]
+    modulus, base = (1 << 61) - 1, 1_000_003
+    top = pow(base, k - 1, modulus)
+    value = 0
+    for key in keys[lo : lo + k]:
+        value = (value * base + key + 1) % modulus
+    hashes = [value]
+    for start in range(lo + 1, hi - k + 1):
+        value = ((value - (keys[start - 1] + 1) * top) * base + keys[start + k - 1] + 1) % modulus
+        hashes.append(value)
+    return hashes
+
+
+def _unique_runs_in_order(
+    keys_a: list[int], lo_a: int, hi_a: int, keys_b: list[int], lo_b: int, hi_b: int, k: int
+) -> list[tuple[int, int]]:
+    """Runs of ``k`` calls made exactly once on each side (within the stretch): the longest chain of them in
+    the same order, as their start positions."""
+    grams_a, grams_b = _grams(keys_a, lo_a, hi_a, k), _grams(keys_b, lo_b, hi_b, k)
+    count_a, count_b = Counter(grams_a), Counter(grams_b)
+    where_b = {gram: lo_b + j for j, gram in enumerate(grams_b) if count_b[gram] == 1}
+    candidates = [
+        (lo_a + i, where_b[gram])
+        for i, gram in enumerate(grams_a)
+        if count_a[gram] == 1
+        and gram in where_b
+        and keys_a[lo_a + i : lo_a + i + k] == keys_b[where_b[gram] : where_b[gram] + k]  # not a hash collision
+    ]
     # Longest increasing subsequence of the B positions (patience sorting), O(n log n).
     tails: list[int] = []  # B position ending the best run of each length
     tail_at: list[int] = []  # index into candidates of that run's last element
