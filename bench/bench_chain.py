@@ -1,6 +1,7 @@
 """Benchmark: seal, verify and audit against the plainest stdlib loop.
 
     python bench/bench_chain.py [--calls 1000000] [--rounds 1]
+    python bench/bench_chain.py --noisy [--calls 200000]
 
 Writes a synthetic transcript, then times each command as the CLI runs it (in
 this process, output to /dev/null) and, in the same run, the floor: a loop that
@@ -9,6 +10,10 @@ reads each line, parses it with ``json.loads``, encodes it canonically with
 ratio to the floor over the same file, so the machine's speed cancels out.
 Rounds alternate floor and command and keep the best of each. Peak memory is
 the maximum resident set of the real CLI, run as a child process.
+
+``--noisy`` writes instead a transcript whose calls are drawn from about 30%
+as many distinct calls, each repeat answered at random from a few responses:
+many non-determinism findings, the audit's most expensive case.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -28,8 +34,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.synthetic import write_transcript
+from bench.synthetic import synthetic_call, write_transcript
 from toolreplay.cli import main
+
+
+def write_noisy_transcript(path: Path, calls: int, seed: int = 5) -> int:
+    """``calls`` calls drawn from ``calls * 0.3`` distinct ones, each answered by one of three responses."""
+    rng = random.Random(seed)
+    distinct = max(1, calls * 3 // 10)
+    pool = [synthetic_call(rng, index)[:2] for index in range(distinct)]
+    with path.open("w", encoding="utf-8") as handle:
+        for index in range(calls):
+            tool, args = pool[rng.randrange(distinct)]
+            response = {"status": rng.choice(["ok", "busy", "late"]), "n": rng.randrange(3)}
+            record = {"index": index, "tool": tool, "args": args, "response": response}
+            handle.write(json.dumps(record) + "\n")
+    return path.stat().st_size
 
 
 def floor(path: Path) -> int:
@@ -102,12 +122,14 @@ def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--noisy", action="store_true", help="repeated calls with differing answers")
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
         transcript = Path(tmp) / "transcript.jsonl"
         sealed = Path(tmp) / "sealed.jsonl"
-        size = write_transcript(transcript, options.calls)
+        write = write_noisy_transcript if options.noisy else write_transcript
+        size = write(transcript, options.calls)
         if main(["seal", str(transcript), "-o", str(sealed)]) != 0:
             raise SystemExit("seal failed")
         print(f"{options.calls:,} calls, transcript {size / 1e6:.0f} MB, sealed {sealed.stat().st_size / 1e6:.0f} MB")

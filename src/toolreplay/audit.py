@@ -70,9 +70,9 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
         identity = identify(call)
         response = _digest(canonical_bytes(call.result))
         first = first_seen.get(identity)
-        seen_now = response + call.index.to_bytes(8, "big", signed=True) + changes.to_bytes(8, "big")
         if first is None or (stateful and int.from_bytes(first[-8:], "big") != changes):
-            first_seen[identity] = seen_now  # first seen, or the world changed since: nothing to compare
+            # First seen, or the world changed since: nothing to compare with.
+            first_seen[identity] = response + call.index.to_bytes(8, "big", signed=True) + changes.to_bytes(8, "big")
         elif not first.startswith(response):
             first_index = int.from_bytes(first[_DIGEST_SIZE:-8], "big", signed=True)
             findings.append(
@@ -96,7 +96,7 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
                 )
             )
         if stateful:
-            first_seen[identity] = seen_now
+            first_seen[identity] = response + call.index.to_bytes(8, "big", signed=True) + changes.to_bytes(8, "big")
             if classifier.is_mutator(call):
                 changes += 1
         if check_rules:
@@ -104,7 +104,8 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
             if mismatch is not None:
                 findings.append(mismatch)
         last_identity, last_response, last_index = identity, response, call.index
-    return AuditReport(count, divergence, sorted_findings(findings))
+    # Findings come in call order, one per call, unless a rule adds a mismatch beside another finding.
+    return AuditReport(count, divergence, sorted_findings(findings) if check_rules else tuple(findings))
 
 
 def _annotation_mismatch(call: Call, classifier: Classifier) -> Finding | None:

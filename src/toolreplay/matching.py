@@ -42,8 +42,17 @@ class Matcher:
         return canonical_call(call.tool, self.matched_args(call.tool, call.args))
 
     def identity(self, call: Call) -> bytes:
-        """A 16-byte digest of :meth:`key`, for maps over many calls."""
-        return hashlib.sha256(self.key(call)).digest()[:16]
+        """A 16-byte digest of :meth:`key`, for maps over many calls.
+
+        The key's bytes are hashed in the pieces ``canonical_call`` joins (``{"args":``, the arguments,
+        ``,"tool":``, the name, ``}``), which gives the same digest without building the wrapping object.
+        """
+        digest = hashlib.sha256(b'{"args":')
+        digest.update(canonical_bytes(self.matched_args(call.tool, call.args)))
+        digest.update(b',"tool":')
+        digest.update(canonical_bytes(call.tool))
+        digest.update(b"}")
+        return digest.digest()[:16]
 
 
 def _without(value: JSONObject, prefix: str, patterns: tuple[str, ...]) -> JSONObject:

@@ -1,5 +1,12 @@
 from __future__ import annotations
 
+import hashlib
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.strategies import json_objects
+from toolreplay.canonical import JSONObject
 from toolreplay.matching import Matcher, lookup
 from toolreplay.model import Call
 
@@ -31,3 +38,11 @@ def test_lookup_follows_dotted_paths() -> None:
     assert lookup({"a": {"b": 3}}, "a.b") == (True, 3)
     assert lookup({"a": {"b": 3}}, "a.c") == (False, None)
     assert lookup({"a": 1}, "a.b") == (False, None)
+
+
+@given(st.text(max_size=10), json_objects)
+def test_identity_is_the_digest_of_the_canonical_key(tool: str, args: JSONObject) -> None:
+    """Hashed in pieces for speed, the identity must be exactly the digest of the one canonical key."""
+    for matcher in (Matcher(), Matcher(("*_id",))):
+        call = Call(0, tool, args, None, 0)
+        assert matcher.identity(call) == hashlib.sha256(matcher.key(call)).digest()[:16]

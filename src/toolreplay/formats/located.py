@@ -17,7 +17,6 @@ value and its place, in one vocabulary of type names.
 
 from __future__ import annotations
 
-import bisect
 import json
 import json.decoder
 import json.scanner
@@ -183,16 +182,6 @@ class Node:
         return self
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    at = find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    return starts
-
-
 def reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -256,7 +245,8 @@ class _LocatingParser:
     """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
 
     def __init__(self, text: str) -> None:
-        self.starts = _line_starts(text)
+        self.text = text
+        self.counted = (0, 1)  # (offset, line) of the last value started: values start in document order
         self.scalars: dict[int, Pos] = {}  # one shared Pos per line for values with no members
         self.stack: list[_Frame] = [_Frame()]
         self.opened: list[int] = []  # offsets of the values being read, innermost last
@@ -271,20 +261,27 @@ class _LocatingParser:
         self.decoder = decoder
 
     def line_at(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset)
+        """The line of ``offset``, counting on from the last value's (a list of every line's start would cost
+        more memory than the document's values)."""
+        last_offset, last_line = self.counted
+        if offset < last_offset:
+            return self.text.count("\n", 0, offset) + 1
+        line = last_line + self.text.count("\n", last_offset, offset)
+        self.counted = (offset, line)
+        return line
 
     def failed_at(self) -> int:
         """The line of the innermost value being read when the parser gave up."""
         return self.line_at(self.opened[-1]) if self.opened else 1
 
     def record(self, scan: Callable[[str, int], tuple[Any, int]], string: str, idx: int) -> tuple[Any, int]:
+        line = self.line_at(idx)  # on the way in, so offsets come in document order
         frame = _Frame()
         self.stack.append(frame)
         self.opened.append(idx)
         value, end = scan(string, idx)
         self.opened.pop()
         self.stack.pop()
-        line = self.line_at(idx)
         if type(value) is dict:
             pos = Pos(line, frame.members)
         elif type(value) is list:
