@@ -155,3 +155,26 @@ def test_an_error_line_quotes_no_secret(tmp_path: Path, kind: str) -> None:
     assert result.returncode == 2
     assert b"REDACTED" in result.stderr
     assert_no_secret(result.stderr)
+
+
+def test_recording_client_writes_no_secret(tmp_path: Path) -> None:
+    """The SDK wrapper: secrets in the person's message, the model's tool call and the tool's result."""
+    anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
+    from tests.fakes.anthropic_server import message, serve  # noqa: PLC0415
+    from toolreplay.record import RecordingClient  # noqa: PLC0415
+
+    secrets = {str(number): secret for number, (secret, _) in enumerate(SHAPES.values())}
+    tools = [{"name": "leak", "description": "d", "input_schema": {"type": "object"}}]
+    path = tmp_path / "session.json"
+    with serve() as api:
+        api.queue(message([{"type": "tool_use", "id": "toolu_01", "name": "leak", "input": secrets}], "tool_use"))
+        api.queue(message([{"type": "text", "text": " ".join(secrets.values())}]))
+        client = RecordingClient(anthropic.Anthropic(base_url=api.url, api_key="k", max_retries=0), path)
+        messages: list[dict[str, object]] = [{"role": "user", "content": "Use " + " ".join(secrets.values())}]
+        first = client.messages.create(model="claude-test", max_tokens=64, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": first.content})
+        result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": json.dumps(secrets)}
+        messages.append({"role": "user", "content": [result]})
+        client.messages.create(model="claude-test", max_tokens=64, tools=tools, messages=messages)
+    assert path.is_file()
+    assert_no_secret(path.read_bytes())
