@@ -95,7 +95,8 @@ def direct(root: Path) -> None:
     """The analyses alone: what check runs, called one by one."""
     policy = Policy()
     for sealed in sorted((root / "sealed").iterdir()):
-        verify(read_links(str(sealed)), str(sealed))
+        links, last_label = read_links(str(sealed))
+        verify(links, str(sealed), last_label)
         audit(iter_calls(sealed), Classifier(policy))
     for path in sorted((root / "transcripts").iterdir()):
         audit(iter_calls(path), Classifier(policy))

@@ -108,7 +108,7 @@ class Verification:
         return self.broken is None
 
 
-def verify(links: Iterable[SealedLink], path: str = "") -> Verification:
+def verify(links: Iterable[SealedLink], path: str = "", last_label: str | None = None) -> Verification:
     """Recompute the chain and stop at the first broken link.
 
     Per link, the stored ``prev`` must equal the stored digest of the link
@@ -117,10 +117,16 @@ def verify(links: Iterable[SealedLink], path: str = "") -> Verification:
     is the recomputed digest and found the stored one). A link whose digests
     hold but whose index is not its position was sealed that way on purpose;
     that is malformed input, not tampering, and raises :class:`InputError`.
+
+    ``last_label`` is what the last link must hold, for a format that ends with
+    a known part (a sealed session ends with its final reply): a file cut short
+    is then broken at the link that is missing, not intact.
     """
     prev = GENESIS
     position = 0
+    last: SealedLink | None = None
     for link in links:
+        last = link
         if link.prev != prev:
             return Verification(position + 1, BrokenLink(position, link.line, prev, link.prev, link.label))
         digest = digest_of(link.record())
@@ -130,4 +136,8 @@ def verify(links: Iterable[SealedLink], path: str = "") -> Verification:
             raise InputError(f"index {link.index} is out of order: expected {position}", path, link.line)
         prev = link.digest
         position += 1
+    if last_label is not None and (last is None or last.label != last_label):
+        line = last.line + 1 if last is not None else 1
+        missing = BrokenLink(position, line, f"a '{last_label}' link", "the end of the file", last_label)
+        return Verification(position, missing)
     return Verification(position, None)

@@ -363,3 +363,20 @@ def test_a_config_cannot_reach_outside_the_repository(tmp_path: Path, repo: Path
     ]
     assert uris
     assert all(not uri.startswith(("/", "..")) for uri in uris)  # SARIF names nothing outside %SRCROOT%
+
+
+def test_a_sealed_session_cut_short_is_a_broken_chain(tmp_path: Path) -> None:
+    """Cutting links off the end keeps every remaining digest right; the missing final part still breaks it."""
+    sealed = tmp_path / "s.sealed.jsonl"
+    assert toolreplay("seal", str(SESSION), "-o", str(sealed)).code == 0
+    lines = sealed.read_text().splitlines(keepends=True)
+    for keep in (len(lines) - 1, 3, 1):
+        cut = tmp_path / f"cut-{keep}.jsonl"
+        cut.write_text("".join(lines[:keep]))
+        result = toolreplay("verify", str(cut))
+        assert result.code == 1
+        assert result.stdout == (
+            f"chain: broken\nfirst broken link: index {keep} (final_reply)\n"
+            "expected: a 'final_reply' link\nfound: the end of the file\n"
+        )
+    assert toolreplay("verify", str(sealed)).stdout == "chain: intact\n"

@@ -181,7 +181,8 @@ class _Checker:
 
     def verify(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
-        result = verify(read_links(unit.path), unit.path)
+        links, last_label = read_links(unit.path)
+        result = verify(links, unit.path, last_label)
         broken = result.broken
         if broken is None:
             return UnitResult(unit.key, "verify", shown, f"chain intact ({count(result.links, 'link')})")

@@ -24,6 +24,7 @@ from toolreplay.verdict import Exit, exit_for
 )
 @click.argument("sealed", metavar="SEALED")
 def command(sealed: str) -> Exit:
-    result = verify(read_links(sealed), sealed)
+    links, last_label = read_links(sealed)
+    result = verify(links, sealed, last_label)
     write_text(render_verification(result))
     return exit_for(not result.intact)

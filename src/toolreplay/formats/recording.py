@@ -20,7 +20,7 @@ from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines, read_head
 from toolreplay.formats.jsonl import decode_object
-from toolreplay.formats.sealed_session import assemble_session, is_sealed_session_line, sealed_parts
+from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, read_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 from toolreplay.model import Call, Session
@@ -124,11 +124,12 @@ def sniff_kind(path: str | Path) -> Kind | None:
     return kind_of_line(first) if isinstance(first, dict) else None
 
 
-def read_links(path: str) -> Iterable[SealedLink]:
-    """The links of a sealed transcript or a sealed session."""
+def read_links(path: str) -> tuple[Iterable[SealedLink], str | None]:
+    """The links of a sealed transcript or a sealed session, and the label the last link must carry (a sealed
+    session's final reply; a transcript's chain has no last link to expect)."""
     kind = detect_kind(path)
     if kind is Kind.SEALED_SESSION:
-        return sealed_parts(iter_numbered_objects(path), path)
+        return sealed_parts(iter_numbered_objects(path), path), FINAL_PART
     if kind is Kind.SESSION:
         raise InputError("a session, not a sealed file; seal it first: toolreplay seal FILE -o SEALED", path)
-    return iter_sealed(path)
+    return iter_sealed(path), None

@@ -25,6 +25,7 @@ from toolreplay.formats.session import header_document, message_document, ordere
 from toolreplay.model import Session, SessionContext
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
+FINAL_PART = "final_reply"  # the last part of every sealed session
 _HEX = "0123456789abcdef"
 
 
@@ -33,7 +34,7 @@ def session_parts(context: SessionContext) -> Iterator[JSONObject]:
     parts: list[tuple[str, JSONValue]] = [("session", header_document(context)), ("system", ordered(context.system))]
     parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(context.tools)]
     parts += [(f"messages[{i}]", message_document(message)) for i, message in enumerate(context.messages)]
-    parts.append(("final_reply", context.final_reply))
+    parts.append((FINAL_PART, context.final_reply))
     for index, (part, value) in enumerate(parts):
         yield {"index": index, "part": part, "value": value}
 
