@@ -609,7 +609,7 @@ def documents(draw: st.DrawFn) -> tuple[str, Pos]:
     return text, expected
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(documents())
 def test_generated_documents_get_the_lines_they_were_written_on(document: tuple[str, Pos]) -> None:
     text, expected = document
