@@ -137,17 +137,22 @@ def iter_recorded_calls(path: str | Path, lines: Iterable[bytes] | None = None) 
 
     Every line of one file must be of the same kind.
     """
-    fields: tuple[str, ...] | None = None
-    for expected, (line, obj) in enumerate(iter_numbered_objects(path, lines)):
-        if fields is None:
-            fields = SEALED_FIELDS if ("digest" in obj or "prev" in obj) else TRANSCRIPT_FIELDS
-        call = _to_sealed(obj, path, line).call if fields is SEALED_FIELDS else _transcript_call(obj, path, line)
+    # One loop from raw line to call: this is the audit's hot path over large transcripts.
+    sealed: bool | None = None
+    expected = 0
+    for line, raw in enumerate(iter_raw_lines(path) if lines is None else lines, start=1):
+        if raw.isspace():
+            continue
+        obj = decode_object(raw, path, line)
+        if sealed is None:
+            sealed = "digest" in obj or "prev" in obj
+        if sealed:
+            call = _to_sealed(obj, path, line).call
+        elif obj.keys() == _TRANSCRIPT_KEYS:
+            call = _to_call(obj, path, line)
+        else:
+            raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
         if call.index != expected:
             raise _out_of_order(call.index, expected, path, line)
+        expected += 1
         yield call
-
-
-def _transcript_call(obj: JSONObject, path: str | Path, line: int) -> Call:
-    if obj.keys() != _TRANSCRIPT_KEYS:
-        raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
-    return _to_call(obj, path, line)
