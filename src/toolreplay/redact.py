@@ -19,7 +19,11 @@ from toolreplay.canonical import JSONValue
 from toolreplay.errors import UsageError
 
 # (name, pattern). Where a pattern has a group named ``secret``, only that part is replaced, so the
-# scheme of a header, the name of a setting or the user in a URL stays readable.
+# scheme of a header, the name of a setting or the user in a URL stays readable. Separators also match
+# their JSON escapes (``\t``, ``\"``), since a string may hold JSON text that was encoded again (a tool
+# result serialized to a string), where the raw characters never appear.
+_SPACE = r"(?:\s|\\[tnr])"
+_QUOTE = r"(?:\\?[\"'])"
 DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
     # PEM and PGP private key blocks, and a block cut off before its END line.
     (
@@ -34,13 +38,14 @@ DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}"),
     (
         "aws-secret-key",
-        r"(?i:aws_?secret_?access_?key|secretaccesskey)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        rf"(?i:aws_?secret_?access_?key|secretaccesskey){_QUOTE}?{_SPACE}*[:=]{_SPACE}*{_QUOTE}?"
+        r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
     ),
     ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
     ("slack-token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"),
-    ("bearer-token", r"(?i:bearer)\s+(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)"),
-    ("basic-auth", r"(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+    ("bearer-token", rf"(?i:bearer){_SPACE}+(?P<secret>[A-Za-z0-9\-._~+/]{{8,}}=*)"),
+    ("basic-auth", rf"(?i:basic){_SPACE}+(?P<secret>[A-Za-z0-9+/]{{8,}}={{0,2}})(?![A-Za-z0-9+/=])"),
     ("url-password", r"[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"']{1,256}:(?P<secret>[^/\s@\"']{1,256})@"),
 )
 
@@ -175,17 +180,19 @@ class Redactor:
         The built-in patterns run once over the whole text, which is far cheaper
         than visiting every string; their characters need no JSON escaping, so
         they match the same secrets either way, and placeholders are computed
-        from the unescaped secret. If a replacement would break the JSON, or
-        the user added patterns, every string is visited instead (the output is
-        then re-encoded with sorted keys).
+        from the unescaped secret. If a replacement would break the JSON, the
+        text holds escapes (which could spell a secret, or stand between one and
+        its marker), or the user added patterns, every decoded string is visited
+        instead (the output is then re-encoded with sorted keys).
         """
         if not self.active:
             return text
-        # An escape (\u0061, \/) can spell a secret that the raw text does not show: such text is decoded.
-        escaped = "\\u" in text or "\\/" in text
-        if self.defaults and not self.extra and not escaped:
-            if not _may_hold_secret(text):
-                return text
+        # An escape (\u0061, \/) can spell a secret that the raw text does not show, and one can stand
+        # between a secret and its marker (Bearer\t...): text with escapes is decoded first.
+        only_defaults = self.defaults and not self.extra
+        if only_defaults and "\\u" not in text and not _may_hold_secret(text):
+            return text
+        if only_defaults and "\\" not in text:
             redacted = _DEFAULTS.sub(_default_replacement_in_json, text)
             if redacted == text:
                 return text

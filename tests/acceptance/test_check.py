@@ -204,7 +204,7 @@ def test_merge_needs_every_shard_once(tmp_path: Path) -> None:
     other.write_text(json.dumps(doc), encoding="utf-8")
     different = run_cli("merge", one, str(other), cwd=ROOT)
     assert different.code == 2
-    assert "comes from a different check" in different.stderr
+    assert "results_digest: does not match the results" in different.stderr  # the digest covers the config's
     edits: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         (lambda d: d["results"][0].update(summary="all clean"), "results_digest: does not match the results"),
         (lambda d: d["results"][0].update(inputs=7), "results[0].inputs: must be an array, found an integer"),
@@ -262,7 +262,7 @@ def test_without_a_config_the_recordings_are_found(tmp_path: Path) -> None:
     shutil.copy(SAMPLES / "sealed" / "clean.sealed.jsonl", tmp_path / "sealed")
     result = run_cli("check", cwd=tmp_path)
     assert result.stderr == (
-        "toolreplay: no .toolreplay.yml; checking what is under .: 0 sessions, 2 transcripts, 1 sealed file"
+        "toolreplay: no .toolreplay.yml; checked what is under .: 0 sessions, 2 transcripts, 1 sealed file"
         " (audit and verify, default settings)\n"
     )
     assert result.code == 0  # no scope, so nothing that fails: a redundant call and non-determinism warn

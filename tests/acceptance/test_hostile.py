@@ -5,14 +5,17 @@ Each class is tried on every command it applies to.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -380,3 +383,96 @@ def test_a_sealed_session_cut_short_is_a_broken_chain(tmp_path: Path) -> None:
             "expected: a 'final_reply' link\nfound: the end of the file\n"
         )
     assert toolreplay("verify", str(sealed)).stdout == "chain: intact\n"
+
+
+# ---------------------------------------------------------------- from an adversarial pass
+
+
+def test_an_agent_raising_any_exception_ends_in_one_line(tmp_path: Path) -> None:
+    agent = tmp_path / "base.py"
+    agent.write_text(
+        "class Stop(BaseException):\n    pass\n"
+        "class Agent:\n"
+        "    def __init__(self, seed):\n        pass\n"
+        "    def respond(self, system, tools, messages):\n        raise Stop('out')\n"
+    )
+    result = toolreplay("replay", str(SESSION), "--agent", f"scripted:{agent}", "--repeat", "2")
+    one_line_error(result)
+    assert "Stop: out" in result.stderr
+    broken_start = tmp_path / "init.py"
+    broken_start.write_text("class Agent:\n    def __init__(self, seed):\n        raise RecursionError('deep')\n")
+    result = toolreplay("replay", str(SESSION), "--agent", f"scripted:{broken_start}")
+    one_line_error(result)
+    assert "failed to start: RecursionError: deep" in result.stderr
+
+
+def _send_all(pipe: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        pipe.write(data)
+        pipe.close()
+
+
+def test_serve_ends_cleanly_when_the_client_hangs_up() -> None:
+    requests = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' % n for n in range(3000))
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "toolreplay", "serve", str(SESSION)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert serve.stdout is not None
+    assert serve.stdin is not None
+    writer = threading.Thread(target=_send_all, args=(serve.stdin, requests), daemon=True)
+    writer.start()
+    serve.stdout.read(100)
+    serve.stdout.close()  # the client goes away mid-session
+    assert serve.wait(timeout=60) == 0
+    assert serve.stderr is not None
+    assert b"Traceback" not in serve.stderr.read()
+
+
+def test_sarif_keeps_a_file_whose_name_has_a_colon(repo: Path, tmp_path: Path) -> None:
+    shutil.copy(DIRTY, repo / "run-2026-01-01T10:30 #1.jsonl")
+    (repo / "c.yml").write_text("transcripts: 'run-*.jsonl'\n")
+    sarif = tmp_path / "out.sarif"
+    assert toolreplay("check", "--config", "c.yml", "--sarif", str(sarif), cwd=repo).code == 0  # warnings only
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in results for loc in r["locations"]}
+    assert uris == {"run-2026-01-01T10%3A30%20%231.jsonl"}
+
+
+def test_a_session_cannot_make_check_run_code_outside_the_repository(tmp_path: Path, repo: Path) -> None:
+    evil = tmp_path / "evil.py"
+    marker = tmp_path / "ran"
+    evil.write_text(f"open({str(marker)!r}, 'w').close()\nclass Agent:\n    pass\n")
+    session = json.loads(SESSION.read_text())
+    session["model"] = f"scripted:{evil}"
+    (repo / "s.json").write_text(json.dumps(session))
+    (repo / "c.yml").write_text("sessions: s.json\nreplay:\n  repeat: 1\n")
+    result = toolreplay("check", "--config", "c.yml", cwd=repo)
+    one_line_error(result)
+    assert "lies outside the repository" in result.stderr
+    assert not marker.exists()
+
+
+def test_no_output_overwrites_the_agent_a_session_names(repo: Path) -> None:
+    agent = repo / "samples" / "ops" / "agent.py"
+    before = agent.read_bytes()
+    result = toolreplay("replay", "samples/ops/session.json", "--runs-out", str(agent), cwd=repo)
+    one_line_error(result)
+    (repo / "samples" / "c2.yml").write_text("sessions: ops/session.json\nreplay:\n  repeat: 2\n")
+    result = toolreplay("check", "--config", "samples/c2.yml", "--json", str(agent), cwd=repo)
+    one_line_error(result)
+    assert agent.read_bytes() == before
+
+
+def test_a_yaml_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
+    config = tmp_path / "bomb.yml"
+    config.write_text("\n".join(lines) + "\n")
+    result = toolreplay("check", "--config", str(config), cwd=tmp_path)
+    one_line_error(result)
+    assert "values once its aliases are expanded" in result.stderr

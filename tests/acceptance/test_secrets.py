@@ -178,3 +178,26 @@ def test_recording_client_writes_no_secret(tmp_path: Path) -> None:
         client.messages.create(model="claude-test", max_tokens=64, tools=tools, messages=messages)
     assert path.is_file()
     assert_no_secret(path.read_bytes())
+
+
+def test_a_json_escape_between_marker_and_secret_hides_nothing(tmp_path: Path) -> None:
+    """``Bearer\\t...`` in a result that is JSON text inside JSON: the escape is not a separator the raw text shows."""
+    server = tmp_path / "server.py"
+    texts = [
+        "Authorization: Bearer\ttok3nValue99",
+        'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    ]
+    server.write_text(
+        "import json, sys\n"
+        f"TEXTS = {texts!r}\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    result = {'content': [{'type': 'text', 'text': json.dumps({'said': TEXTS})}]}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}), flush=True)\n"
+    )
+    request = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}\n'
+    log = tmp_path / "log.jsonl"
+    result = toolreplay("record-mcp", "-o", str(log), "--", sys.executable, str(server), cwd=ROOT, stdin=request)
+    assert result.returncode == 0, result.stderr
+    assert b"tok3nValue99" not in log.read_bytes()
+    assert b"wJalrXUtnFEMI" not in log.read_bytes()

@@ -9,6 +9,7 @@ blocks of the next turn, in Messages API form. ``tool_use`` blocks need only
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 from toolreplay.agents.base import Turn
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import UsageError
+from toolreplay.formats.files import readable
 from toolreplay.formats.session import tool_document
 from toolreplay.model import ToolDef
 
@@ -43,21 +45,24 @@ def load_module(path: str | Path, what: str) -> ModuleType:
     """
     if _REFUSED:
         raise UsageError(f"{what} {path} is not run: {_REFUSED[0]}")
-    file = Path(path)
+    file = Path(readable(path))  # a stream (<(cat agent.py), a FIFO) is read once, into a file of our own
     if not file.is_file():
         raise UsageError(f"{what} {path}: no such file")
     name = f"toolreplay_user_{abs(hash(str(file.resolve())))}"
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded
-    spec = importlib.util.spec_from_file_location(name, file)
+    loader = importlib.machinery.SourceFileLoader(name, str(file))  # by content, whatever the file's name
+    spec = importlib.util.spec_from_file_location(name, file, loader=loader)
     if spec is None or spec.loader is None:
         raise UsageError(f"{what} {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:  # the user's code: any failure, an exit too, is theirs to see
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the user's code: any failure, an exit too, is theirs to see
         del sys.modules[name]
         raise UsageError(f"{what} {path} failed to load: {type(exc).__name__}: {exc}") from None
     return module
@@ -73,7 +78,12 @@ class ScriptedAgent:
         factory = getattr(module, "Agent", None)
         if not callable(factory):
             raise UsageError(f"scripted agent {path} defines no class Agent")
-        self._policy: Any = factory(seed)
+        try:
+            self._policy: Any = factory(seed)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the user's code
+            raise UsageError(f"scripted agent {path} failed to start: {type(exc).__name__}: {exc}") from None
         self._next_id = 1
         self._tool_documents: tuple[Sequence[ToolDef], list[JSONObject]] | None = None
 
@@ -86,7 +96,9 @@ class ScriptedAgent:
             self._tool_documents = (tools, [tool_document(t) for t in tools])
         try:
             blocks = self._policy.respond(system, self._tool_documents[1], [dict(m) for m in messages])
-        except (Exception, SystemExit) as exc:  # the policy is the user's code
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the policy is the user's code, whatever it raises
             raise UsageError(f"scripted agent {self.path} failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(blocks, list):
             raise UsageError(f"scripted agent {self.path} returned {type(blocks).__name__}, not a list of blocks")

@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from toolreplay import __version__
 from toolreplay.audit import audit
@@ -37,7 +38,7 @@ from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Session
 from toolreplay.replay.compare import compare_sessions
-from toolreplay.replay.drive import Candidate, load_candidate, replay_session
+from toolreplay.replay.drive import Candidate, load_candidate, replay_session, scripts
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
@@ -139,11 +140,16 @@ def config_digest(config: Config) -> str:
     return digest.hexdigest()
 
 
-def run_check(config: Config, paths: Paths, shard: tuple[int, int] | None = None) -> CheckReport:
-    """Plan the check, run this shard's units, and collect their results."""
+def run_check(
+    config: Config, paths: Paths, shard: tuple[int, int] | None = None, read: list[str] | None = None
+) -> CheckReport:
+    """Plan the check, run this shard's units, and collect their results; ``read`` gets the files it read
+    beyond those the config names."""
     units = plan(config, paths)
     checker = _Checker(config, paths)
     results = tuple(checker.run(unit) for unit in shard_of(units, shard))
+    if read is not None:
+        read.extend(checker.read)
     shown = paths.show(config.path) if config.path else None
     return CheckReport(shown, config_digest(config), config.fail_on, tuple(u.key for u in units), results, shard)
 
@@ -156,6 +162,7 @@ class _Checker:
         self.paths = paths
         self.policy = read_rules(config.rules, config.strict) if config.rules else Policy(strict=config.strict)
         self._sessions: dict[str, Session] = {}
+        self.read: list[str] = []  # files read beyond those the config names (the agents sessions name)
         self._scopes: dict[str, Scope] = {}
 
     def session(self, path: str) -> Session:
@@ -253,6 +260,8 @@ class _Checker:
         session = self.session(unit.path)
         settings = job.settings
         candidate = load_candidate(session, settings)
+        for script in scripts(candidate, settings):
+            self._may_run(script, unit, job)
         outcome = replay_session(
             session, settings, self.policy, self.config.fail_on, candidate, Progress(settings.repeat + settings.noise)
         )
@@ -280,6 +289,23 @@ class _Checker:
             _unrecorded_rows(outcome.report),
             inputs,
         )
+
+    def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> None:
+        """Note a Python file the check will run, once it is known to lie in the repository.
+
+        A session names the agent it was recorded with, and a pull request can edit a session: its
+        scripted agent is held to the rule for every file the config names.
+        """
+        root = self.config.repository
+        real = Path(script).resolve()
+        if root is not None and real != root and root not in real.parents:
+            raise InputError(
+                f"replay of {self.paths.show(unit.path)} would run {script}, which lies outside the repository "
+                f"({root}); check --allow-outside-root runs it anyway",
+                self.config.path,
+                job.agent_line,
+            )
+        self.read.append(script)
 
     def _candidate_inputs(self, job: ReplayJob, session: Session, candidate: Candidate) -> CandidateInputs:
         context = session.context

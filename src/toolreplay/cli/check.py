@@ -31,12 +31,11 @@ def _discovered(directory: str) -> Config:
     sessions = len(config.sessions)
     sealed = len(config.sealed)
     transcripts = len(config.recordings) - sessions - sum(1 for p in config.sealed if p not in config.sessions)
-    click.echo(
-        f"toolreplay: no {DEFAULT_CONFIG}; checking what is under {directory}: {count(sessions, 'session')}, "
-        f"{count(transcripts, 'transcript')}, {count(sealed, 'sealed file')} (audit and verify, default settings)",
-        err=True,
+    notice = (
+        f"toolreplay: no {DEFAULT_CONFIG}; checked what is under {directory}: {count(sessions, 'session')}, "
+        f"{count(transcripts, 'transcript')}, {count(sealed, 'sealed file')} (audit and verify, default settings)"
     )
-    return config
+    return replace(config, notice=notice)
 
 
 @click.command(
@@ -108,5 +107,10 @@ def command(
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
     guard_reports(markdown_file, sarif_file, json_file, config.files())
-    report = run_check(config, Paths(top), chosen_shard)
-    return emit_reports(report, markdown_file, sarif_file, json_file, github_annotations)
+    ran: list[str] = []
+    report = run_check(config, Paths(top), chosen_shard, ran)
+    guard_reports(markdown_file, sarif_file, json_file, ran)  # the agents the sessions named, known only now
+    code = emit_reports(report, markdown_file, sarif_file, json_file, github_annotations)
+    if config.notice:  # said once the check ran, so a failure is still exactly one line
+        click.echo(config.notice, err=True)
+    return code

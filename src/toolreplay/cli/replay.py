@@ -14,7 +14,7 @@ from toolreplay.cli.options import fail_on_option, load_policy, policy_options, 
 from toolreplay.cli.output import guard_outputs, write_lines, write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
-from toolreplay.replay.drive import replay_session
+from toolreplay.replay.drive import load_candidate, replay_session, scripts
 from toolreplay.report.text import render_audit, render_noise, render_replay
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
@@ -63,10 +63,8 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
-    agent_file = settings.agent.removeprefix("scripted:") if settings.agent else None
-    guard_outputs(
-        {"--runs-out": runs_out}, [recording, rules_file, settings.system, settings.tools, settings.stubs, agent_file]
-    )
+    inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
+    guard_outputs({"--runs-out": runs_out}, inputs)
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
@@ -78,7 +76,10 @@ def command(
     session = load_session(recording, kind)
     if session.context is None:
         raise UsageError(f"{recording} has no conversation to replay")
-    outcome = replay_session(session, settings, policy, FailOn(fail_on))
+    candidate = load_candidate(session, settings)
+    # The agent the session was recorded with is an input too, found only once the session is read.
+    guard_outputs({"--runs-out": runs_out}, [*inputs, *scripts(candidate, settings)])
+    outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
     if runs_out is not None or as_json:
         from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:

@@ -39,7 +39,8 @@ def command(session_file: str, settings: ReplaySettings, rules_file: str | None)
     if session.context is None:
         raise UsageError(f"{session_file} is a transcript: serving needs a session's tool definitions")
     server = ReplayServer(session, load_policy(rules_file, False).matcher, settings.on_unrecorded, stubs)
-    with contextlib.suppress(KeyboardInterrupt):
+    # The client leaving, by closing its end or by interrupting, is the normal end of a session.
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
     log = server.log
     sys.stderr.write(f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded\n")

@@ -79,6 +79,8 @@ class Config:
     replays: tuple[ReplayJob, ...] = ()
     compares: tuple[CompareGroup, ...] = ()
     text: str = field(default="", repr=False)
+    notice: str = ""  # what to tell the user about how the recordings were found
+    repository: Path | None = None  # files the check reads must lie under it; None: anywhere
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -205,6 +207,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         replays=tuple(_replays(reader, top.member("replay"), sessions, alpha)) if "replay" in top.value else (),
         compares=tuple(_compares(reader, top.member("compare"), alpha)) if "compare" in top.value else (),
         text=text,
+        repository=top_root,
     )
 
 

@@ -22,6 +22,7 @@ import json.decoder
 import json.scanner
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,6 +223,15 @@ class _Frame:
         self.members: dict[str, Pos] | None = None
 
 
+JSON_DEPTH = 500  # nesting a document may have: deeper is refused at the line where it goes past
+
+
+class _TooDeep(ValueError):
+    def __init__(self, line: int) -> None:
+        super().__init__("too deep")
+        self.line = line
+
+
 class _DuplicateKey(ValueError):
     """A key given twice, with the line of its second value."""
 
@@ -276,6 +286,8 @@ class _LocatingParser:
 
     def record(self, scan: Callable[[str, int], tuple[Any, int]], string: str, idx: int) -> tuple[Any, int]:
         line = self.line_at(idx)  # on the way in, so offsets come in document order
+        if len(self.opened) >= JSON_DEPTH:
+            raise _TooDeep(line)
         frame = _Frame()
         self.stack.append(frame)
         self.opened.append(idx)
@@ -309,16 +321,22 @@ class _LocatingParser:
         return result
 
     def parse(self, text: str, path: str | Path) -> Node:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, JSON_DEPTH * 6 + 500))  # each level is about six Python frames
         try:
             value = self.decoder.decode(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
         except _DuplicateKey as exc:
             raise InputError(f"not valid JSON: {exc}", path, exc.line) from None
+        except _TooDeep as exc:
+            raise InputError(f"not read: nested more than {JSON_DEPTH} levels deep", path, exc.line) from None
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", path, self.failed_at()) from None
         except RecursionError:
             raise InputError("not valid JSON: nested too deeply", path, self.failed_at()) from None
+        finally:
+            sys.setrecursionlimit(limit)
         # A lone surrogate can only come from a \\uD800-style escape, so only text holding one is searched.
         if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
             found = _SURROGATE_ESCAPE.search(text)
@@ -338,6 +356,7 @@ def parse_json(text: str, path: str | Path) -> Node:
 
 
 _YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end
+_YAML_VALUES = 100_000  # nor to hold more values: aliases of aliases can multiply a small file past any memory
 
 
 def _too_deep(text: str, limit: int) -> int | None:
@@ -371,6 +390,9 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
     """Parse one YAML document (safe types only) with the line of every value; None when it is empty."""
     import yaml  # noqa: PLC0415 - only the config is YAML
 
+    if text.startswith("\ufeff"):
+        raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, 1)
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -383,9 +405,13 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
     if root is None:
         return None
     constructor = yaml.SafeLoader("")  # turns a scalar node into its value by the safe schema's rules
+    built = [0]
 
     def build(node: yaml.Node, depth: int) -> tuple[Any, Pos]:
         line = node.start_mark.line + 1
+        built[0] += 1
+        if built[0] > _YAML_VALUES:
+            raise InputError(f"not read: more than {_YAML_VALUES:,} values once its aliases are expanded", path, line)
         if depth > _YAML_DEPTH:
             raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path, line)
         if isinstance(node, yaml.MappingNode):

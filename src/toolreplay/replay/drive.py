@@ -53,6 +53,12 @@ def conversation_of(session: Session) -> SessionContext:
     return session.context
 
 
+def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
+    """The Python files this replay will run (the candidate's, and the baseline's with a noise baseline)."""
+    agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
+    return sorted(agent.removeprefix("scripted:") for agent in agents if agent.startswith("scripted:"))
+
+
 def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     """The candidate a session is replayed against under ``settings``."""
     context = conversation_of(session)

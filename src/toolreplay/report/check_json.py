@@ -90,9 +90,12 @@ def _unrecorded(row: UnrecordedRow) -> JSONObject:
     }
 
 
-def results_digest(units: list[JSONValue], results: list[JSONValue]) -> str:
-    """The SHA-256 of the units' and results' canonical bytes: a shard edited by hand no longer matches it."""
-    return hashlib.sha256(canonical_bytes({"results": results, "units": units})).hexdigest()
+def results_digest(document: JSONObject) -> str:
+    """The SHA-256 of the report's canonical bytes, all but what is derived from them (the verdict, the counts
+    and the digest itself): a shard edited by hand no longer matches. It catches edits, not forgers: whoever
+    edits a report can compute the digest again, as with a sealed file."""
+    covered = {key: value for key, value in document.items() if key not in ("verdict", "counts", "results_digest")}
+    return hashlib.sha256(canonical_bytes(covered)).hexdigest()
 
 
 def check_document(report: CheckReport) -> JSONObject:
@@ -109,7 +112,7 @@ def check_document(report: CheckReport) -> JSONObject:
         }
         for result in report.results
     ]
-    return {
+    document: JSONObject = {
         "format": FORMAT,
         "version": VERSION,
         "config": report.config,
@@ -120,8 +123,9 @@ def check_document(report: CheckReport) -> JSONObject:
         "counts": {rule.value: count for rule, count in report.counts.items()},
         "units": list(report.units),
         "results": results,
-        "results_digest": results_digest(list(report.units), results),
     }
+    document["results_digest"] = results_digest(document)
+    return document
 
 
 def render_check_json(report: CheckReport) -> str:

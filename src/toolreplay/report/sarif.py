@@ -10,6 +10,7 @@ finding is about (never its line), so an alert survives unrelated edits.
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject
@@ -43,12 +44,12 @@ def _rule(rule: Rule) -> JSONObject:
 def _in_root(location: Location) -> bool:
     """Whether a report path names a file under %SRCROOT%: SARIF never names one elsewhere."""
     path = location.path
-    return not (path.startswith(("/", "../")) or path == ".." or "/../" in path or ":" in path.split("/")[0])
+    return not (path.startswith(("/", "../")) or path == ".." or "/../" in path)
 
 
 def _physical(location: Location) -> JSONObject:
     return {
-        "artifactLocation": {"uri": location.path, "uriBaseId": "%SRCROOT%"},
+        "artifactLocation": {"uri": quote(location.path, safe="/"), "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": location.line},
     }
 
