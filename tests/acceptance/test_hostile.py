@@ -223,7 +223,7 @@ def test_unwritable_outputs_are_exit_2_and_leave_nothing(tmp_path: Path, args: t
     out = tmp_path / "limited"
     result = toolreplay(*(a.replace("{}", str(out)) for a in args), limit_file_size=512)
     one_line_error(result)
-    assert "File too large" in result.stderr
+    assert "File too large" in result.stderr or "cut a line short" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
@@ -476,3 +476,50 @@ def test_a_yaml_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
     result = toolreplay("check", "--config", str(config), cwd=tmp_path)
     one_line_error(result)
     assert "values once its aliases are expanded" in result.stderr
+
+
+def test_a_full_log_never_breaks_the_client_and_stays_whole(tmp_path: Path) -> None:
+    """record-mcp under a file-size limit: every answer still reaches the client; the log holds whole lines only."""
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    request = json.loads(line)\n"
+        "    result = {'content': [{'type': 'text', 'text': 'x' * 2000}]}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}), flush=True)\n"
+    )
+    requests = b"".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}\n' % n for n in range(20)
+    )
+    log = tmp_path / "log.jsonl"
+    result = toolreplay(
+        "record-mcp", "-o", str(log), "--", sys.executable, str(server), stdin=requests, limit_file_size=9000
+    )
+    assert result.code == 0
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == list(range(20))
+    assert result.stderr.count("cannot write the log") == 1
+    assert "File too large" in result.stderr or "cut a line short" in result.stderr
+    logged = log.read_bytes()
+    assert logged.endswith(b"\n")
+    events = [json.loads(line)["event"] for line in logged.splitlines()]
+    assert 0 < events.count("tools/call") < 20
+    out = tmp_path / "s.json"
+    imported = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    assert imported.code == 0, imported.stderr
+    assert f"{events.count('tools/call')} tool calls" in imported.stdout
+
+
+def test_import_reads_a_log_whose_last_line_was_cut_short(tmp_path: Path) -> None:
+    exchange = (
+        '{"v": 1, "event": "tools/call", "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        '"params": {"name": "t", "arguments": {}}}, "response": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}}'
+    )
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange + "\n" + exchange[:40])
+    out = tmp_path / "s.json"
+    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    assert result.code == 0, result.stderr
+    assert "1 tool calls" in result.stdout
+    assert "skipped line 3, cut short" in result.stdout
+    log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange[:40] + "\n" + exchange + "\n")
+    one_line_error(toolreplay("import", "--from", "mcp", str(log), "-o", str(out)))  # a broken line inside is an error

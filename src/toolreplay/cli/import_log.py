@@ -10,7 +10,7 @@ import click
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.errors import UsageError
-from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, session_from_log
+from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import read_session, write_session
 from toolreplay.redact import Redactor
 
@@ -62,12 +62,18 @@ def import_log(
         model=model,
         run=run_number,
     )
-    context, runs = session_from_log(log, options)
+    notes = LogNotes()
+    context, runs = session_from_log(log, options, notes)
     redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     write_session(output, context, redactor)
     session = read_session(output)  # what was written must load back
     which = "" if runs == 1 else f" (run {context.source['run']} of {runs}; choose another with --run)"
-    write_text(f"wrote {output}: {len(session.calls)} tool calls from {log}{which}\n")
+    skipped = ""
+    if notes.torn_line is not None:
+        skipped += f"; skipped line {notes.torn_line}, cut short (the proxy stopped mid-write)"
+    if notes.incomplete is not None:
+        skipped += f"; the proxy could not write the whole log ({notes.incomplete}), so later calls are missing"
+    write_text(f"wrote {output}: {len(session.calls)} tool calls from {log}{which}{skipped}\n")
     return 0
 
 

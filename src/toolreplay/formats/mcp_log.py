@@ -16,13 +16,14 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.files import iter_raw_lines
+from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.session import ANNOTATION_TYPES
-from toolreplay.formats.transcript import iter_numbered_objects
 from toolreplay.model import SessionContext, ToolDef
 
 DEFAULT_TASK = "(the task was not recorded)"
-_EVENTS = frozenset({"start", "tools/list", "tools/call"})
+_EVENTS = frozenset({"start", "tools/list", "tools/call", "incomplete"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +44,33 @@ class LogRun:
     exchanges: list[Exchange]
 
 
-def read_log(path: str | Path) -> list[LogRun]:
-    """Read a proxy log strictly; exchanges before any ``start`` line form a run of their own."""
+@dataclass
+class LogNotes:
+    """What a log says about itself beyond its exchanges: a last line cut short, a proxy that stopped logging."""
+
+    torn_line: int | None = None
+    incomplete: str | None = None
+
+
+def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
+    """Read a proxy log strictly; exchanges before any ``start`` line form a run of their own.
+
+    A proxy killed mid-write can leave a last line cut short (no newline, not
+    JSON): it is skipped, and noted in ``notes``, as is a proxy's word that it
+    could not write the whole log. Anything malformed before it is an error,
+    as everywhere.
+    """
+    notes = notes if notes is not None else LogNotes()
     runs: list[LogRun] = []
-    for line, entry in iter_numbered_objects(path):
+    for line, entry in _complete_lines(path, notes):
         event = entry.get("event")
         if event not in _EVENTS or entry.get("v") != 1:
             raise InputError(
                 f"not a record-mcp log line (event {json.dumps(event)}, v {json.dumps(entry.get('v'))})", path, line
             )
+        if event == "incomplete":  # the proxy could not write everything; what is here is whole
+            notes.incomplete = str(entry.get("reason", "the log could not be written"))
+            continue
         if event == "start":
             command = entry.get("command")
             runs.append(LogRun(command if isinstance(command, list) else [], []))
@@ -63,6 +82,24 @@ def read_log(path: str | Path) -> list[LogRun]:
             runs.append(LogRun([], []))
         runs[-1].exchanges.append(Exchange(str(event), request, response, line))
     return runs
+
+
+def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JSONObject]]:
+    """The log's objects, less a last line that was cut short."""
+    previous: tuple[int, bytes] | None = None
+    for number, raw in enumerate(iter_raw_lines(path), start=1):
+        if previous is not None:
+            yield previous[0], decode_object(previous[1], path, previous[0])
+        previous = None if raw.isspace() else (number, raw)
+    if previous is None:
+        return
+    number, raw = previous
+    try:
+        yield number, decode_object(raw, path, number)
+    except InputError:
+        if raw.endswith(b"\n"):
+            raise  # a whole line that is broken is an error, not a torn tail
+        notes.torn_line = number
 
 
 def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
@@ -163,9 +200,11 @@ class ImportOptions:
     run: int | None = None  # 1-based; default: the last run in the log
 
 
-def session_from_log(path: str | Path, options: ImportOptions) -> tuple[SessionContext, int]:
+def session_from_log(
+    path: str | Path, options: ImportOptions, notes: LogNotes | None = None
+) -> tuple[SessionContext, int]:
     """Build a session from one run of a proxy log; also returns how many runs the log holds."""
-    runs = read_log(path)
+    runs = read_log(path, notes)
     if not runs:
         raise InputError("the log holds no run", path)
     number = len(runs) if options.run is None else options.run

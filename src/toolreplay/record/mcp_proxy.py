@@ -16,9 +16,12 @@ Log lines (see docs/formats.md)::
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -65,18 +68,46 @@ class ExchangeLog:
         except OSError as exc:
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
         self._redactor = redactor
+        self.failure: str | None = None  # why the log stopped, once a line could not be written whole
         # canonical id -> the (method, request bytes) sent with it and not answered yet, oldest first: a client
         # that reuses an id gets its answers paired in order.
         self._pending: dict[bytes, deque[tuple[str, bytes]]] = {}
         self._lock = threading.Lock()
 
     def _append(self, text: str) -> None:
-        os.write(self._fd, self._redactor.json_text(text).encode("utf-8") + b"\n")
+        """Append one line, whole or not at all; a log that cannot be written never stops the traffic.
+
+        On a full disk or a file-size limit the line is taken back (a torn line
+        would make the rest of the log unreadable), the proxy says so once on
+        stderr, and it logs nothing more: the log is whole but incomplete, and
+        ``import`` says so.
+        """
+        if self.failure is not None:
+            return
+        data = self._redactor.json_text(text).encode("utf-8") + b"\n"
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, "a full disk or a file-size limit cut a line short")
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            self.failure = exc.strerror or str(exc)
+            sys.stderr.write(
+                f"toolreplay record-mcp: cannot write the log ({self.failure}); it is incomplete from here, "
+                "and the traffic still passes through\n"
+            )
+            sys.stderr.flush()
 
     def start(self, command: Sequence[str]) -> None:
         self._append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
 
     def close(self) -> None:
+        if self.failure is not None:  # say in the log itself that it stops short, if there is room now
+            marker = {"event": "incomplete", "reason": self.failure, "v": LOG_VERSION}
+            with contextlib.suppress(OSError):
+                os.write(self._fd, json.dumps(marker).encode("utf-8") + b"\n")
         os.close(self._fd)
 
     def from_client(self, line: bytes) -> None:
