@@ -39,6 +39,11 @@ def run_cli(*args: str, cwd: Path = SAMPLES) -> Completed:
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The container image takes longest: its tests go first, so its build overlaps everything else."""
+    items.sort(key=lambda item: 0 if "test_image.py" in item.nodeid else 1)
+
+
 @pytest.fixture
 def samples() -> Path:
     return SAMPLES

@@ -20,6 +20,9 @@ from toolreplay import __version__
 
 docker = pytest.importorskip("docker", reason="the docker SDK is not installed")
 
+# One worker builds the image and runs every test of it (scripts/check distributes by group).
+pytestmark = pytest.mark.xdist_group("image")
+
 TAG = "toolreplay:test"
 USER = "10001:10001"
 BUDGET = 80 * 1000 * 1000  # bytes the image may add to its base, in docker's MB
