@@ -11,10 +11,10 @@ identity, the diff, replay lookups, noise counting) goes through one
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from typing import Any
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, canonical_call
 from toolreplay.model import Call
@@ -47,12 +47,25 @@ class Matcher:
         The key's bytes are hashed in the pieces ``canonical_call`` joins (``{"args":``, the arguments,
         ``,"tool":``, the name, ``}``), which gives the same digest without building the wrapping object.
         """
-        digest = hashlib.sha256(b'{"args":')
+        digest = _sha256()(b'{"args":')
         digest.update(canonical_bytes(self.matched_args(call.tool, call.args)))
         digest.update(b',"tool":')
         digest.update(canonical_bytes(call.tool))
         digest.update(b"}")
-        return digest.digest()[:16]
+        identity: bytes = digest.digest()[:16]
+        return identity
+
+
+_SHA256: list[Callable[[bytes], Any]] = []
+
+
+def _sha256() -> Callable[[bytes], Any]:
+    """hashlib's sha256, imported on first use: replays compare calls by their keys and never hash them."""
+    if not _SHA256:
+        import hashlib  # noqa: PLC0415
+
+        _SHA256.append(hashlib.sha256)
+    return _SHA256[0]
 
 
 def _without(value: JSONObject, prefix: str, patterns: tuple[str, ...]) -> JSONObject:

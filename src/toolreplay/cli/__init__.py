@@ -14,7 +14,6 @@ import importlib
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Sequence
 
 import click
@@ -129,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a bug: still one line and exit 2, so a CI gate never reads it as findings
         if "--debug" in args:
+            import traceback  # noqa: PLC0415 - only a failing command with --debug needs it
+
             traceback.print_exc()
         _quiet_stdout()
         return _error(

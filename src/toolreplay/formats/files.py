@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -55,7 +54,8 @@ def readable(path: str | Path) -> str:
         return name  # opening it says what is wrong
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return name
-    import tempfile  # noqa: PLC0415 - only streams need it
+    import shutil  # noqa: PLC0415 - only streams need these
+    import tempfile  # noqa: PLC0415
 
     try:
         with open(name, "rb") as source, tempfile.NamedTemporaryFile(prefix="toolreplay-", delete=False) as copy:
