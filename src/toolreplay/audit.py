@@ -37,10 +37,6 @@ from toolreplay.model import Call, Finding, FindingKind, sorted_findings
 _DIGEST_SIZE = 16
 
 
-def _digest(data: bytes) -> bytes:
-    return hashlib.sha256(data).digest()[:_DIGEST_SIZE]
-
-
 @dataclass(frozen=True, slots=True)
 class AuditReport:
     """What the self-audit found in one recording."""
@@ -53,7 +49,7 @@ class AuditReport:
 def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful: bool = False) -> AuditReport:
     """Audit a recording's calls against themselves; ``stateful`` for a session (see above)."""
     classifier = Classifier() if classifier is None else classifier
-    identify = classifier.policy.matcher.identity
+    identify = classifier.policy.matcher.identifier()
     check_rules = bool(classifier.policy.rules)
     # call digest -> response digest + index of the occurrence compared with + the number of state
     # changes before it, packed into one bytes object: about 160 bytes per distinct call in all.
@@ -65,10 +61,11 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
     last_response = b""
     last_index = -1
     count = 0
+    sha256 = hashlib.sha256
     for call in calls:
         count += 1
         identity = identify(call)
-        response = _digest(canonical_bytes(call.result))
+        response = sha256(canonical_bytes(call.result)).digest()[:_DIGEST_SIZE]
         first = first_seen.get(identity)
         if first is None or (stateful and int.from_bytes(first[-8:], "big") != changes):
             # First seen, or the world changed since: nothing to compare with.

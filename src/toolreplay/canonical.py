@@ -22,8 +22,8 @@ def _not_json(value: object) -> None:
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
-def _make_encoder() -> Callable[[JSONValue], str]:
-    """The fastest encoder that gives exactly ``json.dumps``'s canonical output.
+def _make_encoder() -> Callable[[JSONValue], bytes]:
+    """The fastest function that gives exactly ``json.dumps``'s canonical output, as ASCII bytes.
 
     ``JSONEncoder.encode`` builds a new C encoder on every call, which costs
     more than encoding a small object. Values here come from a JSON parser, so
@@ -31,7 +31,11 @@ def _make_encoder() -> Callable[[JSONValue], str]:
     once. If this Python's ``json`` lacks it or it disagrees on a probe, the
     plain encoder is used.
     """
-    plain = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+    plain_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+
+    def plain(value: JSONValue) -> bytes:
+        return plain_encode(value).encode("ascii")
+
     make_encoder = getattr(json.encoder, "c_make_encoder", None)
     if make_encoder is None:
         return plain
@@ -42,20 +46,16 @@ def _make_encoder() -> Callable[[JSONValue], str]:
     except TypeError:
         return plain
 
-    def encode(value: JSONValue) -> str:
+    def encode(value: JSONValue) -> bytes:
         chunks: tuple[str, ...] = iterencode(value, 0)
-        return "".join(chunks)
+        return "".join(chunks).encode("ascii")
 
     probe: JSONValue = {"b": [1, 2.5, None, True, "é\n"], "a": {"z": -1e300, "y": ""}}
     return encode if encode(probe) == plain(probe) else plain
 
 
-_encode = _make_encoder()
-
-
-def canonical_bytes(value: JSONValue) -> bytes:
-    """Return the canonical encoding of ``value`` (always ASCII)."""
-    return _encode(value).encode("ascii")
+canonical_bytes: Callable[[JSONValue], bytes] = _make_encoder()
+"""Return the canonical encoding of a value (always ASCII)."""
 
 
 def canonical_call(tool: str, args: JSONObject) -> bytes:

@@ -26,14 +26,32 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
+# What a GitHub runner obeys in a step's output: a line that starts with ``::`` once leading whitespace is
+# trimmed (``::error::``, ``::add-mask::``, ``::stop-commands::``), and ``##[`` anywhere in a line (the first
+# form of the same commands). A backslash in front makes each plain text.
+_COMMAND_START = re.compile(r"^(\s*):(?=:)", re.MULTILINE)
+
+
+def _no_workflow_command(text: str) -> str:
+    if "::" in text:
+        text = _COMMAND_START.sub(r"\1\\:", text)
+    return text.replace("##[", "##\\[") if "##[" in text else text
+
+
 def for_terminal(text: str) -> str:
-    """``text`` with every control character but tab and newline written out (``\\x1b``), so nothing is obeyed."""
-    return _CONTROL.sub(_visible, text) if _CONTROL.search(text) else text
+    """``text`` for a terminal or a CI log: every control character but tab and newline written out
+    (``\\x1b``), and no line a workflow runner would take for a command."""
+    return _no_workflow_command(_CONTROL.sub(_visible, text) if _CONTROL.search(text) else text)
+
+
+def _flat(text: str) -> str:
+    """``text`` as one line: newlines and every other control character written out."""
+    return _CONTROL_OR_NEWLINE.sub(_visible, text) if _CONTROL_OR_NEWLINE.search(text) else text
 
 
 def one_line(text: str) -> str:
-    """``text`` as one line for a terminal or a log: newlines and every other control character written out."""
-    return _CONTROL_OR_NEWLINE.sub(_visible, text) if _CONTROL_OR_NEWLINE.search(text) else text
+    """``text`` as one line for a terminal or a CI log: :func:`for_terminal`, with newlines written out too."""
+    return _no_workflow_command(_flat(text))
 
 
 # What can change a table cell's meaning in GitHub-flavoured markdown: a backslash makes each literal. Other
@@ -55,12 +73,12 @@ def for_markdown(text: str) -> str:
     and ``|`` are text, and the sticky comment's marker cannot be copied), and a
     word joiner after ``@`` keeps ``@user`` and ``@org/team`` from notifying anyone.
     """
-    return _MENTION.sub("@\u2060", _MARKDOWN_SPECIAL.sub(r"\\\1", _no_comment(one_line(text))))
+    return _MENTION.sub("@\u2060", _MARKDOWN_SPECIAL.sub(r"\\\1", _no_comment(_flat(text))))
 
 
 def markdown_code(text: str) -> str:
     """``text`` as a markdown code span fit for a table cell: one line, its pipes escaped, fenced past its backticks."""
-    flat = _no_comment(one_line(text)).replace("|", "\\|")
+    flat = _no_comment(_flat(text)).replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or longest else ""

@@ -55,6 +55,26 @@ class Matcher:
         identity: bytes = digest.digest()[:16]
         return identity
 
+    def identifier(self) -> Callable[[Call], bytes]:
+        """:meth:`identity` as one function, for the audit's loop over every call of a recording.
+
+        When nothing is ignored, the key is joined from the encoded arguments and
+        the tool's encoded name, remembered per name, and hashed once.
+        """
+        if self.ignore or any(self.ignore_by_tool.values()):
+            return self.identity
+        sha256 = _sha256()
+        names: dict[str, bytes] = {}
+
+        def identity(call: Call) -> bytes:
+            name = names.get(call.tool)
+            if name is None:
+                name = names[call.tool] = b',"tool":' + canonical_bytes(call.tool) + b"}"
+            found: bytes = sha256(b'{"args":' + canonical_bytes(call.args) + name).digest()[:16]
+            return found
+
+        return identity
+
 
 _SHA256: list[Callable[[bytes], Any]] = []
 

@@ -14,9 +14,13 @@ from dataclasses import dataclass
 from toolreplay.canonical import JSONObject, JSONValue
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
-    """One tool call and its recorded result."""
+    """One tool call and its recorded result.
+
+    Never changed once made, but not frozen: a reader makes one per line of a
+    transcript, and a frozen dataclass takes three times as long to build.
+    """
 
     index: int
     tool: str
@@ -42,9 +46,13 @@ class FindingKind(enum.Enum):
 _KIND_RANK = {kind: rank for rank, kind in enumerate(FindingKind)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Finding:
-    """One audit result tied to a call."""
+    """One audit result tied to a call.
+
+    Treated as immutable like every record here, but not frozen: an audit can
+    make one per call, and a frozen dataclass takes three times as long to build.
+    """
 
     index: int
     kind: FindingKind

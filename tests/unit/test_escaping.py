@@ -48,8 +48,20 @@ ATTACKS = [
     "\u2028::error::x",
     "\\|",
     "**bold** _em_ ~~s~~",
+    "  ::error::indented",
+    "\u3000\t::add-mask::wide space",
+    "text then ##[error]the first form, anywhere in a line",
+    ":",
 ]
 hostile = st.one_of(st.sampled_from(ATTACKS), st.text(max_size=40))
+
+
+def obeyed(text: str) -> list[str]:
+    """The lines of ``text`` a GitHub runner would take for a workflow command: ``::`` once leading whitespace
+    is trimmed, or ``##[`` anywhere."""
+    return [line for line in text.split("\n") if line.lstrip().startswith("::") or "##[" in line]
+
+
 # Terminal control characters (C0 but newline, DEL, C1); a report's own newlines end its lines.
 CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -73,7 +85,7 @@ def test_the_check_reports_hold_under_any_text(texts: list[str]) -> None:
     text = render_check(report)
     assert not CONTROL.search(text)
     assert text.count("\n") == len(render_check(report_from(["a"] * 5)).splitlines())
-    assert not any(line.startswith("::") for line in text.splitlines())
+    assert not obeyed(text)
 
     annotations = render_annotations(report).splitlines()
     assert len(annotations) == 3
@@ -109,13 +121,15 @@ def test_the_terminal_reports_hold_under_any_text(tool: str, key: str, path: str
     audit = render_audit(AuditReport(2, 1, (finding,)))
     assert not CONTROL.search(audit)
     assert audit.count("\n") == 4
-    assert not any(line.startswith("::") for line in (show + audit).splitlines())
+    assert not obeyed(show + audit)
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_each_escape_on_its_own(attack: str) -> None:
     assert "\n" not in one_line(attack)
+    assert not obeyed(one_line(attack))
     assert "\x1b" not in for_terminal(attack)
+    assert not obeyed(for_terminal(attack))
     assert "\n" not in workflow_data(attack)
     assert "\r" not in workflow_data(attack)
     cell = f"| {for_markdown(attack)} | {markdown_code(attack)} |"

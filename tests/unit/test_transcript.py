@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolreplay.errors import InputError
+from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.transcript import iter_recorded_calls, iter_sealed, iter_transcript
 
 GOOD = b'{"index": 0, "tool": "read_file", "args": {"path": "a"}, "response": {"bytes": 1}}\n'
@@ -132,3 +137,21 @@ def test_recorded_calls_accepts_either_kind_but_not_a_mix() -> None:
 def test_missing_file_is_an_input_error(tmp_path: object) -> None:
     with pytest.raises(InputError, match="no such file"):
         list(iter_transcript("does-not-exist.jsonl"))
+
+
+_AROUND = st.text(alphabet=" \t\r\n\x0b\x0c\u00a0x,", max_size=3)
+
+
+@given(before=_AROUND, after=_AROUND, value=st.dictionaries(st.text(max_size=3), st.integers(), max_size=3))
+def test_a_line_is_taken_exactly_when_the_json_parser_takes_it(before: str, after: str, value: dict[str, int]) -> None:
+    """Reading a line through the scanner directly must accept and refuse exactly what ``json.loads`` does."""
+    text = before + json.dumps(value) + after
+    try:
+        expected: object = json.loads(text)
+    except ValueError:
+        expected = None
+    try:
+        found: object = decode_object(text.encode("utf-8"), "t.jsonl", 1)
+    except InputError:
+        found = None
+    assert found == expected

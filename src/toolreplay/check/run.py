@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSett
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
-from toolreplay.model import Call, Session
+from toolreplay.model import Call, Finding, Session
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import Candidate, load_candidate, replay_session, scripts
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport
@@ -216,28 +216,45 @@ class _Checker:
             findings.append(CheckFinding(rule, message, Location(shown, call.line), related, mark))
         return tuple(findings)
 
-    def calls(self, path: str) -> tuple[tuple[Call, ...], Classifier, bool]:
-        """A recording's calls, a classifier that knows its tools, and whether it is a session.
+    def calls(self, path: str) -> tuple[Callable[[], Iterator[Call]], Classifier, bool]:
+        """A way to read a recording's calls (once per pass), a classifier that knows its tools, and whether it
+        is a session.
 
-        Sessions are kept, since replays and comparisons read them again; a
-        transcript's calls are read for the unit at hand only, so a check holds
-        one transcript at a time however many it reads.
+        A session a replay or a comparison has read is taken from memory; any
+        other recording is streamed, so an audit or a scope check holds one call
+        at a time however large the file.
         """
-        if path in self._sessions or detect_kind(path) in (Kind.SESSION, Kind.SEALED_SESSION):
-            session = self.session(path)
-            return session.calls, self.classifier(session), True
-        calls, classifier, stateful = calls_and_classifier(path, self.policy)
-        return tuple(calls), classifier, stateful
+        if path in self._sessions:
+            session = self._sessions[path]
+            return lambda: iter(session.calls), self.classifier(session), True
+        first, classifier, stateful = calls_and_classifier(path, self.policy)
+        unread = [first]
+
+        def calls() -> Iterator[Call]:
+            return unread.pop() if unread else calls_and_classifier(path, self.policy)[0]
+
+        return calls, classifier, stateful
+
+    def _at_findings(
+        self, findings: tuple[Finding, ...], calls: Callable[[], Iterator[Call]], rule: Rule | None = None
+    ) -> Iterator[tuple[Rule, str, Call]]:
+        """Each finding with its call, found by a second pass over the calls (only when there are findings)."""
+        if not findings:
+            return
+        recorded = calls()
+        call = next(recorded)
+        for finding in sorted(findings, key=lambda f: f.index):
+            while call.index != finding.index:
+                call = next(recorded)
+            yield (rule or Rule(finding.kind.value)), finding.detail, call
 
     def audit(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
-        recorded, classifier, stateful = self.calls(unit.path)
-        report = audit(recorded, classifier, stateful)
-        by_index = {call.index: call for call in recorded} if report.findings else {}
-        found = [(Rule(f.kind.value), f.detail, by_index[f.index]) for f in report.findings]
-        findings = self._call_findings(found, shown)
-        calls = count(report.calls, "call")
-        summary = f"{calls}, {count(len(findings), 'finding')}" if findings else f"{calls}, clean"
+        calls, classifier, stateful = self.calls(unit.path)
+        report = audit(calls(), classifier, stateful)
+        findings = self._call_findings(self._at_findings(report.findings, calls), shown)
+        summary = count(report.calls, "call")
+        summary += f", {count(len(findings), 'finding')}" if findings else ", clean"
         return UnitResult(unit.key, "audit", shown, summary, findings)
 
     def scope(self, unit: Unit, setting: ScopeSetting) -> UnitResult:
@@ -245,11 +262,9 @@ class _Checker:
         if setting.file not in self._scopes:
             self._scopes[setting.file] = read_scope(setting.file)
         scope = self._scopes[setting.file]
-        recorded, _, _ = self.calls(unit.path)
-        report = check_scope(recorded, scope)
-        by_index = {call.index: call for call in recorded} if report.findings else {}
-        found = [(Rule.PERMISSION_OVERREACH, f.detail, by_index[f.index]) for f in report.findings]
-        findings = self._call_findings(found, shown)
+        calls, _, _ = self.calls(unit.path)
+        report = check_scope(calls(), scope)
+        findings = self._call_findings(self._at_findings(report.findings, calls, Rule.PERMISSION_OVERREACH), shown)
         scope_shown = self.paths.show(setting.file)
         summary = f"{count(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
         summary += f", {len(findings)} outside it" if findings else ", all inside it"

@@ -60,6 +60,12 @@ def write_lines(lines: Iterable[bytes], output: str | None) -> None:
 
 
 def write_text(text: str) -> None:
-    """Print a rendered report to stdout, with nothing in it a terminal would obey."""
+    """Print a rendered report to stdout, with nothing in it a terminal or a workflow runner would obey."""
     sys.stdout.write(for_terminal(text))
+    sys.stdout.flush()
+
+
+def write_workflow_commands(text: str) -> None:
+    """Print workflow commands to stdout as rendered: their renderer escaped what they carry, field by field."""
+    sys.stdout.write(text)
     sys.stdout.flush()

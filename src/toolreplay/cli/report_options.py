@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from toolreplay.check.model import CheckReport
-from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.formats.files import write_atomic
 
 
@@ -59,5 +59,5 @@ def emit_reports(
             write_atomic(target, [render(report).encode()])
     write_text(render_check(report))
     if github_annotations:
-        write_text(render_annotations(report))
+        write_workflow_commands(render_annotations(report))
     return report.verdict.exit_code

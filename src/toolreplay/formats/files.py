@@ -20,6 +20,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from toolreplay.errors import InputError, OutputError
 
@@ -79,6 +80,14 @@ def iter_raw_lines(path: str | Path) -> Iterator[bytes]:
             yield from handle
         except OSError as exc:
             raise _open_error(exc, path) from None
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading bytes (a stream is read once, see above)."""
+    try:
+        return open(readable(path), "rb")
+    except OSError as exc:
+        raise _open_error(exc, path) from None
 
 
 def read_head(path: str | Path, size: int) -> bytes:

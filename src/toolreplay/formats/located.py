@@ -254,9 +254,10 @@ _SURROGATE_ESCAPE = re.compile(
 class _LocatingParser:
     """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, first_line: int = 1) -> None:
         self.text = text
-        self.counted = (0, 1)  # (offset, line) of the last value started: values start in document order
+        self.first_line = first_line
+        self.counted = (0, first_line)  # (offset, line) of the last value started: values start in document order
         self.scalars: dict[int, Pos] = {}  # one shared Pos per line for values with no members
         self.stack: list[_Frame] = [_Frame()]
         self.opened: list[int] = []  # offsets of the values being read, innermost last
@@ -275,7 +276,7 @@ class _LocatingParser:
         more memory than the document's values)."""
         last_offset, last_line = self.counted
         if offset < last_offset:
-            return self.text.count("\n", 0, offset) + 1
+            return self.text.count("\n", 0, offset) + self.first_line
         line = last_line + self.text.count("\n", last_offset, offset)
         self.counted = (offset, line)
         return line
@@ -326,7 +327,8 @@ class _LocatingParser:
         try:
             value = self.decoder.decode(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
+            line = exc.lineno + self.first_line - 1
+            raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", path, line) from None
         except _DuplicateKey as exc:
             raise InputError(f"not valid JSON: {exc}", path, exc.line) from None
         except _TooDeep as exc:
@@ -348,11 +350,14 @@ class _LocatingParser:
         return Node(value, self.stack[0].kids[0], str(path), "", "json")
 
 
-def parse_json(text: str, path: str | Path) -> Node:
-    """Parse one JSON document strictly, noting the line of every value; errors name their line."""
+def parse_json(text: str, path: str | Path, first_line: int = 1) -> Node:
+    """Parse one JSON document strictly, noting the line of every value; errors name their line.
+
+    ``first_line`` is the line ``text`` starts on, for a piece of a larger file.
+    """
     if text.startswith("\ufeff"):
-        raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, 1)
-    return _LocatingParser(text).parse(text, path)
+        raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, first_line)
+    return _LocatingParser(text, first_line).parse(text, path)
 
 
 _YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end

@@ -22,6 +22,7 @@ from toolreplay.formats.files import iter_raw_lines, read_head
 from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, read_session
+from toolreplay.formats.session_stream import stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 from toolreplay.model import Call, Session
 
@@ -82,21 +83,26 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
 
 
 def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier, bool]:
-    """A recording's calls (streamed for transcripts), a classifier that knows its tools, and whether it is a
-    session (whose world the audit takes to be stateful)."""
+    """A recording's calls as a stream, a classifier that knows its tools, and whether it is a session (whose
+    world the audit takes to be stateful)."""
     kind = detect_kind(path)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return iter_recorded_calls(path), Classifier(policy), False
+    if kind is Kind.SESSION:
+        tools, calls = stream_session(path)
+        return calls, Classifier(policy, tools), True
     session = load_session(path, kind)
     tools = session.context.tools if session.context is not None else ()
     return iter(session.calls), Classifier(policy, tools), True
 
 
 def iter_calls(path: str | Path) -> Iterator[Call]:
-    """The calls of any recording; transcripts are streamed, sessions read whole."""
+    """The calls of any recording, streamed (but for a sealed session, which is checked whole)."""
     kind = detect_kind(path)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return iter_recorded_calls(path)
+    if kind is Kind.SESSION:
+        return stream_session(path)[1]
     return iter(load_session(path, kind).calls)
 
 

@@ -16,7 +16,6 @@ the place in the document (``messages[3].content[1]``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,11 +40,23 @@ ANNOTATION_TYPES: dict[str, type] = {
 }
 
 
-class _SessionReader:
+class SessionReader:
     """Validates one session document; every error names the line and place of the offending value."""
 
     def session(self, top: Node) -> Session:
-        top.called("a session").object().called("").only(FIELDS, "a session").require(*FIELDS)
+        model, source, system, tools = self.header(top)
+        top.require("messages", "final_reply")
+        final_reply = self.final_reply(top.member("final_reply"))
+        conversation = Conversation(self)
+        calls = [call for message in top.member("messages").array().elements() for call in conversation.add(message)]
+        conversation.finish(top.member("messages"))
+        context = SessionContext(model, source, system, tools, conversation.messages, final_reply)
+        return Session(top.path, tuple(calls), context)
+
+    def header(self, top: Node) -> tuple[str, JSONObject, JSONValue, tuple[ToolDef, ...]]:
+        """What a session says before its conversation: the model, the source, the system prompt and the tools."""
+        top.called("a session").object().called("").only(FIELDS, "a session")
+        top.require(*(name for name in FIELDS if name not in ("messages", "final_reply")))
         header = top.member("format")
         if header.value != FORMAT:
             raise header.fail(f"must be {FORMAT!r}, found {json.dumps(header.value)}")
@@ -55,15 +66,12 @@ class _SessionReader:
         model = top.member("model").string()
         source = top.member("source").object().require("kind")
         source.member("kind").string()
-        final = top.member("final_reply")
+        return model, source.value, self.system(top.member("system")), self.tools(top.member("tools"))
+
+    def final_reply(self, final: Node) -> str | None:
         if final.value is not None and type(final.value) is not str:
             raise final.fail(f"must be a string or null, found {final.describe()}")
-        system = self.system(top.member("system"))
-        tools = self.tools(top.member("tools"))
-        messages = self.messages(top.member("messages"))
-        calls = tuple(self.calls(messages))
-        context = SessionContext(model, source.value, system, tools, tuple(m.value for m in messages), final.value)
-        return Session(top.path, calls, context)
+        return final.value
 
     def system(self, node: Node) -> JSONValue:
         if isinstance(node.value, str):
@@ -120,33 +128,6 @@ class _SessionReader:
             blocks.append(block)
         return blocks
 
-    def messages(self, node: Node) -> list[Node]:
-        if not node.array().value:
-            raise node.fail("must hold at least the person's first message")
-        messages: list[Node] = []
-        pending: dict[str, Node] = {}  # tool_use id -> its block, awaiting its result
-        for i, message in enumerate(node.elements()):
-            message.object().only(("role", "content"), "a message").require("role", "content")
-            role = message.member("role")
-            expected_role = "user" if i % 2 == 0 else "assistant"
-            if role.value != expected_role:
-                raise role.fail(f"expected '{expected_role}' (turns alternate), found {json.dumps(role.value)}")
-            blocks = self.content(message)
-            if role.value == "assistant":
-                pending = self.assistant_blocks(blocks)
-            elif i == 0:
-                for block in blocks:
-                    if block.value["type"] in ("tool_result", "tool_use"):
-                        raise block.fail("the person's first message cannot hold tool blocks")
-            else:
-                self.user_blocks(message, blocks, pending)
-                pending = {}
-            messages.append(message)
-        if pending:
-            tool_use_id, block = next(iter(pending.items()))
-            raise block.fail(f"tool_use '{tool_use_id}' has no tool_result")
-        return messages
-
     def assistant_blocks(self, blocks: list[Node]) -> dict[str, Node]:
         pending: dict[str, Node] = {}
         for block in blocks:
@@ -186,29 +167,76 @@ class _SessionReader:
             if tool_use_id not in answered:
                 raise use.fail(f"tool_use '{tool_use_id}' has no tool_result in the next turn")
 
-    def calls(self, messages: list[Node]) -> Iterator[Call]:
-        index = 0
-        for i in range(1, len(messages), 2):
-            uses = [b for b in self.content(messages[i]) if b.value["type"] == "tool_use"]
-            if not uses:
-                continue
-            results = {b.value["tool_use_id"]: b.value for b in self.content(messages[i + 1])}
-            for use in uses:
-                block = use.value
-                result = results[block["id"]]
-                is_error = result.get("is_error", False) is True
-                yield Call(index, block["name"], block["input"], result.get("content", ""), use.line, is_error)
-                index += 1
+
+class Conversation:
+    """The messages of a session, checked one at a time in order; each call is given once its result is read.
+
+    ``keep`` holds on to every message (for a whole session); a stream of calls keeps none.
+    """
+
+    def __init__(self, reader: SessionReader, keep: bool = True) -> None:
+        self.reader = reader
+        self.keep = keep
+        self.kept: list[JSONObject] = []
+        self.count = 0
+        self.calls = 0
+        self.pending: dict[str, Node] = {}  # tool_use id -> its block, awaiting its result
+        self.uses: list[Node] = []
+
+    @property
+    def messages(self) -> tuple[JSONObject, ...]:
+        return tuple(self.kept)
+
+    def add(self, message: Node) -> list[Call]:
+        """Check the next message against the turns before it; the calls it completes, in order."""
+        i = self.count
+        self.count += 1
+        message.object().only(("role", "content"), "a message").require("role", "content")
+        role = message.member("role")
+        expected_role = "user" if i % 2 == 0 else "assistant"
+        if role.value != expected_role:
+            raise role.fail(f"expected '{expected_role}' (turns alternate), found {json.dumps(role.value)}")
+        if self.keep:
+            self.kept.append(message.value)
+        blocks = self.reader.content(message)
+        if role.value == "assistant":
+            self.pending = self.reader.assistant_blocks(blocks)
+            self.uses = [block for block in blocks if block.value["type"] == "tool_use"]
+            return []
+        if i == 0:
+            for block in blocks:
+                if block.value["type"] in ("tool_result", "tool_use"):
+                    raise block.fail("the person's first message cannot hold tool blocks")
+            return []
+        self.reader.user_blocks(message, blocks, self.pending)
+        results = {block.value["tool_use_id"]: block.value for block in blocks}
+        calls: list[Call] = []
+        for use in self.uses:
+            block = use.value
+            result = results[block["id"]]
+            is_error = result.get("is_error", False) is True
+            calls.append(Call(self.calls, block["name"], block["input"], result.get("content", ""), use.line, is_error))
+            self.calls += 1
+        self.pending, self.uses = {}, []
+        return calls
+
+    def finish(self, messages: Node) -> None:
+        """Check that the conversation is whole: it started, and every tool_use got its result."""
+        if self.count == 0:
+            raise messages.fail("must hold at least the person's first message")
+        if self.pending:
+            tool_use_id, block = next(iter(self.pending.items()))
+            raise block.fail(f"tool_use '{tool_use_id}' has no tool_result")
 
 
 def parse_tools(node: Node) -> tuple[ToolDef, ...]:
     """Validate a list of tool definitions (as a session holds them) from any source."""
-    return _SessionReader().tools(node)
+    return SessionReader().tools(node)
 
 
 def validate_session(top: Node) -> Session:
     """Validate a parsed session document and read its calls out."""
-    return _SessionReader().session(top)
+    return SessionReader().session(top)
 
 
 def parse_session(text: str, path: str | Path) -> Session:

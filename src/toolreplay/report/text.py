@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
-from toolreplay.escape import one_line
+from toolreplay.escape import for_terminal, one_line
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay.noise import ChangeVerdict
 from toolreplay.wording import count, format_call, format_value, p_value
@@ -33,6 +33,9 @@ def _finding_lines(findings: Iterable[Finding]) -> list[str]:
 
 def _lines(lines: list[str]) -> str:
     """The report's lines, each made one line with nothing a terminal obeys: text from a recording is data."""
+    text = "\n".join(lines) + "\n" if lines else ""
+    if text.count("\n") == len(lines) and "\t" not in text:  # nothing one_line alone writes out: escape it all at once
+        return for_terminal(text)
     return "".join(one_line(line) + "\n" for line in lines)
 
 

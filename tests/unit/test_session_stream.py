@@ -1,0 +1,218 @@
+"""The streamed session reader takes exactly the files the whole reader takes, with the same calls and errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import SAMPLES
+from toolreplay.errors import InputError
+from toolreplay.formats import session_stream
+from toolreplay.formats.located import JSON_DEPTH
+from toolreplay.formats.session import read_session
+from toolreplay.formats.session_stream import stream_session
+from toolreplay.model import Call
+
+SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())
+
+
+def outcome(read: Callable[[], tuple[object, list[Call]]]) -> object:
+    """What a reader gives: the tools and every call field, or the error's exact words."""
+    try:
+        tools, calls = read()
+    except InputError as exc:
+        return str(exc)
+    return tools, [(c.index, c.tool, c.args, c.result, c.line, c.is_error) for c in calls]
+
+
+def both(path: Path) -> tuple[object, object]:
+    def whole() -> tuple[object, list[Call]]:
+        session = read_session(path)
+        return (session.context.tools if session.context else ()), list(session.calls)
+
+    def streamed() -> tuple[object, list[Call]]:
+        tools, calls = stream_session(path)
+        return tools, list(calls)
+
+    return outcome(whole), outcome(streamed)
+
+
+@pytest.fixture(params=[1 << 20, 7], ids=["chunk-1MiB", "chunk-7"])
+def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window of 7 characters moves on inside every key, string and number."""
+    monkeypatch.setattr(session_stream, "_CHUNK", request.param)
+
+
+@pytest.mark.usefixtures("chunk")
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_the_samples_stream_as_they_read(path: Path) -> None:
+    whole, streamed = both(path)
+    assert not isinstance(whole, str)
+    assert streamed == whole
+
+
+def _base() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((SAMPLES / "ops" / "session.json").read_text())
+    return doc
+
+
+def _without(name: str) -> dict[str, Any]:
+    return {key: value for key, value in _base().items() if key != name}
+
+
+def _edit(change: Callable[[dict[str, Any]], object]) -> str:
+    doc = copy.deepcopy(_base())
+    change(doc)
+    return json.dumps(doc, indent=2)
+
+
+def _beside_a_result(member: str) -> Callable[[str], str]:
+    """A new member in the first tool_result block (five levels down: session, messages, message, content, block)."""
+    return lambda t: t.replace('"tool_use_id": "toolu_0001"', f'"tool_use_id": "toolu_0001", "x": {member}', 1)
+
+
+def _deep(levels: int) -> str:
+    """A value that nests ``levels`` deep, counting its innermost scalar."""
+    return "[" * (levels - 1) + "1" + "]" * (levels - 1)
+
+
+# Each is a file the stream must hand to the whole reader: for its error, or for a layout it does not walk.
+VARIANTS: dict[str, str] = {
+    "good": _edit(lambda d: None),
+    "compact": json.dumps(_base(), separators=(",", ":")),
+    "one message": _edit(lambda d: d.update(messages=d["messages"][:1])),
+    "no messages": _edit(lambda d: d.update(messages=[])),
+    "messages not an array": _edit(lambda d: d.update(messages={})),
+    "a message not an object": _edit(lambda d: d["messages"].insert(1, 3)),
+    "turns out of order": _edit(lambda d: d["messages"].insert(1, {"role": "user", "content": "again"})),
+    "unknown field in a message": _edit(lambda d: d["messages"][1].update(extra=1)),
+    "result missing": _edit(lambda d: d.update(messages=d["messages"][:2])),
+    "final_reply missing": _edit(lambda d: d.pop("final_reply")),
+    "final_reply not text": _edit(lambda d: d.update(final_reply=3)),
+    "final_reply first": json.dumps({"final_reply": "x", **_without("final_reply")}),
+    "tools after messages": json.dumps(
+        {**{k: v for k, v in _base().items() if k != "tools"}, "tools": _base()["tools"]}
+    ),
+    "unknown field after messages": _edit(lambda d: d.update(zzz=1)),
+    "a wrong version": _edit(lambda d: d.update(version=2)),
+    "a tool defined twice": _edit(lambda d: d["tools"].append(d["tools"][0])),
+}
+TEXT_VARIANTS: dict[str, Callable[[str], str]] = {
+    "a key twice in a message": lambda t: t.replace(
+        '"role": "assistant",', '"role": "assistant", "role": "assistant",', 1
+    ),
+    "a key twice at the top": lambda t: t.replace('"model": ', '"model": "x", "model": ', 1),
+    "NaN in a result": _beside_a_result("NaN"),
+    "a float too large": _beside_a_result("1e999"),
+    "a huge integer": _beside_a_result("7" * 5000),
+    "a deep result, at the limit": _beside_a_result(_deep(JSON_DEPTH - 5)),
+    "a deep result, past it": _beside_a_result(_deep(JSON_DEPTH - 4)),
+    "a very deep result": _beside_a_result(_deep(100_000)),
+    "a lone surrogate": lambda t: t.replace('"path": "', '"path": "\\ud800', 1),
+    "a surrogate pair": lambda t: t.replace('"path": "', '"path": "\\ud83d\\ude00', 1),
+    "an escaped tool_use": lambda t: t.replace('"type": "tool_use"', '"type": "tool\\u005fuse"'),
+    "trailing text": lambda t: t + "x",
+    "trailing space": lambda t: t + " \n\n",
+    "a byte-order mark": lambda t: "\ufeff" + t,
+    "cut short": lambda t: t[: len(t) // 2],
+    "control character in a string": lambda t: t.replace('"path": "', '"path": "\x01', 1),
+}
+
+
+@pytest.mark.usefixtures("chunk")
+@pytest.mark.parametrize("name", [*VARIANTS, *TEXT_VARIANTS])
+def test_every_variant_streams_or_fails_as_it_reads(tmp_path: Path, name: str) -> None:
+    text = VARIANTS[name] if name in VARIANTS else TEXT_VARIANTS[name](VARIANTS["good"])
+    path = tmp_path / "s.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    whole, streamed = both(path)
+    assert streamed == whole
+
+
+@pytest.mark.usefixtures("chunk")
+def test_bytes_that_are_not_utf8_fail_as_they_read(tmp_path: Path) -> None:
+    raw = VARIANTS["good"].encode()
+    path = tmp_path / "s.json"
+    path.write_bytes(raw[:4000] + b"\xff" + raw[4000:])
+    whole, streamed = both(path)
+    assert isinstance(whole, str)
+    assert streamed == whole
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    results=st.lists(json_values, min_size=1, max_size=4),
+    indent=st.sampled_from([None, 0, 1, 4]),
+    chunk_size=st.integers(1, 40),
+)
+def test_any_layout_streams_as_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, results: list[Any], indent: int | None, chunk_size: int
+) -> None:
+    monkeypatch.setattr(session_stream, "_CHUNK", chunk_size)
+    doc = _base()
+    messages: list[Any] = [{"role": "user", "content": "go"}]
+    for number, result in enumerate(results):
+        use = {"type": "tool_use", "id": f"t{number}", "name": "list_dir", "input": {"n": result}}
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}, use]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{number}", "content": json.dumps(result)}],
+            }
+        )
+    messages.append({"role": "assistant", "content": "done"})
+    doc["messages"] = messages
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc, indent=indent), encoding="utf-8")
+    whole, streamed = both(path)
+    assert not isinstance(whole, str)
+    assert streamed == whole
+
+
+def _session_of(calls: int) -> str:
+    doc = _base()
+    messages: list[Any] = [{"role": "user", "content": "go"}]
+    for number in range(calls):
+        use = {
+            "type": "tool_use",
+            "id": f"t{number}",
+            "name": "list_dir",
+            "input": {"host": "h", "path": f"/p/{number}"},
+        }
+        messages.append({"role": "assistant", "content": [use]})
+        result = {"type": "tool_result", "tool_use_id": f"t{number}", "content": "x" * 2000}
+        messages.append({"role": "user", "content": [result]})
+    messages.append({"role": "assistant", "content": "done"})
+    doc["messages"] = messages
+    return json.dumps(doc, indent=2)
+
+
+def test_memory_does_not_grow_with_the_session(tmp_path: Path) -> None:
+    """A session ten times longer costs no more memory to stream: one message and a window of text."""
+    peaks = []
+    for calls in (1_000, 10_000):
+        path = tmp_path / f"s{calls}.json"
+        path.write_text(_session_of(calls), encoding="utf-8")
+        tracemalloc.start()
+        _, stream = stream_session(path)
+        assert sum(1 for _ in stream) == calls
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    small, large = peaks
+    assert large < small * 1.5, peaks
+    assert large < 8 << 20, peaks
