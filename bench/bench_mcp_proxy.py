@@ -1,17 +1,25 @@
 """Benchmark: tools/call round trips through record-mcp against a direct connection.
 
     python bench/bench_mcp_proxy.py [--calls 400]
+    python bench/bench_mcp_proxy.py --large-mb 40
 
 The real mcp SDK client opens two sessions to the sample server at once, one
 direct and one through `toolreplay record-mcp`, and alternates calls between
 them, so both see the same machine at the same moment. Prints the median round
-trip of each and their ratio (target: at most 1.05).
+trip of each and their ratio (target: at most 1.10).
+
+``--large-mb N`` times instead one answer of N MB: a bare pipe client asks a
+server that answers with one line that size, directly and through the proxy,
+alternating three times, and prints the best of each and their ratio (target:
+within 2x; the proxy must cost time in proportion to a message's size).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,10 +63,61 @@ async def measure(calls: int, log: Path) -> tuple[list[float], list[float]]:
     return direct_times, proxy_times
 
 
+# A server that answers every request with one line of about N MB.
+_LARGE_SERVER = """
+import json, sys
+size = int(sys.argv[1]) << 20
+for line in sys.stdin.buffer:
+    request = json.loads(line)
+    text = "x" * size
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    sys.stdout.buffer.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode() + b"\\n")
+    sys.stdout.buffer.flush()
+"""
+
+
+def time_large(command: list[str]) -> float:
+    """Seconds for one request and its large answer, read to the end."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if process.stdin is None or process.stdout is None:
+        raise SystemExit("cannot talk to the server over pipes")
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "big", "arguments": {}}}
+    start = time.perf_counter()
+    process.stdin.write(json.dumps(request).encode() + b"\n")
+    process.stdin.flush()
+    answer = process.stdout.readline()
+    elapsed = time.perf_counter() - start
+    process.stdin.close()
+    process.wait()
+    if not answer.endswith(b"\n"):
+        raise SystemExit("the large answer did not arrive whole")
+    return elapsed
+
+
+def large(megabytes: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        server = [sys.executable, "-c", _LARGE_SERVER, str(megabytes)]
+        proxied = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(Path(tmp) / "mcp.jsonl"), "--", *server]
+        direct_times, proxy_times = [], []
+        for _ in range(3):
+            direct_times.append(time_large(server))
+            proxy_times.append(time_large(proxied))
+        logged = (Path(tmp) / "mcp.jsonl").stat().st_size / (1 << 20)
+    d, p = min(direct_times), min(proxy_times)
+    print(f"one answer of {megabytes} MB, best of 3 each; the log holds {logged:.0f} MB")
+    print(f"direct   {d:.3f} s")
+    print(f"proxied  {p:.3f} s")
+    print(f"ratio    {p / d:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=400)
+    parser.add_argument("--large-mb", type=int, help="time one answer of this many MB instead")
     options = parser.parse_args()
+    if options.large_mb:
+        large(options.large_mb)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "mcp.jsonl"
         direct, proxied = anyio.run(measure, options.calls, log)

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,13 @@ async def _session_script(command: list[str]) -> list[Any]:
     return seen
 
 
+def method_of(entry: dict[str, Any]) -> str | None:
+    """The method a log line is about: its request's, or its notification's."""
+    message = entry.get("request") or entry.get("message") or {}
+    method: str | None = message.get("method")
+    return method
+
+
 def session_script(command: list[str]) -> list[Any]:
     return anyio.run(_session_script, command)
 
@@ -63,8 +71,14 @@ def test_the_client_sees_the_same_traffic_through_the_proxy(tmp_path: Path) -> N
     assert TOKEN not in log.read_text()  # ... the log never holds them
 
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [e["event"] for e in entries] == ["start", "tools/list"] + ["tools/call"] * 5
-    assert entries[5]["response"]["result"]["isError"] is True
+    assert [(e["event"], method_of(e)) for e in entries] == [
+        ("start", None),
+        ("request", "initialize"),
+        ("notification", "notifications/initialized"),
+        ("request", "tools/list"),
+    ] + [("request", "tools/call")] * 5
+    assert entries[7]["response"]["result"]["isError"] is True
+    assert entries[2]["from"] == "client"
 
 
 def test_the_log_imports_to_a_session_whose_calls_match(tmp_path: Path) -> None:
@@ -157,7 +171,7 @@ def test_a_killed_proxy_has_logged_every_answered_call(tmp_path: Path) -> None:
         if proxy.poll() is None:
             proxy.kill()
     logged = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [e["request"]["id"] for e in logged if e["event"] == "tools/call"] == answered
+    assert [e["request"]["id"] for e in logged if method_of(e) == "tools/call"] == answered
 
 
 def test_the_proxy_ends_when_the_client_closes(tmp_path: Path) -> None:
@@ -183,3 +197,54 @@ def test_the_log_never_lands_in_the_server_script(tmp_path: Path) -> None:
     assert result.code == 2
     assert "refusing to append the log" in result.stderr
     assert server.read_text() == "print('hello')\n"
+
+
+@pytest.fixture
+def busy_cores() -> Any:
+    """Both cores kept busy by other processes while the test runs: races show up only under load."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    yield
+    for spinner in spinners:
+        spinner.kill()
+        spinner.wait()
+
+
+@pytest.mark.usefixtures("busy_cores")
+def test_under_load_no_answered_call_goes_unlogged(tmp_path: Path) -> None:
+    """2,500 calls, sent without waiting, to a server that answers at once (serve), with every core busy."""
+    log = tmp_path / "mcp.jsonl"
+    command = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--"]
+    command += [sys.executable, "-m", "toolreplay", "serve", "samples/ops/session.json"]
+    proxy = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
+    )
+    client = RawClient(proxy)
+    client.initialize()
+    calls = 2_500
+
+    def send_all() -> None:
+        for number in range(1, calls + 1):
+            client.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": number,
+                    "method": "tools/call",
+                    "params": {"name": "disk_usage", "arguments": {"host": "build-04"}},
+                }
+            )
+
+    sender = threading.Thread(target=send_all)
+    sender.start()
+    answered = [client.receive()["id"] for _ in range(calls)]
+    sender.join()
+    assert proxy.stdin is not None
+    proxy.stdin.close()
+    assert proxy.wait(timeout=120) == 0
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert sorted(answered) == list(range(1, calls + 1))
+    assert [e["request"]["id"] for e in logged if method_of(e) == "tools/call"] == answered
+
+
+@pytest.mark.usefixtures("busy_cores")
+def test_a_killed_proxy_under_load_has_logged_every_answered_call(tmp_path: Path) -> None:
+    test_a_killed_proxy_has_logged_every_answered_call(tmp_path)

@@ -1,10 +1,12 @@
 """MCP proxy logs, and turning one into a session.
 
 A log (written by ``record-mcp``) holds one or more runs, each opened by a
-``start`` line and followed by ``tools/list`` and ``tools/call`` exchanges. A
-proxy sees only tool traffic, never the prompt or the model's words, so the
-session built from a run carries the task, system prompt, final reply and
-model name the user supplies, and one assistant turn per call.
+``start`` line and followed by the JSON-RPC exchanges the proxy saw. Version 2
+logs every request with its response and every notification, in the order
+they passed; version 1 logged ``tools/list`` and ``tools/call`` only, and still
+reads. A proxy sees only MCP traffic, never the prompt or the model's words,
+so the session built from a run carries the task, system prompt, final reply
+and model name the user supplies, and one assistant turn per call.
 """
 
 from __future__ import annotations
@@ -23,17 +25,22 @@ from toolreplay.formats.session import ANNOTATION_TYPES
 from toolreplay.model import SessionContext, ToolDef
 
 DEFAULT_TASK = "(the task was not recorded)"
-_EVENTS = frozenset({"start", "tools/list", "tools/call", "incomplete"})
+_EVENTS = {
+    1: frozenset({"start", "tools/list", "tools/call", "incomplete"}),
+    2: frozenset({"start", "request", "notification", "server-request", "incomplete"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
-    """One logged request and its response."""
+    """One request of the client's and the server's response, with the server's notifications that came
+    before the response (and after the previous one): progress, log messages, list changes."""
 
-    event: str
+    event: str  # the request's method
     request: JSONObject
     response: JSONObject
     line: int
+    notifications: tuple[JSONObject, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +69,12 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
     """
     notes = notes if notes is not None else LogNotes()
     runs: list[LogRun] = []
+    heard: list[JSONObject] = []  # the server's notifications since the last response
     for line, entry in _complete_lines(path, notes):
-        event = entry.get("event")
-        if event not in _EVENTS or entry.get("v") != 1:
+        event, version = entry.get("event"), entry.get("v")
+        if type(version) is not int or version not in _EVENTS or event not in _EVENTS[version]:
             raise InputError(
-                f"not a record-mcp log line (event {json.dumps(event)}, v {json.dumps(entry.get('v'))})", path, line
+                f"not a record-mcp log line (event {json.dumps(event)}, v {json.dumps(version)})", path, line
             )
         if event == "incomplete":  # the proxy could not write everything; what is here is whole
             notes.incomplete = str(entry.get("reason", "the log could not be written"))
@@ -74,14 +82,53 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
         if event == "start":
             command = entry.get("command")
             runs.append(LogRun(command if isinstance(command, list) else [], []))
+            heard = []
+            continue
+        if event == "notification":
+            message, side = entry.get("message"), entry.get("from")
+            if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+                raise InputError("a notification needs a 'message' object with a method", path, line)
+            if side not in ("client", "server"):
+                raise InputError(f"a notification comes from 'client' or 'server', not {json.dumps(side)}", path, line)
+            if side == "server":
+                heard.append(message)
             continue
         request, response = entry.get("request"), entry.get("response")
         if not isinstance(request, dict) or not isinstance(response, dict):
             raise InputError("an exchange needs a 'request' and a 'response' object", path, line)
+        method = request.get("method", event) if version == 2 else event
+        if not isinstance(method, str):
+            raise InputError(f"a request's method must be a string, found {describe(method)}", path, line)
+        if event == "server-request":
+            continue  # the server's own requests (sampling, elicitation, roots): logged, not served again
         if not runs:
             runs.append(LogRun([], []))
-        runs[-1].exchanges.append(Exchange(str(event), request, response, line))
+        runs[-1].exchanges.append(Exchange(method, request, response, line, tuple(heard)))
+        heard = []
     return runs
+
+
+def pick_run(runs: list[LogRun], number: int | None, path: str | Path) -> LogRun:
+    """Run ``number`` (1-based) of a log, the last by default."""
+    if not runs:
+        raise InputError("the log holds no run", path)
+    chosen = len(runs) if number is None else number
+    if not 1 <= chosen <= len(runs):
+        raise UsageError(f"--run {chosen}: the log holds {len(runs)} run(s)")
+    return runs[chosen - 1]
+
+
+def is_log(path: str | Path) -> bool:
+    """Whether a file is a proxy log, by its first line (any other file is for its own reader to judge)."""
+    for number, raw in enumerate(iter_raw_lines(path), start=1):
+        if raw.isspace():
+            continue
+        try:
+            first = decode_object(raw, path, number)
+        except InputError:
+            return False
+        return first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
+    return False
 
 
 def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JSONObject]]:
@@ -205,12 +252,8 @@ def session_from_log(
 ) -> tuple[SessionContext, int]:
     """Build a session from one run of a proxy log; also returns how many runs the log holds."""
     runs = read_log(path, notes)
-    if not runs:
-        raise InputError("the log holds no run", path)
-    number = len(runs) if options.run is None else options.run
-    if not 1 <= number <= len(runs):
-        raise UsageError(f"--run {number}: the log holds {len(runs)} run(s)")
-    run = runs[number - 1]
+    run = pick_run(runs, options.run, path)
+    number = runs.index(run) + 1
     messages: list[JSONObject] = [{"role": "user", "content": options.task}]
     for use, result in _calls(run.exchanges, path):
         messages.append({"role": "assistant", "content": [use]})

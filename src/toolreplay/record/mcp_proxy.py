@@ -1,17 +1,22 @@
-"""``record-mcp``: a stdio MCP proxy that logs tool traffic and changes nothing.
+"""``record-mcp``: a stdio MCP proxy that logs every JSON-RPC message and changes nothing.
 
 The proxy goes where an MCP client's server command was. It starts the real
 server, copies bytes both ways unchanged, and watches the newline-delimited
-JSON-RPC messages go by. Each ``tools/list`` and ``tools/call`` request is paired
-with its response (errors included) and appended to a JSON Lines log, one
-``os.write`` per line on a file opened for appending, so a killed proxy loses
-nothing already answered: an exchange is logged before its response is passed
-on to the client.
+JSON-RPC messages go by. Every request is paired with its response (errors
+included), whichever side asked: the client's requests (``initialize``,
+``server/discover``, ``tools/*``, ``resources/*``, ``prompts/*``, ...) and the
+server's (sampling, elicitation, roots) with the client's answers. Notifications
+are logged as they pass, so their order relative to the responses is kept. Each
+line is appended with one ``os.write`` on a file opened for appending, so a
+killed proxy loses nothing already answered: an exchange is logged before its
+response is passed on.
 
 Log lines (see docs/formats.md)::
 
-    {"command": [...], "event": "start", "v": 1}
-    {"event": "tools/call", "request": {...}, "response": {...}, "v": 1}
+    {"command": [...], "event": "start", "v": 2}
+    {"event": "request", "request": {...}, "response": {...}, "v": 2}
+    {"event": "notification", "from": "server", "message": {...}, "v": 2}
+    {"event": "server-request", "request": {...}, "response": {...}, "v": 2}
 """
 
 from __future__ import annotations
@@ -32,26 +37,34 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file
 from toolreplay.redact import Redactor
 
-LOG_VERSION = 1
-LOGGED_METHODS = frozenset({"tools/list", "tools/call"})
+LOG_VERSION = 2
 _CHUNK = 1 << 16
 
 
 class LineSplitter:
-    """Cuts a byte stream into lines, keeping the unfinished tail for the next chunk."""
+    """Cuts a byte stream into lines, keeping the unfinished tail for the next chunk.
+
+    The tail is kept as a list of pieces and joined once its line ends, so a
+    message of any size costs time in proportion to its length.
+    """
 
     def __init__(self) -> None:
-        self._tail = b""
+        self._tail: list[bytes] = []
 
     def feed(self, chunk: bytes) -> list[bytes]:
-        data = self._tail + chunk
-        lines = data.split(b"\n")
-        self._tail = lines.pop()
+        if b"\n" not in chunk:
+            self._tail.append(chunk)
+            return []
+        lines = chunk.split(b"\n")
+        if self._tail:
+            lines[0] = b"".join([*self._tail, lines[0]])
+        last = lines.pop()
+        self._tail = [last] if last else []
         return lines
 
     def rest(self) -> bytes:
         """What is left at the end of the stream: a last message without its newline."""
-        tail, self._tail = self._tail, b""
+        tail, self._tail = b"".join(self._tail), []
         return tail
 
 
@@ -69,9 +82,10 @@ class ExchangeLog:
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
         self._redactor = redactor
         self.failure: str | None = None  # why the log stopped, once a line could not be written whole
-        # canonical id -> the (method, request bytes) sent with it and not answered yet, oldest first: a client
-        # that reuses an id gets its answers paired in order.
-        self._pending: dict[bytes, deque[tuple[str, bytes]]] = {}
+        # canonical id -> the requests sent with it and not answered yet, oldest first, for each side: a peer that
+        # reuses an id gets its answers paired in order.
+        self._client_requests: dict[bytes, deque[bytes]] = {}
+        self._server_requests: dict[bytes, deque[bytes]] = {}
         self._lock = threading.Lock()
 
     def _append(self, text: str) -> None:
@@ -111,32 +125,46 @@ class ExchangeLog:
         os.close(self._fd)
 
     def from_client(self, line: bytes) -> None:
-        if b'"tools/' not in line:  # cheap test first: most traffic is not ours to log
-            return
+        """A line the client sent: its requests wait for their responses; its answers complete the server's."""
         for raw, message in _messages(line):
-            method = message.get("method")
-            if method in LOGGED_METHODS and "id" in message:
-                with self._lock:
-                    self._pending.setdefault(canonical_bytes(message["id"]), deque()).append((str(method), raw))
+            if "method" in message:
+                if "id" in message:
+                    self._wait(self._client_requests, message, raw)
+                else:
+                    self._notification("client", raw)
+            elif "id" in message:
+                self._answered(self._server_requests, message, raw, "server-request")
 
     def from_server(self, line: bytes) -> None:
-        if not self._pending:
-            return
+        """A line the server sent: responses complete the client's requests; its own requests wait."""
         for raw, message in _messages(line):
-            if "id" not in message or ("result" not in message and "error" not in message):
-                continue
-            key = canonical_bytes(message["id"])
-            with self._lock:
-                waiting = self._pending.get(key)
-                pending = waiting.popleft() if waiting else None
-                if waiting is not None and not waiting:
-                    del self._pending[key]
-            if pending is not None:
-                method, request = pending
-                self._append(
-                    f'{{"event":{json.dumps(method)},"request":{request.decode("utf-8")},'
-                    f'"response":{raw.decode("utf-8")},"v":{LOG_VERSION}}}'
-                )
+            if "method" in message:
+                if "id" in message:
+                    self._wait(self._server_requests, message, raw)
+                else:
+                    self._notification("server", raw)
+            elif "id" in message:
+                self._answered(self._client_requests, message, raw, "request")
+
+    def _wait(self, pending: dict[bytes, deque[bytes]], message: JSONObject, raw: bytes) -> None:
+        with self._lock:
+            pending.setdefault(canonical_bytes(message["id"]), deque()).append(raw)
+
+    def _answered(self, pending: dict[bytes, deque[bytes]], message: JSONObject, raw: bytes, event: str) -> None:
+        key = canonical_bytes(message["id"])
+        with self._lock:
+            waiting = pending.get(key)
+            request = waiting.popleft() if waiting else None
+            if waiting is not None and not waiting:
+                del pending[key]
+        if request is not None:
+            self._append(
+                f'{{"event":"{event}","request":{request.decode("utf-8")},'
+                f'"response":{raw.decode("utf-8")},"v":{LOG_VERSION}}}'
+            )
+
+    def _notification(self, side: str, raw: bytes) -> None:
+        self._append(f'{{"event":"notification","from":"{side}","message":{raw.decode("utf-8")},"v":{LOG_VERSION}}}')
 
 
 def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
@@ -145,8 +173,8 @@ def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
     if not raw:
         return []
     try:
-        value: JSONValue = json.loads(raw)
-    except ValueError:
+        value: JSONValue = json.loads(raw.decode("utf-8"))
+    except ValueError:  # not UTF-8 or not JSON: passed on, never logged
         return []
     if isinstance(value, dict):
         return [(raw, value)]

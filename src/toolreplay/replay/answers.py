@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from toolreplay.canonical import JSONValue
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call
 from toolreplay.settings import Unrecorded
+
+T = TypeVar("T")
 
 UNRECORDED_ERROR = "toolreplay: this call was not in the recording, so there is no recorded result for it"
 
@@ -32,22 +35,34 @@ class Answer:
     origin: str  # "recorded", "stub" or "error"
 
 
+class Replies(Generic[T]):
+    """Recorded replies queued by key: given back in recorded order, and the last one again once they run out."""
+
+    def __init__(self) -> None:
+        self._queues: dict[bytes, deque[T]] = defaultdict(deque)
+        self._last: dict[bytes, T] = {}
+
+    def add(self, key: bytes, reply: T) -> None:
+        self._queues[key].append(reply)
+
+    def next(self, key: bytes) -> T | None:
+        queue = self._queues.get(key)
+        if queue:
+            self._last[key] = queue.popleft()
+        return self._last.get(key)
+
+
 class RecordedAnswers:
     """The recording's results, queued per matched call."""
 
     def __init__(self, calls: Sequence[Call], matcher: Matcher) -> None:
         self.matcher = matcher
-        self._queues: dict[bytes, deque[Call]] = defaultdict(deque)
-        self._last: dict[bytes, Call] = {}
+        self._replies: Replies[Call] = Replies()
         for call in calls:
-            self._queues[matcher.key(call)].append(call)
+            self._replies.add(matcher.key(call), call)
 
     def answer(self, call: Call) -> Answer | None:
-        key = self.matcher.key(call)
-        queue = self._queues.get(key)
-        if queue:
-            self._last[key] = queue.popleft()
-        recorded = self._last.get(key)
+        recorded = self._replies.next(self.matcher.key(call))
         if recorded is None:
             return None
         return Answer(recorded.result, recorded.is_error, "recorded")

@@ -1,39 +1,54 @@
-"""``serve``: a recorded session's answers, served as an MCP stdio server.
+"""``serve``: a recording's answers, served as an MCP stdio server.
 
 An agent that is an MCP client (an IDE agent, Claude Code) can be replayed too:
-put ``toolreplay serve SESSION`` where its server was (with ``record-mcp`` in
-front to log what it does) and compare. ``tools/list`` answers with the
-recorded tools (annotations included: they are MCP's own field); ``tools/call``
-is answered from the recording, matched as in a replay, with the same
-unrecorded-call policies. Nothing is executed.
+put ``toolreplay serve RECORDING`` where its server was (with ``record-mcp`` in
+front to log what it does) and compare. Nothing is executed. Two recordings can
+be served:
 
-The server speaks newline-delimited JSON-RPC directly, with no framework under
-it: a replay server should cost the client nothing it can measure.
+- a **proxy log** (``record-mcp``), replayed exactly: every request the log
+  holds (``initialize``, ``server/discover``, ``tools/list`` page by page,
+  ``resources/*``, ``prompts/*``, ``completion/complete``, ...) is answered with
+  the recorded result or error, byte for byte but the id; a ``tools/call`` is
+  matched as in a replay; the server's notifications that came before a
+  response come again before it, progress rebound to the client's own token;
+- a **session**, whose tools are listed from its definitions and whose calls
+  are answered from its results, as MCP text and image content.
+
+A ``tools/call`` the recording never made gets the usual unrecorded-call
+policies. The server speaks newline-delimited JSON-RPC directly, with no
+framework under it: a replay server should cost the client nothing it can
+measure.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import BinaryIO, NoReturn
+from typing import BinaryIO, NoReturn, Protocol
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.formats.mcp_log import Exchange, LogRun
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Session
-from toolreplay.replay.answers import RecordedAnswers, answer_call
+from toolreplay.replay.answers import Answer, RecordedAnswers, Replies, answer_call
 from toolreplay.settings import Unrecorded
 
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-STOPPED = -32001  # JSON-RPC error code for a call refused under --on-unrecorded stop
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_VERSIONS = ("2026-07-28",)
+PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer
 # JSON-RPC 2.0's own error codes.
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Results a 2026-07-28 client may cache, which must then say for how long.
+_CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
 
 @dataclass
@@ -42,6 +57,22 @@ class ServeLog:
 
     answered: int = 0
     unrecorded: list[tuple[Call, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What one request gets: notifications to send first, then the result or the error."""
+
+    result: JSONObject | None = None
+    error: JSONObject | None = None
+    notifications: tuple[JSONObject, ...] = ()
+
+
+class Source(Protocol):
+    """Where a served answer comes from."""
+
+    def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
+        """The recorded reply to a request (``call`` is set for ``tools/call``); None when it has none."""
 
 
 def mcp_content(content: JSONValue) -> list[JSONValue]:
@@ -62,95 +93,258 @@ def mcp_content(content: JSONValue) -> list[JSONValue]:
     return blocks
 
 
-class ReplayServer:
-    """Answers one MCP client from one recording."""
+class SessionSource:
+    """A session's tools and results; a session knows no resources or prompts."""
 
-    def __init__(self, session: Session, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]) -> None:
-        self.session = session
+    def __init__(self, session: Session, matcher: Matcher) -> None:
+        self.path = session.path
         self.answers = RecordedAnswers(session.calls, matcher)
-        self.on_unrecorded = on_unrecorded
-        self.stubs = stubs
-        self.log = ServeLog()
-        tools = session.context.tools if session.context is not None else ()
         self.tools: list[JSONValue] = []
-        for tool in tools:
+        for tool in session.context.tools if session.context is not None else ():
             listed: JSONObject = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
             if tool.annotations is not None:
                 listed["annotations"] = tool.annotations
             self.tools.append(listed)
 
-    def handle(self, message: JSONObject) -> JSONObject | None:
-        """The response to one message, or None for a notification."""
-        if "id" not in message:
+    def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
+        if method in ("initialize", "server/discover"):
+            instructions = f"Recorded answers from {self.path}; nothing is executed."
+            return _handshake(method, params, {"tools": {"listChanged": False}}, instructions)
+        if method == "tools/list":
+            return Reply({"tools": self.tools})
+        if method == "tools/call" and call is not None:
+            answer = self.answers.answer(call)
+            return None if answer is None else _session_answer(answer)
+        return None
+
+
+def _handshake(method: str, params: JSONObject, capabilities: JSONObject, instructions: str) -> Reply:
+    """The handshake of a server that is only its recording: any version MCP knows, toolreplay's own name."""
+    if method == "server/discover":
+        return Reply(
+            {"supportedVersions": list(MODERN_VERSIONS), "capabilities": capabilities, "instructions": instructions}
+        )
+    asked = params.get("protocolVersion")
+    version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
+    result: JSONObject = {"protocolVersion": version, "capabilities": capabilities}
+    server_info: JSONObject = {"name": "toolreplay", "version": __version__}
+    return Reply({**result, "serverInfo": server_info, "instructions": instructions})
+
+
+def _session_answer(answer: Answer) -> Reply:
+    return Reply({"content": mcp_content(answer.content), "isError": answer.is_error})
+
+
+class LogSource:
+    """One run of a proxy log, answered again exactly."""
+
+    def __init__(self, run: LogRun, matcher: Matcher) -> None:
+        self.matcher = matcher
+        self.methods = {exchange.event for exchange in run.exchanges}
+        self.requests: Replies[Exchange] = Replies()
+        self.calls: Replies[Exchange] = Replies()
+        self.initialize: Exchange | None = None
+        self.discover: JSONObject | None = None
+        for exchange in run.exchanges:
+            params = _params(exchange.request)
+            if exchange.event == "initialize":
+                self.initialize = exchange
+                continue
+            discovered = exchange.response.get("result")
+            if exchange.event == "server/discover" and isinstance(discovered, dict):
+                self.discover = discovered
+            if exchange.event == "tools/call":
+                name, arguments = params.get("name"), params.get("arguments") or {}
+                if isinstance(name, str) and isinstance(arguments, dict):
+                    self.calls.add(matcher.key(Call(0, name, arguments, None, 0)), exchange)
+            else:
+                self.requests.add(_request_key(exchange.event, params), exchange)
+
+    def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
+        if method == "initialize" and self.initialize is not None:
+            return _initialize_reply(self.initialize, params)
+        if method == "initialize" and self.discover is not None:
+            return _initialize_from_discover(self.discover, params)
+        if method in ("initialize", "server/discover") and self.initialize is None and self.discover is None:
+            # A log with no handshake (version 1 logged tools only): the handshake a session gets, with what the
+            # log shows the server can do.
+            return self.bare_handshake(method, params)
+        if method == "tools/call" and call is not None:
+            recorded = self.calls.next(self.matcher.key(call))
+        else:
+            recorded = self.requests.next(_request_key(method, params))
+        if recorded is None:
             return None
+        return _recorded_reply(recorded, params)
+
+    def bare_handshake(self, method: str, params: JSONObject) -> Reply:
+        capabilities: JSONObject = {}
+        for feature in ("tools", "resources", "prompts"):
+            if any(known.startswith(feature + "/") for known in self.methods):
+                capabilities[feature] = {}
+        if "completion/complete" in self.methods:
+            capabilities["completions"] = {}
+        return _handshake(method, params, capabilities, "Recorded answers from a record-mcp log; nothing is executed.")
+
+
+def _params(message: JSONObject) -> JSONObject:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _request_key(method: str, params: JSONObject) -> bytes:
+    """A request's identity: its method and its parameters but for ``_meta`` (ids, tokens, protocol stamps)."""
+    return canonical_bytes([method, {key: value for key, value in params.items() if key != "_meta"}])
+
+
+def _initialize_reply(recorded: Exchange, params: JSONObject) -> Reply:
+    """The recorded handshake; a client asking for another version than the recorded one gets it if MCP knows it
+    (the recorded server's own choice otherwise), as a server that speaks it would answer."""
+    reply = _recorded_reply(recorded, params)
+    if reply.result is None:
+        return reply
+    asked = params.get("protocolVersion")
+    if asked != _params(recorded.request).get("protocolVersion") and asked in HANDSHAKE_VERSIONS:
+        return Reply({**reply.result, "protocolVersion": asked}, None, reply.notifications)
+    return reply
+
+
+def _initialize_from_discover(discover: JSONObject, params: JSONObject) -> Reply:
+    """A handshake for a client that does not speak 2026-07-28, from what the recorded server said it is."""
+    asked = params.get("protocolVersion")
+    meta = discover.get("_meta")
+    server_info = meta.get("io.modelcontextprotocol/serverInfo") if isinstance(meta, dict) else None
+    result: JSONObject = {
+        "protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0],
+        "capabilities": discover.get("capabilities", {}),
+        "serverInfo": server_info if isinstance(server_info, dict) else {"name": "toolreplay", "version": __version__},
+    }
+    if isinstance(discover.get("instructions"), str):
+        result["instructions"] = discover["instructions"]
+    return Reply(result)
+
+
+def _recorded_reply(recorded: Exchange, params: JSONObject) -> Reply:
+    """A recorded response again, with the notifications that came before it; progress goes to the client's own
+    token, and is left out when the client asked for none."""
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    notifications: list[JSONObject] = []
+    for heard in recorded.notifications:
+        if heard.get("method") != "notifications/progress":
+            notifications.append(heard)
+        elif token is not None:
+            rebound = copy.deepcopy(heard)
+            rebound_params = rebound.get("params")
+            if isinstance(rebound_params, dict):
+                rebound_params["progressToken"] = token
+            notifications.append(rebound)
+    result, error = recorded.response.get("result"), recorded.response.get("error")
+    if isinstance(error, dict):
+        return Reply(None, error, tuple(notifications))
+    return Reply(result if isinstance(result, dict) else {}, None, tuple(notifications))
+
+
+class ReplayServer:
+    """Answers one MCP client from one recording."""
+
+    def __init__(
+        self, source: Source, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...], methods: Iterable[str] = ()
+    ) -> None:
+        self.source = source
+        self.on_unrecorded = on_unrecorded
+        self.stubs = stubs
+        self.recorded_methods = set(methods)
+        self.log = ServeLog()
+
+    def handle(self, message: JSONObject) -> list[JSONObject]:
+        """What to send back for one message: notifications first, then the response; nothing for a notification."""
+        if "id" not in message:
+            return []
         request_id, method = message["id"], message.get("method")
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or not _valid_id(request_id):
-            return _error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "invalid request")
+            return [_error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "invalid request")]
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
-            return _error(request_id, INVALID_PARAMS, "params must be an object")
+            return [_error(request_id, INVALID_PARAMS, "params must be an object")]
         params = params or {}
-        if method == "initialize":
-            asked = params.get("protocolVersion")
-            version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-            return _result(
-                request_id,
-                {
-                    "protocolVersion": version,
-                    "capabilities": {"tools": {"listChanged": False}},
-                    "serverInfo": {"name": "toolreplay", "version": __version__},
-                    "instructions": f"Recorded answers from {self.session.path}; nothing is executed.",
-                },
-            )
-        if method == "ping":
-            return _result(request_id, {})
-        if method == "tools/list":
-            return _result(request_id, {"tools": self.tools})
+        call = None
         if method == "tools/call":
-            return self._call(request_id, params)
-        return _error(request_id, METHOD_NOT_FOUND, f"method not found: {method[:200]}")
+            name, arguments = params.get("name"), params.get("arguments") or {}
+            if not isinstance(name, str) or not isinstance(arguments, dict):
+                return [_error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")]
+            call = Call(self.log.answered, name, arguments, None, 0)
+            self.log.answered += 1
+        reply = self.source.reply(method, params, call)
+        if reply is None:
+            reply = self._unrecorded(method, call)
+        if reply.error is not None:
+            return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "error": reply.error}]
+        result = reply.result if reply.result is not None else {}
+        if _modern(params):
+            result = _for_modern(method, result)
+        return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "result": result}]
 
-    def _call(self, request_id: JSONValue, params: JSONObject) -> JSONObject:
-        name, arguments = params.get("name"), params.get("arguments") or {}
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            return _error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")
-        call = Call(self.log.answered, name, arguments, None, 0)
-        self.log.answered += 1
-        answer = answer_call(self.answers, call, self.on_unrecorded, self.stubs)
-        if answer is None:
-            self.log.unrecorded.append((call, "refused"))
-            error: JSONObject = {
-                "code": STOPPED,
-                "message": f"toolreplay: {name} was never recorded (--on-unrecorded stop)",
-            }
-            return {"jsonrpc": "2.0", "id": request_id, "error": error}
-        if answer.origin != "recorded":
+    def _unrecorded(self, method: str, call: Call | None) -> Reply:
+        if call is not None:
+            answer = answer_call(_NO_ANSWERS, call, self.on_unrecorded, self.stubs)
+            if answer is None:
+                self.log.unrecorded.append((call, "refused"))
+                message = f"toolreplay: {call.tool} was never recorded (--on-unrecorded stop)"
+                return Reply(None, {"code": STOPPED, "message": message})
             self.log.unrecorded.append((call, answer.origin))
-        return _result(request_id, {"content": mcp_content(answer.content), "isError": answer.is_error})
+            return _session_answer(answer)
+        if method == "ping":
+            return Reply({})
+        if method in self.recorded_methods:
+            return Reply(None, {"code": STOPPED, "message": f"toolreplay: this {method[:200]} was never recorded"})
+        return Reply(None, {"code": METHOD_NOT_FOUND, "message": f"method not found: {method[:200]}"})
 
     def serve(self, lines: Iterable[bytes], out: BinaryIO) -> None:
         """Answer each line until the client closes its end; no message, however malformed, stops the server."""
         for line in lines:
             if not line.strip():
                 continue
-            response = self.answer_line(line)
-            if response is not None:
-                out.write(json.dumps(response, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
+            messages = self.answer_line(line)
+            if messages:
+                out.write(b"".join(_encode(message) for message in messages))
                 out.flush()
 
-    def answer_line(self, line: bytes) -> JSONObject | None:
-        """The response to one line of the transport: JSON-RPC's own errors for what is not a request."""
+    def answer_line(self, line: bytes) -> list[JSONObject]:
+        """What to send for one line of the transport: JSON-RPC's own errors for what is not a request."""
         try:
             message = _strict_json(line)
         except (ValueError, RecursionError):
-            return _error(None, PARSE_ERROR, "parse error")
+            return [_error(None, PARSE_ERROR, "parse error")]
         if not isinstance(message, dict):  # a batch (which MCP does not use) or a bare value
-            return _error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")
+            return [_error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
         try:
             return self.handle(message)
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
-            return _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
+            return [_error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
+
+
+_NO_ANSWERS = RecordedAnswers((), Matcher())
+
+
+def _modern(params: JSONObject) -> bool:
+    """Whether a request was sent on a 2026-07-28 connection, which stamps its version on every request."""
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and meta.get(PROTOCOL_META) in MODERN_VERSIONS
+
+
+def _for_modern(method: str, result: JSONObject) -> JSONObject:
+    """A result as the 2026-07-28 wire requires it: every result says its type, a cacheable one its lifetime
+    (zero: a recording may be replaced). What a recorded result already says is kept."""
+    extra: JSONObject = {"resultType": "complete"}
+    if method in _CACHEABLE:
+        extra.update(ttlMs=0, cacheScope="private")
+    return {**extra, **result}
+
+
+def _encode(message: JSONObject) -> bytes:
+    return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -171,5 +365,14 @@ def _error(request_id: JSONValue, code: int, message: str) -> JSONObject:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
-def _result(request_id: JSONValue, result: JSONObject) -> JSONObject:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+def session_server(
+    session: Session, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]
+) -> ReplayServer:
+    """A server for a session's tools and results."""
+    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs)
+
+
+def log_server(run: LogRun, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]) -> ReplayServer:
+    """A server that answers one run of a proxy log exactly."""
+    source = LogSource(run, matcher)
+    return ReplayServer(source, on_unrecorded, stubs, source.methods)
