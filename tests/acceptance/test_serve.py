@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT, run_cli
+from tests.fakes.mcp_raw import RawClient
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -113,3 +115,75 @@ def test_serve_answers_every_malformed_message_and_stays_up() -> None:
     responses = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(r["error"]["code"], r["id"]) for r in responses[:-1]] == [(code, rid) for _, code, rid in lines]
     assert responses[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}
+
+
+def _faulted(tmp_path: Path, faults: list[dict[str, Any]]) -> tuple[subprocess.Popen[bytes], RawClient]:
+    file = tmp_path / "faults.json"
+    file.write_text(json.dumps({"faults": faults}), encoding="utf-8")
+    command = [*SERVE, "--faults", str(file)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    client = RawClient(process)
+    client.initialize()
+    return process, client
+
+
+def test_faults_are_injected_by_tool_and_argument(tmp_path: Path) -> None:
+    faults: list[dict[str, Any]] = [
+        {"tool": "delete_*", "fault": "error", "code": -32000, "message": "permission denied"},
+        {"tool": "list_dir", "args": {"path": "/var/log/ci*"}, "fault": "is_error", "message": "I/O error", "times": 1},
+        {"tool": "archive_path", "fault": "hang"},
+    ]
+    process, client = _faulted(tmp_path, faults)
+    try:
+        assert client.call(1, *DELETE)["error"] == {"code": -32000, "message": "permission denied"}
+        failed = client.call(2, "list_dir", {"host": "build-04", "path": "/var/log/ci"})["result"]
+        assert failed == {"content": [{"type": "text", "text": "I/O error"}], "isError": True}
+        again = client.call(3, "list_dir", {"host": "build-04", "path": "/var/log/ci"})["result"]
+        assert again["isError"] is False  # times: 1, so the recorded answer now
+        assert "2026-07" in again["content"][0]["text"]
+        other = client.call(4, "list_dir", {"host": "build-04", "path": "/var/log"})["result"]
+        assert other["isError"] is False  # the argument glob does not match /var/log
+        client.send(
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "archive_path", "arguments": {}}}
+        )
+        assert client.call(6, *USAGE)["id"] == 6  # the hung request gets nothing; the next is answered
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert process.stderr is not None
+    assert "3 faults injected" in process.stderr.read().decode()
+
+
+def test_a_delay_answers_late_and_a_drop_closes_the_connection(tmp_path: Path) -> None:
+    faults: list[dict[str, Any]] = [{"tool": "disk_usage", "fault": "delay", "seconds": 0.3}, {"tool": "delete_path", "fault": "drop"}]
+    process, client = _faulted(tmp_path, faults)
+    started = time.monotonic()
+    assert "used_percent" in text(client.call(1, *USAGE)["result"])
+    assert time.monotonic() - started >= 0.3
+    client.send(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": DELETE[0], "arguments": DELETE[1]}}
+    )
+    with pytest.raises(EOFError):
+        client.receive()
+    assert process.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        ({"tool": "x", "fault": "explode"}, "5: faults[0].fault: must be one of error, is_error, delay, hang, drop"),
+        ({"tool": "x", "fault": "delay"}, "faults[0]: a delay needs 'seconds'"),
+        ({"tool": "x", "fault": "delay", "seconds": -1}, "faults[0].seconds: must be between 0 and 3600"),
+        ({"tool": "x", "fault": "error", "times": 0}, "faults[0].times: must be at least 1"),
+        ({"tool": "", "fault": "hang"}, "faults[0].tool: must be a non-empty string"),
+        ({"tool": "x", "fault": "hang", "extra": 1}, "unknown field 'extra' in a fault"),
+    ],
+)
+def test_a_bad_faults_file_is_one_line_naming_the_line(tmp_path: Path, fault: dict[str, Any], expected: str) -> None:
+    file = tmp_path / "faults.json"
+    file.write_text(json.dumps({"faults": [fault]}, indent=1), encoding="utf-8")
+    result = run_cli("serve", "samples/ops/session.json", "--faults", str(file))
+    assert result.code == 2
+    assert expected in result.stderr
+    assert result.stderr.count("\n") == 1

@@ -10,6 +10,7 @@ import click
 from toolreplay.cli.options import load_policy, settings_options
 from toolreplay.errors import UsageError
 from toolreplay.escape import one_line
+from toolreplay.formats.faults import read_faults
 from toolreplay.formats.mcp_log import is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
@@ -38,8 +39,17 @@ from toolreplay.wording import format_call
 @settings_options("on_unrecorded", "stubs")
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
 @click.option("--run", "run_number", type=int, metavar="N", help="Which run of a log (1 = first; default: last).")
-def command(recording: str, settings: ReplaySettings, rules_file: str | None, run_number: int | None) -> int:
+@click.option(
+    "--faults",
+    "faults_file",
+    metavar="FILE",
+    help="Failures to inject into chosen calls: errors, error results, delays, hangs, a dropped connection.",
+)
+def command(
+    recording: str, settings: ReplaySettings, rules_file: str | None, run_number: int | None, faults_file: str | None
+) -> int:
     stubs = read_stubs(settings.stubs) if settings.stubs else ()
+    faults = read_faults(faults_file) if faults_file else ()
     matcher = load_policy(rules_file, False).matcher
     if is_log(recording):
         server = log_server(
@@ -51,12 +61,13 @@ def command(recording: str, settings: ReplaySettings, rules_file: str | None, ru
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
-        server = session_server(session, matcher, settings.on_unrecorded, stubs)
+        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults)
     # The client leaving, by closing its end or by interrupting, is the normal end of a session.
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
     log = server.log
-    sys.stderr.write(f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded\n")
+    injected = f", {len(log.faults)} faults injected" if faults else ""
+    sys.stderr.write(f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded{injected}\n")
     redactor = Redactor.default()
     for call, answered in log.unrecorded:
         shown = one_line(redactor.text(format_call(call)))

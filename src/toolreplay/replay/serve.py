@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import BinaryIO, NoReturn, Protocol
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.formats.faults import Fault, FaultKind
 from toolreplay.formats.mcp_log import Exchange, LogRun
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
@@ -57,6 +59,11 @@ class ServeLog:
 
     answered: int = 0
     unrecorded: list[tuple[Call, str]] = field(default_factory=list)
+    faults: list[tuple[Call, FaultKind]] = field(default_factory=list)
+
+
+class _Dropped(Exception):
+    """A fault closes the connection."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,12 +256,19 @@ class ReplayServer:
     """Answers one MCP client from one recording."""
 
     def __init__(
-        self, source: Source, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...], methods: Iterable[str] = ()
+        self,
+        source: Source,
+        on_unrecorded: Unrecorded,
+        stubs: tuple[Stub, ...],
+        methods: Iterable[str] = (),
+        faults: tuple[Fault, ...] = (),
     ) -> None:
         self.source = source
         self.on_unrecorded = on_unrecorded
         self.stubs = stubs
         self.recorded_methods = set(methods)
+        self.faults = faults
+        self._fault_uses = [0] * len(faults)
         self.log = ServeLog()
 
     def handle(self, message: JSONObject) -> list[JSONObject]:
@@ -275,6 +289,11 @@ class ReplayServer:
                 return [_error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")]
             call = Call(self.log.answered, name, arguments, None, 0)
             self.log.answered += 1
+            fault = self._fault(call)
+            if fault is not None:
+                injected = _inject(fault, request_id)
+                if injected is not None:
+                    return injected
         reply = self.source.reply(method, params, call)
         if reply is None:
             reply = self._unrecorded(method, call)
@@ -284,6 +303,15 @@ class ReplayServer:
         if _modern(params):
             result = _for_modern(method, result)
         return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "result": result}]
+
+    def _fault(self, call: Call) -> Fault | None:
+        """The first fault that matches ``call`` and has uses left, counted as used."""
+        for number, fault in enumerate(self.faults):
+            if fault.matches(call) and (fault.times is None or self._fault_uses[number] < fault.times):
+                self._fault_uses[number] += 1
+                self.log.faults.append((call, fault.kind))
+                return fault
+        return None
 
     def _unrecorded(self, method: str, call: Call | None) -> Reply:
         if call is not None:
@@ -305,7 +333,10 @@ class ReplayServer:
         for line in lines:
             if not line.strip():
                 continue
-            messages = self.answer_line(line)
+            try:
+                messages = self.answer_line(line)
+            except _Dropped:
+                return
             if messages:
                 out.write(b"".join(_encode(message) for message in messages))
                 out.flush()
@@ -320,12 +351,29 @@ class ReplayServer:
             return [_error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
         try:
             return self.handle(message)
+        except _Dropped:
+            raise
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
             return [_error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
 
 
 _NO_ANSWERS = RecordedAnswers((), Matcher())
+
+
+def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
+    """What a fault sends instead of the answer; None when the answer still goes (after a delay)."""
+    if fault.kind is FaultKind.DELAY:
+        time.sleep(fault.seconds)
+        return None
+    if fault.kind is FaultKind.HANG:
+        return []
+    if fault.kind is FaultKind.DROP:
+        raise _Dropped
+    if fault.kind is FaultKind.ERROR:
+        return [_error(request_id, fault.code, fault.message)]
+    result: JSONObject = {"content": [{"type": "text", "text": fault.message}], "isError": True}
+    return [{"jsonrpc": "2.0", "id": request_id, "result": result}]
 
 
 def _modern(params: JSONObject) -> bool:
@@ -366,13 +414,19 @@ def _error(request_id: JSONValue, code: int, message: str) -> JSONObject:
 
 
 def session_server(
-    session: Session, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]
+    session: Session,
+    matcher: Matcher,
+    on_unrecorded: Unrecorded,
+    stubs: tuple[Stub, ...],
+    faults: tuple[Fault, ...] = (),
 ) -> ReplayServer:
     """A server for a session's tools and results."""
-    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs)
+    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs, (), faults)
 
 
-def log_server(run: LogRun, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...]) -> ReplayServer:
+def log_server(
+    run: LogRun, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...], faults: tuple[Fault, ...] = ()
+) -> ReplayServer:
     """A server that answers one run of a proxy log exactly."""
     source = LogSource(run, matcher)
-    return ReplayServer(source, on_unrecorded, stubs, source.methods)
+    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults)

@@ -1,0 +1,101 @@
+"""Faults files: failures ``serve`` injects into chosen calls, to test how an agent copes.
+
+``{"faults": [{"tool": GLOB, "args"?: {PATH: VALUE_OR_GLOB}, "fault": KIND, ...}]}``, where KIND is
+
+- ``error``: a JSON-RPC error (``code``, default -32603; ``message``);
+- ``is_error``: a tool result with ``isError`` and ``message`` as its text;
+- ``delay``: the usual answer, ``seconds`` late;
+- ``hang``: no answer to that request, ever (the others are still answered);
+- ``drop``: the connection closes, as a server that crashed.
+
+``times`` (optional) limits a fault to the first N calls it matches; ``note`` is
+free text. The first fault that matches a call, and has times left, applies.
+Every error names the file and the line of the offending value.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from toolreplay.canonical import JSONValue
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import Node, parse_json
+from toolreplay.matching import args_match
+from toolreplay.model import Call
+
+MAX_DELAY = 3600.0
+DEFAULT_CODE = -32603  # JSON-RPC's internal error
+DEFAULT_MESSAGE = "toolreplay: an injected fault"
+_FIELDS = ("tool", "args", "fault", "code", "message", "seconds", "times", "note")
+
+
+class FaultKind(enum.Enum):
+    ERROR = "error"
+    IS_ERROR = "is_error"
+    DELAY = "delay"
+    HANG = "hang"
+    DROP = "drop"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A failure for calls to ``tool`` (a glob) whose arguments match ``args``."""
+
+    tool: str
+    args: tuple[tuple[str, JSONValue], ...]
+    kind: FaultKind
+    code: int = DEFAULT_CODE
+    message: str = DEFAULT_MESSAGE
+    seconds: float = 0.0
+    times: int | None = None  # None: every call it matches
+
+    def matches(self, call: Call) -> bool:
+        return fnmatchcase(call.tool, self.tool) and args_match(call.args, self.args)
+
+
+def read_faults(path: str | Path) -> tuple[Fault, ...]:
+    """Read a faults file, in order: the first fault that matches a call applies."""
+    top = parse_json(read_text(path), path).called("the faults file").object().called("")
+    top.only(("faults",), 'a faults file, {"faults": [...]}').require("faults")
+    return tuple(_fault(item) for item in top.member("faults").array().elements())
+
+
+def _fault(item: Node) -> Fault:
+    item.object().only(_FIELDS, "a fault").require("tool", "fault")
+    tool = item.member("tool").string(non_empty=True)
+    args = (
+        tuple((key, value.value) for key, value in item.member("args").object().members())
+        if "args" in item.value
+        else ()
+    )
+    kind_node = item.member("fault")
+    try:
+        kind = FaultKind(kind_node.string())
+    except ValueError:
+        choices = ", ".join(kind.value for kind in FaultKind)
+        raise kind_node.fail(f"must be one of {choices}, found {kind_node.value!r}") from None
+    code, message, seconds, times = DEFAULT_CODE, DEFAULT_MESSAGE, 0.0, None
+    if "code" in item.value:
+        code = item.member("code").integer()
+        if not -(2**31) <= code < 2**31:
+            raise item.member("code").fail("must be a 32-bit integer, as JSON-RPC error codes are")
+    if "message" in item.value:
+        message = item.member("message").string(non_empty=True)
+    if "seconds" in item.value:
+        seconds = item.member("seconds").number()
+        if not 0 <= seconds <= MAX_DELAY:
+            raise item.member("seconds").fail(
+                f"must be between 0 and {MAX_DELAY:.0f}, found {item.member('seconds').value}"
+            )
+    elif kind is FaultKind.DELAY:
+        raise item.fail("a delay needs 'seconds'")
+    if "times" in item.value:
+        times = item.member("times").integer()
+        if times < 1:
+            raise item.member("times").fail(f"must be at least 1, found {times}")
+    if "note" in item.value:
+        item.member("note").string()
+    return Fault(tool, args, kind, code, message, seconds, times)
