@@ -21,11 +21,16 @@ DEFAULT_ALPHA = 0.05
 
 
 class Unrecorded(enum.Enum):
-    """What a call the recording never made gets: the run stops, an error result, or a canned stub."""
+    """What a call the recording never made gets: the run stops, an error result, a canned stub, or (``serve``
+    only, which has a real server to ask) the real server's answer."""
 
     STOP = "stop"
     ERROR = "error"
     STUB = "stub"
+    LIVE = "live"
+
+
+REPLAY_POLICIES = tuple(policy for policy in Unrecorded if policy is not Unrecorded.LIVE)
 
 
 class SettingError(ValueError):
@@ -148,8 +153,9 @@ class ReplaySettings:
 SETTINGS = tuple(field.name for field in fields(ReplaySettings))
 
 
-def parse_settings(given: Mapping[str, str]) -> ReplaySettings:
-    """Settings from the text of each value given, by field name; the rest keep their defaults.
+def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettings:
+    """Settings from the text of each value given, by field name; the rest keep their defaults (``live``: the
+    unrecorded-call policy may be ``live``, for ``serve``).
 
     The values are read in the record's field order, so when several are wrong
     the same one is named whichever way they were given.
@@ -166,7 +172,7 @@ def parse_settings(given: Mapping[str, str]) -> ReplaySettings:
         elif name == "alpha":
             values[name] = parse_alpha(text)
         elif name == "on_unrecorded":
-            choices = [choice.value for choice in Unrecorded]
+            choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
             if text not in choices:
                 raise SettingError("on-unrecorded", f"must be one of {', '.join(choices)}, not {text!r}")
             values[name] = Unrecorded(text)

@@ -156,7 +156,10 @@ def test_faults_are_injected_by_tool_and_argument(tmp_path: Path) -> None:
 
 
 def test_a_delay_answers_late_and_a_drop_closes_the_connection(tmp_path: Path) -> None:
-    faults: list[dict[str, Any]] = [{"tool": "disk_usage", "fault": "delay", "seconds": 0.3}, {"tool": "delete_path", "fault": "drop"}]
+    faults: list[dict[str, Any]] = [
+        {"tool": "disk_usage", "fault": "delay", "seconds": 0.3},
+        {"tool": "delete_path", "fault": "drop"},
+    ]
     process, client = _faulted(tmp_path, faults)
     started = time.monotonic()
     assert "used_percent" in text(client.call(1, *USAGE)["result"])
@@ -187,3 +190,102 @@ def test_a_bad_faults_file_is_one_line_naming_the_line(tmp_path: Path, fault: di
     assert result.code == 2
     assert expected in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+SAMPLE_SERVER = [sys.executable, "samples/mcp/server.py"]
+LIST_VAR_LOG = ("list_dir", {"host": "build-04", "path": "/var/log"})
+
+
+def _record_one_call(log: Path) -> None:
+    """A log of one run that made one call: disk_usage."""
+    proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *SAMPLE_SERVER]
+    process = subprocess.Popen(proxy, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    client = RawClient(process)
+    client.initialize()
+    client.call(1, *USAGE)
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(timeout=60) == 0
+
+
+def _serve(log: Path, *extra: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], str]:
+    command = [sys.executable, "-m", "toolreplay", "serve", str(log), *extra]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    client = RawClient(process)
+    client.initialize()
+    answers = [client.call(number, name, arguments) for number, (name, arguments) in enumerate(calls, start=1)]
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(timeout=60) == 0
+    assert process.stderr is not None
+    return answers, process.stderr.read().decode()
+
+
+def test_live_answers_what_the_log_lacks_and_records_it_for_the_next_replay(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    _record_one_call(log)
+    before = log.read_text().splitlines()
+    live = ["--on-unrecorded", "live", "--", *SAMPLE_SERVER]
+    answers, stderr = _serve(log, *live, calls=[USAGE, LIST_VAR_LOG, LIST_VAR_LOG])
+    assert "journal" in text(answers[1]["result"])
+    assert answers[2]["result"] == answers[1]["result"]  # the second time, from what was just recorded
+    assert "3 calls, 0 never recorded, 1 answered live" in stderr
+    after = log.read_text().splitlines()
+    assert after[: len(before)] == before  # nothing recorded was rewritten
+    assert len(after) == len(before) + 1
+    assert json.loads(after[-1])["request"]["params"]["name"] == "list_dir"
+    replayed, stderr = _serve(log, calls=[LIST_VAR_LOG])  # no live server now: the log has it
+    assert replayed[0]["result"] == answers[1]["result"]
+    assert "0 never recorded" in stderr
+
+
+def test_live_all_records_everything_as_a_new_run_and_none_records_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    _record_one_call(log)
+    original = log.read_bytes()
+    answers, _ = _serve(log, "--on-unrecorded", "live", "--record", "none", "--", *SAMPLE_SERVER, calls=[LIST_VAR_LOG])
+    assert "journal" in text(answers[0]["result"])
+    assert log.read_bytes() == original
+    _serve(log, "--on-unrecorded", "live", "--record", "all", "--", *SAMPLE_SERVER, calls=[USAGE, LIST_VAR_LOG])
+    runs = [json.loads(line) for line in log.read_bytes()[len(original) :].splitlines()]
+    assert runs[0]["event"] == "start"
+    assert [entry["request"]["params"]["name"] for entry in runs[1:]] == ["disk_usage", "list_dir"]
+
+
+def test_a_live_server_that_cannot_start_costs_the_call_not_the_server(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    _record_one_call(log)
+    answers, _ = _serve(
+        log, "--on-unrecorded", "live", "--", str(tmp_path / "no-such-server"), calls=[LIST_VAR_LOG, USAGE]
+    )
+    assert answers[0]["error"]["code"] == -32003
+    assert "live server failed" in answers[0]["error"]["message"]
+    assert "used_percent" in text(answers[1]["result"])  # recorded calls are still answered
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["--on-unrecorded", "live"], "needs the real server's command after --"),
+        (["--", "python", "server.py"], "a server command is for --on-unrecorded live"),
+        (["--record", "all"], "--record is for --on-unrecorded live"),
+    ],
+)
+def test_live_is_asked_for_whole(tmp_path: Path, arguments: list[str], expected: str) -> None:
+    log = tmp_path / "mcp.jsonl"
+    log.write_text('{"command": ["s"], "event": "start", "v": 2}\n', encoding="utf-8")
+    result = run_cli("serve", str(log), *arguments)
+    assert result.code == 2
+    assert expected in result.stderr
+
+
+def test_a_session_is_never_written_to_by_live() -> None:
+    session = str(ROOT / "samples" / "ops" / "session.json")
+    result = run_cli("serve", session, "--on-unrecorded", "live", "--record", "new", "--", "x")
+    assert result.code == 2
+    assert "a session is never written to" in result.stderr
+    replay = run_cli(
+        "replay", "samples/ops/session.json", "--agent", "script:samples/ops/agent.py", "--on-unrecorded", "live"
+    )
+    assert replay.code == 2
+    assert "must be one of stop, error, stub" in replay.stderr

@@ -11,7 +11,7 @@ import click
 from toolreplay.classify import Policy
 from toolreplay.errors import UsageError
 from toolreplay.formats.rules import read_rules
-from toolreplay.settings import ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
+from toolreplay.settings import REPLAY_POLICIES, ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
 from toolreplay.verdict import FailOn
 
 Command = Callable[..., Any]
@@ -30,7 +30,7 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "on_unrecorded": (
         (),
         {
-            "metavar": "[" + "|".join(choice.value for choice in Unrecorded) + "]",
+            "metavar": "[" + "|".join(choice.value for choice in REPLAY_POLICIES) + "]",
             "help": "What a call the recording never made gets: stop, an error result, or a stub.",
         },
     ),
@@ -72,26 +72,35 @@ def refused(exc: SettingError) -> UsageError:
     return UsageError(f"--{exc.key} {exc.problem}")
 
 
-def build_settings(values: dict[str, str | None]) -> ReplaySettings:
+def build_settings(values: dict[str, str | None], live: bool = False) -> ReplaySettings:
     """Replay settings from the options' text, read by the same parser as a config's."""
     try:
-        return parse_settings({name: text for name, text in values.items() if text is not None})
+        return parse_settings({name: text for name, text in values.items() if text is not None}, live)
     except SettingError as exc:
         raise refused(exc) from None
 
 
-def settings_options(*names: str) -> Callable[[Command], Command]:
-    """Options for the named replay settings (all of them by default); the command gets ``settings=``."""
+def settings_options(*names: str, live: bool = False) -> Callable[[Command], Command]:
+    """Options for the named replay settings (all of them by default); the command gets ``settings=``.
+
+    ``live``: the unrecorded-call policy may also be ``live`` (``serve``, which has a real server to ask).
+    """
     chosen = names or tuple(_SETTING_OPTIONS)
 
     def decorate(function: Command) -> Command:
         @functools.wraps(function)
         def command(**values: Any) -> Any:
-            settings = build_settings({name: values.pop(name) for name in chosen})
+            settings = build_settings({name: values.pop(name) for name in chosen}, live)
             return function(settings=settings, **values)
 
         for name in reversed(chosen):
             aliases, extra = _SETTING_OPTIONS[name]
+            if live and name == "on_unrecorded":
+                extra = {
+                    "metavar": "[" + "|".join(choice.value for choice in Unrecorded) + "]",
+                    "help": "What a call the recording never made gets: stop, an error result, a stub, or the "
+                    "real server's answer (live, with the server's command after --).",
+                }
             default = getattr(_DEFAULTS, name)
             default = default.value if isinstance(default, Unrecorded) else default
             # Every value reaches parse_settings as the text given, as a config's does.

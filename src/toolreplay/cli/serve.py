@@ -11,12 +11,14 @@ from toolreplay.cli.options import load_policy, settings_options
 from toolreplay.errors import UsageError
 from toolreplay.escape import one_line
 from toolreplay.formats.faults import read_faults
-from toolreplay.formats.mcp_log import is_log, pick_run, read_log
+from toolreplay.formats.files import same_file
+from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.redact import Redactor
-from toolreplay.replay.serve import log_server, session_server
-from toolreplay.settings import ReplaySettings
+from toolreplay.replay.live import LiveServer, RecordMode
+from toolreplay.replay.serve import ServeLog, log_server, session_server
+from toolreplay.settings import ReplaySettings, Unrecorded
 from toolreplay.wording import format_call
 
 
@@ -29,14 +31,25 @@ from toolreplay.wording import format_call
     error, with the notifications that came before it. Or a session: its tools
     are listed and its calls answered from its results. Put this where an MCP
     client's server command was, with 'toolreplay record-mcp -o LOG --' in
-    front to log what the client does, then import and compare the log. A
-    tools/call never recorded gets an error result (--on-unrecorded error), a
-    stub (stub, with --stubs) or a JSON-RPC error (stop). Nothing is executed.
+    front to log what the client does, then import and compare the log.
+
+    A request never recorded gets an error result (--on-unrecorded error), a
+    stub (stub, with --stubs), a JSON-RPC error (stop), or the real server's
+    answer (live, with the server's command after --), which --record new
+    appends to the log so the next replay has it (all: forward everything and
+    record it as a new run; none: record nothing). Nothing else is executed.
     When the client leaves, a summary goes to stderr.
     """,
 )
 @click.argument("recording", metavar="RECORDING")
-@settings_options("on_unrecorded", "stubs")
+@click.argument("server_command", metavar="[-- SERVER...]", nargs=-1, type=click.UNPROCESSED)
+@settings_options("on_unrecorded", "stubs", live=True)
+@click.option(
+    "--record",
+    "record_mode",
+    type=click.Choice([mode.value for mode in RecordMode]),
+    help="With live: what goes into the log (default: new for a log, none for a session).",
+)
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
 @click.option("--run", "run_number", type=int, metavar="N", help="Which run of a log (1 = first; default: last).")
 @click.option(
@@ -46,30 +59,74 @@ from toolreplay.wording import format_call
     help="Failures to inject into chosen calls: errors, error results, delays, hangs, a dropped connection.",
 )
 def command(
-    recording: str, settings: ReplaySettings, rules_file: str | None, run_number: int | None, faults_file: str | None
+    recording: str,
+    server_command: tuple[str, ...],
+    settings: ReplaySettings,
+    record_mode: str | None,
+    rules_file: str | None,
+    run_number: int | None,
+    faults_file: str | None,
 ) -> int:
     stubs = read_stubs(settings.stubs) if settings.stubs else ()
     faults = read_faults(faults_file) if faults_file else ()
     matcher = load_policy(rules_file, False).matcher
+    live_wanted = settings.on_unrecorded is Unrecorded.LIVE
+    if server_command and not live_wanted:
+        raise UsageError("a server command is for --on-unrecorded live")
+    if record_mode is not None and not live_wanted:
+        raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
-        server = log_server(
-            pick_run(read_log(recording), run_number, recording), matcher, settings.on_unrecorded, stubs
-        )
+        notes = LogNotes()
+        runs = read_log(recording, notes)
+        run = pick_run(runs, run_number, recording)
+        mode = RecordMode(record_mode or RecordMode.NEW.value)
+        if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
+            raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
+        live = _live(server_command, recording, mode) if live_wanted else None
+        server = log_server(run, matcher, settings.on_unrecorded, stubs, faults, live, mode)
+        if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
+            sys.stderr.write(f"toolreplay serve: {recording} stops short; what it never logged is never recorded\n")
     else:
         if run_number is not None:
             raise UsageError("--run is for a record-mcp log; a session holds one run")
+        mode = RecordMode(record_mode or RecordMode.NONE.value)
+        if mode is not RecordMode.NONE:
+            raise UsageError("a session is never written to: with a session, live answers are --record none")
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
-        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults)
-    # The client leaving, by closing its end or by interrupting, is the normal end of a session.
-    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        server.serve(sys.stdin.buffer, sys.stdout.buffer)
-    log = server.log
+        live = _live(server_command, recording, mode) if live_wanted else None
+        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
+    try:
+        # The client leaving, by closing its end or by interrupting, is the normal end of a session.
+        with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+            server.serve(sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        if live is not None:
+            live.close()
+    _summary(server.log, bool(faults), live is not None)
+    return 0
+
+
+def _live(command: tuple[str, ...], recording: str, mode: RecordMode) -> LiveServer:
+    if not command:
+        raise UsageError("--on-unrecorded live needs the real server's command after --")
+    for argument in command:
+        if same_file(argument, recording):
+            raise UsageError(f"refusing to serve {recording} live to a server command that uses it")
+    log = None if mode is RecordMode.NONE else LogWriter(recording, Redactor.default(), "toolreplay serve")
+    if log is not None and mode is RecordMode.ALL:
+        log.start(command)
+    return LiveServer(command, log)
+
+
+def _summary(log: ServeLog, faults: bool, live: bool) -> None:
     injected = f", {len(log.faults)} faults injected" if faults else ""
-    sys.stderr.write(f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded{injected}\n")
+    forwarded = f", {len(log.live)} answered live" if live else ""
+    sys.stderr.write(
+        f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded{forwarded}{injected}\n"
+    )
     redactor = Redactor.default()
     for call, answered in log.unrecorded:
         shown = one_line(redactor.text(format_call(call)))
         sys.stderr.write(f"  unrecorded: {shown}  answered: {answered}\n")
-    return 0

@@ -11,10 +11,15 @@ and model name the user supplies, and one assistant turn per call.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError, UsageError
@@ -24,11 +29,71 @@ from toolreplay.formats.located import describe
 from toolreplay.formats.session import ANNOTATION_TYPES
 from toolreplay.model import SessionContext, ToolDef
 
+if TYPE_CHECKING:
+    from toolreplay.redact import Redactor
+
+LOG_VERSION = 2
 DEFAULT_TASK = "(the task was not recorded)"
 _EVENTS = {
     1: frozenset({"start", "tools/list", "tools/call", "incomplete"}),
     2: frozenset({"start", "request", "notification", "server-request", "incomplete"}),
 }
+
+
+class LogWriter:
+    """Appends lines to a proxy log, each whole or not at all; a log that cannot be written never stops traffic.
+
+    Each line is one ``os.write`` on a file opened for appending, redacted
+    first. On a full disk or a file-size limit the line is taken back (a torn
+    line would make the rest of the log unreadable), the writer says so once on
+    stderr, and it logs nothing more: the log is whole but incomplete, and when
+    it is closed it says so in the log itself if there is room.
+    """
+
+    def __init__(self, path: str | Path, redactor: Redactor, who: str) -> None:
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
+        self._redactor = redactor
+        self._who = who
+        self.failure: str | None = None  # why the log stopped, once a line could not be written whole
+
+    def append(self, text: str) -> None:
+        """Append one line of JSON text."""
+        if self.failure is not None:
+            return
+        data = self._redactor.json_text(text).encode("utf-8") + b"\n"
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            written = os.write(self._fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, "a full disk or a file-size limit cut a line short")
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            self.failure = exc.strerror or str(exc)
+            sys.stderr.write(
+                f"{self._who}: cannot write the log ({self.failure}); it is incomplete from here, "
+                "and the traffic still passes through\n"
+            )
+            sys.stderr.flush()
+
+    def start(self, command: Sequence[str]) -> None:
+        self.append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
+
+    def exchange(self, request: JSONObject, response: JSONObject) -> None:
+        self.append(json.dumps({"event": "request", "request": request, "response": response, "v": LOG_VERSION}))
+
+    def notification(self, side: str, message: JSONObject) -> None:
+        self.append(json.dumps({"event": "notification", "from": side, "message": message, "v": LOG_VERSION}))
+
+    def close(self) -> None:
+        if self.failure is not None:  # say in the log itself that it stops short, if there is room now
+            marker = {"event": "incomplete", "reason": self.failure, "v": LOG_VERSION}
+            with contextlib.suppress(OSError):
+                os.write(self._fd, json.dumps(marker).encode("utf-8") + b"\n")
+        os.close(self._fd)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,12 +21,9 @@ Log lines (see docs/formats.md)::
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -35,9 +32,9 @@ from pathlib import Path
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file
+from toolreplay.formats.mcp_log import LOG_VERSION, LogWriter
 from toolreplay.redact import Redactor
 
-LOG_VERSION = 2
 _CHUNK = 1 << 16
 
 
@@ -76,53 +73,25 @@ class ExchangeLog:
     """
 
     def __init__(self, path: str | Path, redactor: Redactor) -> None:
-        try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError as exc:
-            raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
-        self._redactor = redactor
-        self.failure: str | None = None  # why the log stopped, once a line could not be written whole
+        self._log = LogWriter(path, redactor, "toolreplay record-mcp")
         # canonical id -> the requests sent with it and not answered yet, oldest first, for each side: a peer that
         # reuses an id gets its answers paired in order.
         self._client_requests: dict[bytes, deque[bytes]] = {}
         self._server_requests: dict[bytes, deque[bytes]] = {}
         self._lock = threading.Lock()
 
-    def _append(self, text: str) -> None:
-        """Append one line, whole or not at all; a log that cannot be written never stops the traffic.
+    @property
+    def failure(self) -> str | None:
+        return self._log.failure
 
-        On a full disk or a file-size limit the line is taken back (a torn line
-        would make the rest of the log unreadable), the proxy says so once on
-        stderr, and it logs nothing more: the log is whole but incomplete, and
-        ``import`` says so.
-        """
-        if self.failure is not None:
-            return
-        data = self._redactor.json_text(text).encode("utf-8") + b"\n"
-        start = os.lseek(self._fd, 0, os.SEEK_END)
-        try:
-            written = os.write(self._fd, data)
-            if written != len(data):
-                raise OSError(errno.ENOSPC, "a full disk or a file-size limit cut a line short")
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, start)
-            self.failure = exc.strerror or str(exc)
-            sys.stderr.write(
-                f"toolreplay record-mcp: cannot write the log ({self.failure}); it is incomplete from here, "
-                "and the traffic still passes through\n"
-            )
-            sys.stderr.flush()
+    def _append(self, text: str) -> None:
+        self._log.append(text)
 
     def start(self, command: Sequence[str]) -> None:
-        self._append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
+        self._log.start(command)
 
     def close(self) -> None:
-        if self.failure is not None:  # say in the log itself that it stops short, if there is room now
-            marker = {"event": "incomplete", "reason": self.failure, "v": LOG_VERSION}
-            with contextlib.suppress(OSError):
-                os.write(self._fd, json.dumps(marker).encode("utf-8") + b"\n")
-        os.close(self._fd)
+        self._log.close()
 
     def from_client(self, line: bytes) -> None:
         """A line the client sent: its requests wait for their responses; its answers complete the server's."""

@@ -37,6 +37,7 @@ from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Session
 from toolreplay.replay.answers import Answer, RecordedAnswers, Replies, answer_call
+from toolreplay.replay.live import LiveServer, RecordMode
 from toolreplay.settings import Unrecorded
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -49,6 +50,7 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+_HANDSHAKE = frozenset({"initialize", "server/discover", "ping"})
 # Results a 2026-07-28 client may cache, which must then say for how long.
 _CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
@@ -60,6 +62,7 @@ class ServeLog:
     answered: int = 0
     unrecorded: list[tuple[Call, str]] = field(default_factory=list)
     faults: list[tuple[Call, FaultKind]] = field(default_factory=list)
+    live: list[Call] = field(default_factory=list)  # calls the real server answered
 
 
 class _Dropped(Exception):
@@ -80,6 +83,9 @@ class Source(Protocol):
 
     def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
         """The recorded reply to a request (``call`` is set for ``tools/call``); None when it has none."""
+
+    def learn(self, method: str, params: JSONObject, call: Call | None, exchange: Exchange) -> None:
+        """Keep a live answer, so the same request is answered from it from now on."""
 
 
 def mcp_content(content: JSONValue) -> list[JSONValue]:
@@ -112,6 +118,9 @@ class SessionSource:
             if tool.annotations is not None:
                 listed["annotations"] = tool.annotations
             self.tools.append(listed)
+
+    def learn(self, method: str, params: JSONObject, call: Call | None, exchange: Exchange) -> None:
+        """A session is not written to: a live answer is not kept."""
 
     def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
         if method in ("initialize", "server/discover"):
@@ -183,6 +192,13 @@ class LogSource:
         if recorded is None:
             return None
         return _recorded_reply(recorded, params)
+
+    def learn(self, method: str, params: JSONObject, call: Call | None, exchange: Exchange) -> None:
+        self.methods.add(method)
+        if call is not None:
+            self.calls.add(self.matcher.key(call), exchange)
+        else:
+            self.requests.add(_request_key(method, params), exchange)
 
     def bare_handshake(self, method: str, params: JSONObject) -> Reply:
         capabilities: JSONObject = {}
@@ -262,8 +278,12 @@ class ReplayServer:
         stubs: tuple[Stub, ...],
         methods: Iterable[str] = (),
         faults: tuple[Fault, ...] = (),
+        live: LiveServer | None = None,
+        record: RecordMode = RecordMode.NONE,
     ) -> None:
         self.source = source
+        self.live = live
+        self.record = record
         self.on_unrecorded = on_unrecorded
         self.stubs = stubs
         self.recorded_methods = set(methods)
@@ -294,7 +314,10 @@ class ReplayServer:
                 injected = _inject(fault, request_id)
                 if injected is not None:
                     return injected
-        reply = self.source.reply(method, params, call)
+        forward_all = self.record is RecordMode.ALL and method not in _HANDSHAKE
+        reply = None if forward_all else self.source.reply(method, params, call)
+        if reply is None and self.live is not None and method != "ping":
+            reply = self._live(self.live, method, params, call)
         if reply is None:
             reply = self._unrecorded(method, call)
         if reply.error is not None:
@@ -303,6 +326,19 @@ class ReplayServer:
         if _modern(params):
             result = _for_modern(method, result)
         return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "result": result}]
+
+    def _live(self, live: LiveServer, method: str, params: JSONObject, call: Call | None) -> Reply:
+        """The real server's answer to what the recording lacks (or to everything, recording all)."""
+        answer = live.ask(method, params)
+        if call is not None:
+            self.log.live.append(call)
+        if self.record is RecordMode.NEW and "result" in answer.response:
+            exchange = Exchange(method, {"method": method, "params": params}, answer.response, 0, answer.notifications)
+            self.source.learn(method, params, call, exchange)
+        error, result = answer.response.get("error"), answer.response.get("result")
+        if isinstance(error, dict):
+            return Reply(None, error, answer.notifications)
+        return Reply(result if isinstance(result, dict) else {}, None, answer.notifications)
 
     def _fault(self, call: Call) -> Fault | None:
         """The first fault that matches ``call`` and has uses left, counted as used."""
@@ -419,14 +455,21 @@ def session_server(
     on_unrecorded: Unrecorded,
     stubs: tuple[Stub, ...],
     faults: tuple[Fault, ...] = (),
+    live: LiveServer | None = None,
 ) -> ReplayServer:
-    """A server for a session's tools and results."""
-    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs, (), faults)
+    """A server for a session's tools and results (a live answer is never written into a session)."""
+    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs, (), faults, live)
 
 
 def log_server(
-    run: LogRun, matcher: Matcher, on_unrecorded: Unrecorded, stubs: tuple[Stub, ...], faults: tuple[Fault, ...] = ()
+    run: LogRun,
+    matcher: Matcher,
+    on_unrecorded: Unrecorded,
+    stubs: tuple[Stub, ...],
+    faults: tuple[Fault, ...] = (),
+    live: LiveServer | None = None,
+    record: RecordMode = RecordMode.NONE,
 ) -> ReplayServer:
     """A server that answers one run of a proxy log exactly."""
     source = LogSource(run, matcher)
-    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults)
+    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, record)
