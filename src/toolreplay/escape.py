@@ -44,6 +44,20 @@ def for_terminal(text: str) -> str:
     return _no_workflow_command(_CONTROL.sub(_visible, text) if _CONTROL.search(text) else text)
 
 
+# Characters valid unescaped inside a JSON string that a terminal may obey (DEL, C1 controls, line and
+# paragraph separators): JSON written to a terminal or a log spells them as \u escapes, which read back the same.
+_JSON_RAW_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text for a terminal or a CI log, still the same JSON: what a terminal would obey becomes a ``\\u``
+    escape, and so does the ``#`` that would start a runner's ``##[`` command. (A line of JSON never starts with
+    ``::``: a string starts with a quote, and a JSON string holds no line break.)"""
+    if _JSON_RAW_CONTROL.search(text):
+        text = _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return text.replace("##[", "#\\u0023[") if "##[" in text else text
+
+
 def _flat(text: str) -> str:
     """``text`` as one line: newlines and every other control character written out."""
     return _CONTROL_OR_NEWLINE.sub(_visible, text) if _CONTROL_OR_NEWLINE.search(text) else text
@@ -86,8 +100,13 @@ def markdown_code(text: str) -> str:
 
 
 def workflow_data(text: str) -> str:
-    """``text`` as the data of a GitHub workflow command (after ``::``): it cannot end the command or start another."""
-    return for_terminal(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """``text`` as the data of a GitHub workflow command (after ``::``): it cannot end the command or start another.
+
+    The command itself is already parsed when its data is read, so only what
+    could end the line (or reach the terminal as a control) is encoded.
+    """
+    visible = _CONTROL.sub(_visible, text) if _CONTROL.search(text) else text
+    return visible.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def workflow_property(text: str) -> str:

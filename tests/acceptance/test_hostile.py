@@ -523,3 +523,45 @@ def test_import_reads_a_log_whose_last_line_was_cut_short(tmp_path: Path) -> Non
     assert "skipped line 3, cut short" in result.stdout
     log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange[:40] + "\n" + exchange + "\n")
     one_line_error(toolreplay("import", "--from", "mcp", str(log), "-o", str(out)))  # a broken line inside is an error
+
+
+def obeyed(text: str) -> list[str]:
+    """Lines a GitHub runner would take for a workflow command: ``::`` after leading whitespace, ``##[`` anywhere."""
+    return [line for line in text.split("\n") if line.lstrip().startswith("::") or "##[" in line]
+
+
+HOSTILE_VALUE = "##[error]forged \x85 \u2028 ::warning::x"
+
+
+def test_json_on_standard_output_is_the_same_json_and_forges_no_command(tmp_path: Path) -> None:
+    """diff --json, seal and the like print JSON a runner reads: it stays valid, equal, and obeys nothing."""
+    left, right = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    left.write_text(json.dumps({"index": 0, "tool": "t", "args": {"a": HOSTILE_VALUE}, "response": {}}) + "\n")
+    right.write_text(json.dumps({"index": 0, "tool": "t", "args": {"a": "other"}, "response": {}}) + "\n")
+    printed = toolreplay("diff", "--json", str(left), str(right))
+    assert printed.code in (0, 1), printed.stderr
+    assert not obeyed(printed.stdout)
+    assert not any(0x7F <= ord(char) <= 0x9F or char in "\u2028\u2029" for char in printed.stdout)
+    assert HOSTILE_VALUE in json.dumps(json.loads(printed.stdout), ensure_ascii=False)
+    sealed = toolreplay("seal", str(left))
+    assert sealed.code == 0, sealed.stderr
+    assert not obeyed(sealed.stdout)
+    kept = tmp_path / "sealed.jsonl"
+    kept.write_text(sealed.stdout, encoding="utf-8")
+    assert toolreplay("verify", str(kept)).stdout == "chain: intact\n"  # the printed links are the same links
+
+
+def test_file_names_reach_no_runner_as_commands(tmp_path: Path) -> None:
+    """A file name is text from the pull request, wherever a command prints it."""
+    named = tmp_path / "x\n::error::forged##[error]y.jsonl"
+    shutil.copy(SAMPLES / "session-dirty.jsonl", named)
+    both = toolreplay("audit", str(named), str(SAMPLES / "session-clean.jsonl"))
+    assert both.code == 1
+    assert not obeyed(both.stdout)
+    assert both.stdout.count("\n== ") == 1  # each file's header stays one line
+    log = tmp_path / "::error::log\n##[x].jsonl"
+    log.write_text('{"command": ["s"], "event": "start", "v": 2}\n{"event": "req', encoding="utf-8")
+    served = toolreplay("serve", str(log), stdin=b"")
+    assert served.code == 0, served.stderr
+    assert "stops short" in served.stderr
+    assert not obeyed(served.stderr)

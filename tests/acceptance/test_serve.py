@@ -91,8 +91,14 @@ def test_serve_needs_a_session() -> None:
     assert "serving needs a session" in result.stderr
 
 
-def test_serve_answers_every_malformed_message_and_stays_up() -> None:
+@pytest.mark.parametrize("recording", ["session", "log"])
+def test_serve_answers_every_malformed_message_and_stays_up(tmp_path: Path, recording: str) -> None:
     """JSON-RPC's own errors for what is not a request, line by line, and the next request still answered."""
+    command = SERVE
+    if recording == "log":
+        log = tmp_path / "mcp.jsonl"
+        _record_one_call(log)
+        command = [sys.executable, "-m", "toolreplay", "serve", str(log)]
     huge = "9" * 5000
     lines = [
         (b"{not json", -32700, None),
@@ -108,13 +114,84 @@ def test_serve_answers_every_malformed_message_and_stays_up() -> None:
         (b'{"jsonrpc": "2.0", "id": 5, "method": "no/such"}', -32601, 5),
         (b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": [1]}', -32602, 6),
         (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": 3}}', -32602, 7),
+        (b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 8, "method": "no/such\\udc00"}', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 9, "method": "no/such\xed\xa0\x80"}', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 10, "method": "ping", "params": {"x": 1e999}}', -32700, None),
+        (b"{}", -32600, None),
+        (b'{"jsonrpc": "2.0", "method": 7}', -32600, None),
+        (
+            b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "disk_usage", "arguments": []}}',
+            -32602,
+            11,
+        ),
     ]
-    stdin = b"".join(line + b"\n" for line, _, _ in lines) + b'{"jsonrpc": "2.0", "id": "last", "method": "ping"}\n'
-    proc = subprocess.run(SERVE, input=stdin, capture_output=True, cwd=ROOT, timeout=60, check=False)
+    unanswered = [
+        b'{"jsonrpc": "2.0", "method": "notifications/anything"}',  # a notification
+        b'{"jsonrpc": "2.0", "id": 12, "result": {}}',  # a response to a request the server never sent
+    ]
+    stdin = b"".join(line + b"\n" for line in [*(line for line, _, _ in lines), *unanswered])
+    stdin += b'{"jsonrpc": "2.0", "id": "last", "method": "ping"}\n'
+    proc = subprocess.run(command, input=stdin, capture_output=True, cwd=ROOT, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     responses = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(r["error"]["code"], r["id"]) for r in responses[:-1]] == [(code, rid) for _, code, rid in lines]
     assert responses[-1] == {"jsonrpc": "2.0", "id": "last", "result": {}}
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ({"jsonrpc": "2.0", "id": 1, "error": "boom"}, "a recorded error needs an integer 'code'"),
+        ({"jsonrpc": "2.0", "id": 1, "result": [1]}, "a recorded result must be an object"),
+        ({"jsonrpc": "2.0", "id": 1}, "a recorded response holds neither a 'result' nor an 'error'"),
+    ],
+)
+def test_a_log_whose_response_json_rpc_cannot_carry_is_refused(
+    tmp_path: Path, response: dict[str, Any], expected: str
+) -> None:
+    """A recorded failure must never be served as a success: the log is refused, naming the line."""
+    log = tmp_path / "mcp.jsonl"
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+    lines = [
+        {"command": ["s"], "event": "start", "v": 2},
+        {"event": "request", "request": request, "response": response, "v": 2},
+    ]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    result = run_cli("serve", str(log))
+    assert result.code == 2
+    assert f"mcp.jsonl:2: {expected}" in result.stderr
+
+
+def test_progress_is_rebound_whatever_the_token_and_however_deep_the_notification(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+    deep = json.loads("[" * 600 + "1" + "]" * 600)
+    progress = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": 1, "progress": 1, "x": deep},
+    }
+    response = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": False}}
+    entries = [
+        {"command": ["s"], "event": "start", "v": 2},
+        {"event": "notification", "from": "server", "message": progress, "v": 2},
+        {"event": "request", "request": request, "response": response, "v": 2},
+    ]
+    log.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    params = {"name": "t", "arguments": {}, "_meta": {"progressToken": "mine"}}
+    call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).encode()
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolreplay", "serve", str(log)],
+        input=call + b"\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    sent = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sent[0]["params"]["progressToken"] == "mine"
+    assert sent[1] == {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": False}}
 
 
 def _faulted(tmp_path: Path, faults: list[dict[str, Any]]) -> tuple[subprocess.Popen[bytes], RawClient]:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from toolreplay.audit import AuditReport
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
-from toolreplay.escape import for_markdown, for_terminal, markdown_code, one_line, workflow_data
+from toolreplay.escape import for_markdown, for_terminal, markdown_code, one_line, workflow_data, workflow_property
 from toolreplay.model import Call, Finding, FindingKind, Session
 from toolreplay.report.check_text import render_check
 from toolreplay.report.github import render_annotations
@@ -139,3 +139,9 @@ def test_each_escape_on_its_own(attack: str) -> None:
     assert html.count("<td>") == 2
     for opened in ("<img", "<!--", "<details"):
         assert opened not in html
+
+
+def test_workflow_fields_encode_only_what_the_runner_decodes() -> None:
+    """A command's data and properties are read after the command is parsed: no backslash is added to them."""
+    assert workflow_property("::error::a,b.jsonl") == "%3A%3Aerror%3A%3Aa%2Cb.jsonl"
+    assert workflow_data("##[error] 100%\nnext") == "##[error] 100%25%0Anext"

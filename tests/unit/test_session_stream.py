@@ -74,6 +74,11 @@ def _edit(change: Callable[[dict[str, Any]], object]) -> str:
     return json.dumps(doc, indent=2)
 
 
+def _deep_value(levels: int) -> Any:
+    """A value nesting ``levels`` deep counting its innermost scalar, built without recursion."""
+    return json.loads("[" * (levels - 1) + "1" + "]" * (levels - 1))
+
+
 def _beside_a_result(member: str) -> Callable[[str], str]:
     """A new member in the first tool_result block (five levels down: session, messages, message, content, block)."""
     return lambda t: t.replace('"tool_use_id": "toolu_0001"', f'"tool_use_id": "toolu_0001", "x": {member}', 1)
@@ -98,6 +103,10 @@ VARIANTS: dict[str, str] = {
     "final_reply missing": _edit(lambda d: d.pop("final_reply")),
     "final_reply not text": _edit(lambda d: d.update(final_reply=3)),
     "final_reply first": json.dumps({"final_reply": "x", **_without("final_reply")}),
+    "final_reply first, not text": json.dumps({"final_reply": 5, **_without("final_reply")}),
+    "a header field at the depth limit": _edit(lambda d: d["source"].update(x=_deep_value(JSON_DEPTH - 2))),
+    "a header field past it": _edit(lambda d: d["source"].update(x=_deep_value(JSON_DEPTH - 1))),
+    "a tool's schema past it": _edit(lambda d: d["tools"][0]["input_schema"].update(x=_deep_value(JSON_DEPTH - 3))),
     "tools after messages": json.dumps(
         {**{k: v for k, v in _base().items() if k != "tools"}, "tools": _base()["tools"]}
     ),

@@ -8,6 +8,7 @@ from toolreplay.audit import audit
 from toolreplay.classify import Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
+from toolreplay.escape import one_line
 from toolreplay.formats.recording import calls_and_classifier
 from toolreplay.report.text import render_audit
 from toolreplay.verdict import Exit, exit_for
@@ -20,7 +21,7 @@ def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
         report = audit(*calls_and_classifier(path, policy))
         text = render_audit(report)
         if len(paths) > 1:
-            text = ("\n" if number else "") + f"== {path} ==\n" + text
+            text = ("\n" if number else "") + f"== {one_line(path)} ==\n" + text
         write_text(text)
         found = found or bool(report.findings)
     return exit_for(found)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, refused
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import write_json, write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
@@ -64,5 +64,8 @@ def command(
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, chosen_alpha, FailOn(fail_on))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
-    write_text(render_noise_json(report) if as_json else render_noise(report, None, None, line))
+    if as_json:
+        write_json(render_noise_json(report))
+    else:
+        write_text(render_noise(report, None, None, line))
     return report.verdict.exit_code

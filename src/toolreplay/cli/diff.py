@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import write_json, write_text
 from toolreplay.diff import compare_recordings
 from toolreplay.formats.recording import load_session
 from toolreplay.report.json_report import render_diff_json
@@ -35,5 +35,8 @@ from toolreplay.verdict import FailOn
 def command(a: str, b: str, fail_on: str, as_json: bool, rules_file: str | None, strict: bool) -> int:
     policy = load_policy(rules_file, strict)
     result = compare_recordings(load_session(a), load_session(b), policy, FailOn(fail_on))
-    write_text(render_diff_json(result) if as_json else render_diff(result))
+    if as_json:
+        write_json(render_diff_json(result))
+    else:
+        write_text(render_diff(result))
     return result.verdict.exit_code

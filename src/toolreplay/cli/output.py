@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 
 from toolreplay.errors import UsageError
-from toolreplay.escape import for_terminal
+from toolreplay.escape import for_terminal, json_for_terminal
 from toolreplay.formats.files import same_file, write_atomic
 
 _BATCH = 1024
@@ -49,11 +49,12 @@ def guard_outputs(outputs: Mapping[str, str | None], inputs: Iterable[str | None
 
 
 def write_lines(lines: Iterable[bytes], output: str | None) -> None:
-    """Write lines to ``output`` (atomically), or to stdout when it is None (see :func:`guard_outputs` first)."""
+    """Write JSON lines to ``output`` (atomically), or to stdout when it is None (see :func:`guard_outputs` first),
+    made safe for a terminal or a CI log there as :func:`write_json` does (the same JSON values)."""
     if output is None:
         stdout = sys.stdout.buffer
         for chunk in _batched(lines):
-            stdout.write(chunk)
+            stdout.write(_json_bytes_for_terminal(chunk))
         stdout.flush()
         return
     write_atomic(output, _batched(lines))
@@ -62,6 +63,18 @@ def write_lines(lines: Iterable[bytes], output: str | None) -> None:
 def write_text(text: str) -> None:
     """Print a rendered report to stdout, with nothing in it a terminal or a workflow runner would obey."""
     sys.stdout.write(for_terminal(text))
+    sys.stdout.flush()
+
+
+def _json_bytes_for_terminal(chunk: bytes) -> bytes:
+    if b"##[" in chunk or b"\x7f" in chunk or not chunk.isascii():  # else nothing to make safe (most output)
+        return json_for_terminal(chunk.decode("utf-8")).encode("utf-8")
+    return chunk
+
+
+def write_json(text: str) -> None:
+    """Print a JSON report to stdout: the same JSON, with nothing in it a terminal or a workflow runner would obey."""
+    sys.stdout.write(json_for_terminal(text))
     sys.stdout.flush()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
-from toolreplay.cli.output import guard_outputs, write_lines, write_text
+from toolreplay.cli.output import guard_outputs, write_json, write_lines, write_text
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.replay.drive import load_candidate, replay_session, scripts
@@ -89,8 +89,14 @@ def command(
         write_lines(lines, runs_out)
     if outcome.noise is not None:
         noise = outcome.noise
-        write_text(render_noise_json(noise) if as_json else render_noise(noise, settings.system, settings.tools))
+        if as_json:
+            write_json(render_noise_json(noise))
+        else:
+            write_text(render_noise(noise, settings.system, settings.tools))
         return noise.verdict.exit_code
     replayed = outcome.report
-    write_text(render_replay_json(replayed) if as_json else render_replay(replayed, settings.system, settings.tools))
+    if as_json:
+        write_json(render_replay_json(replayed))
+    else:
+        write_text(render_replay(replayed, settings.system, settings.tools))
     return replayed.verdict.exit_code

@@ -83,9 +83,11 @@ def command(
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
         live = _live(server_command, recording, mode) if live_wanted else None
-        server = log_server(run, matcher, settings.on_unrecorded, stubs, faults, live, mode)
+        server = log_server(run, recording, matcher, settings.on_unrecorded, stubs, faults, live, mode)
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
-            sys.stderr.write(f"toolreplay serve: {recording} stops short; what it never logged is never recorded\n")
+            sys.stderr.write(
+                f"toolreplay serve: {one_line(recording)} stops short; what it never logged is never recorded\n"
+            )
     else:
         if run_number is not None:
             raise UsageError("--run is for a record-mcp log; a session holds one run")

@@ -167,7 +167,7 @@ class _SessionStream:
             if key == "messages":
                 break
             _, text, line = window.value()
-            node = parse_json(text, self.path, line)
+            node = parse_json(text, self.path, line, enclosing=1)
             members[key], positions[key] = node.value, node.pos
             if window.expect(",", "}") == "}":
                 raise _NotStreamed
@@ -175,7 +175,10 @@ class _SessionStream:
             raise _NotStreamed
         self.members = members
         top = Node(members, Pos(1, positions), self.path)
-        return self.reader.header(top)[3]
+        tools = self.reader.header(top)[3]
+        if "final_reply" in members:  # written before the conversation: checked here, as the whole reader does
+            self.reader.final_reply(top.member("final_reply"))
+        return tools
 
     def calls(self) -> Iterator[Call]:
         window = self.window
@@ -190,7 +193,7 @@ class _SessionStream:
             if type(value) is not dict:
                 raise _NotStreamed
             if value.get("role") == "assistant" and ('"tool_use"' in text or "\\u" in text):
-                message = parse_json(text, self.path, line).called(where)
+                message = parse_json(text, self.path, line, enclosing=2).called(where)
             else:
                 message = Node(value, Pos(line), self.path, where)
             for call in self.conversation.add(message):

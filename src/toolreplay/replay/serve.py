@@ -8,7 +8,7 @@ be served:
 - a **proxy log** (``record-mcp``), replayed exactly: every request the log
   holds (``initialize``, ``server/discover``, ``tools/list`` page by page,
   ``resources/*``, ``prompts/*``, ``completion/complete``, ...) is answered with
-  the recorded result or error, byte for byte but the id; a ``tools/call`` is
+  the recorded result or error, value for value but the id; a ``tools/call`` is
   matched as in a replay; the server's notifications that came before a
   response come again before it, progress rebound to the client's own token;
 - a **session**, whose tools are listed from its definitions and whose calls
@@ -22,7 +22,6 @@ measure.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Iterable
@@ -31,7 +30,9 @@ from typing import BinaryIO, NoReturn, Protocol
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
+from toolreplay.formats.located import lone_surrogate
 from toolreplay.formats.mcp_log import Exchange, LogRun
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
@@ -154,7 +155,9 @@ def _session_answer(answer: Answer) -> Reply:
 class LogSource:
     """One run of a proxy log, answered again exactly."""
 
-    def __init__(self, run: LogRun, matcher: Matcher) -> None:
+    def __init__(self, run: LogRun, matcher: Matcher, path: str) -> None:
+        for exchange in run.exchanges:
+            _check_response(exchange, path)
         self.matcher = matcher
         self.methods = {exchange.event for exchange in run.exchanges}
         self.requests: Replies[Exchange] = Replies()
@@ -210,6 +213,26 @@ class LogSource:
         return _handshake(method, params, capabilities, "Recorded answers from a record-mcp log; nothing is executed.")
 
 
+def _check_response(exchange: Exchange, path: str) -> None:
+    """A recorded response is served as it is, so it must be one JSON-RPC can carry: a result object, or an error
+    with its code and message (a recorded failure must never come back as a success)."""
+    response = exchange.response
+    result, error = response.get("result"), response.get("error")
+    if ("result" in response) == ("error" in response):
+        raise InputError("a recorded response holds neither a 'result' nor an 'error', or both", path, exchange.line)
+    if "error" in response:
+        if (
+            not isinstance(error, dict)
+            or type(error.get("code")) is not int
+            or not isinstance(error.get("message"), str)
+        ):
+            raise InputError("a recorded error needs an integer 'code' and a string 'message'", path, exchange.line)
+    elif not isinstance(result, dict):
+        raise InputError("a recorded result must be an object", path, exchange.line)
+    elif exchange.event == "initialize" and not isinstance(result.get("protocolVersion"), str):
+        raise InputError("the recorded initialize result names no protocolVersion", path, exchange.line)
+
+
 def _params(message: JSONObject) -> JSONObject:
     params = message.get("params")
     return params if isinstance(params, dict) else {}
@@ -257,10 +280,12 @@ def _recorded_reply(recorded: Exchange, params: JSONObject) -> Reply:
         if heard.get("method") != "notifications/progress":
             notifications.append(heard)
         elif token is not None:
-            rebound = copy.deepcopy(heard)
-            rebound_params = rebound.get("params")
-            if isinstance(rebound_params, dict):
-                rebound_params["progressToken"] = token
+            heard_params = heard.get("params")
+            rebound = (
+                {**heard, "params": {**heard_params, "progressToken": token}}
+                if isinstance(heard_params, dict)
+                else heard
+            )
             notifications.append(rebound)
     result, error = recorded.response.get("result"), recorded.response.get("error")
     if isinstance(error, dict):
@@ -294,7 +319,11 @@ class ReplayServer:
     def handle(self, message: JSONObject) -> list[JSONObject]:
         """What to send back for one message: notifications first, then the response; nothing for a notification."""
         if "id" not in message:
-            return []
+            if message.get("jsonrpc") == "2.0" and isinstance(message.get("method"), str):
+                return []  # a notification: nothing to answer
+            return [_error(None, INVALID_REQUEST, "invalid request: neither a request nor a notification")]
+        if "method" not in message and ("result" in message or "error" in message):
+            return []  # a response, to a request this server never sends: nothing to answer
         request_id, method = message["id"], message.get("method")
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or not _valid_id(request_id):
             return [_error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "invalid request")]
@@ -304,7 +333,7 @@ class ReplayServer:
         params = params or {}
         call = None
         if method == "tools/call":
-            name, arguments = params.get("name"), params.get("arguments") or {}
+            name, arguments = params.get("name"), params.get("arguments", {})
             if not isinstance(name, str) or not isinstance(arguments, dict):
                 return [_error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")]
             call = Call(self.log.answered, name, arguments, None, 0)
@@ -374,7 +403,7 @@ class ReplayServer:
             except _Dropped:
                 return
             if messages:
-                out.write(b"".join(_encode(message) for message in messages))
+                out.write(b"".join(_encoded(message) for message in messages))
                 out.flush()
 
     def answer_line(self, line: bytes) -> list[JSONObject]:
@@ -427,16 +456,34 @@ def _for_modern(method: str, result: JSONObject) -> JSONObject:
     return {**extra, **result}
 
 
-def _encode(message: JSONObject) -> bytes:
-    return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+def _encoded(message: JSONObject) -> bytes:
+    """One message as a line; one that cannot be written as JSON text (a value nested past the encoder's depth)
+    becomes the error it is, for its request."""
+    try:
+        return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+    except (ValueError, RecursionError) as exc:
+        request_id = message.get("id")
+        fallback = _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
+        return json.dumps(fallback, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
 def _strict_json(line: bytes) -> JSONValue:
-    value: JSONValue = json.loads(line, parse_constant=_reject_constant)
+    """A message as strict JSON over UTF-8 text: no NaN, no number too large for a float, no lone surrogate."""
+    text = line.decode("utf-8")
+    value: JSONValue = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+    if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
+        raise ValueError("a string holds a lone surrogate, which is not text")
     return value
 
 
@@ -463,6 +510,7 @@ def session_server(
 
 def log_server(
     run: LogRun,
+    path: str,
     matcher: Matcher,
     on_unrecorded: Unrecorded,
     stubs: tuple[Stub, ...],
@@ -471,5 +519,5 @@ def log_server(
     record: RecordMode = RecordMode.NONE,
 ) -> ReplayServer:
     """A server that answers one run of a proxy log exactly."""
-    source = LogSource(run, matcher)
+    source = LogSource(run, matcher, path)
     return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, record)
