@@ -565,3 +565,26 @@ def test_file_names_reach_no_runner_as_commands(tmp_path: Path) -> None:
     assert served.code == 0, served.stderr
     assert "stops short" in served.stderr
     assert not obeyed(served.stderr)
+
+
+def _unreadable(tmp_path: Path) -> Path:
+    """A file this process may not read: one without permissions, or, for root, a kernel file that refuses."""
+    mine = tmp_path / "secret.jsonl"
+    shutil.copy(SAMPLES / "session-clean.jsonl", mine)
+    mine.chmod(0)
+    for candidate in (mine, Path("/proc/1/environ")):
+        try:
+            candidate.read_bytes()
+        except PermissionError:
+            return candidate
+        except OSError:
+            continue
+    pytest.skip("every file here is readable (running as root, with no kernel file that refuses)")
+
+
+@pytest.mark.parametrize("command", ["audit", "verify", "show", "seal"])
+def test_a_permission_refused_is_exit_2_with_one_line(tmp_path: Path, command: str) -> None:
+    unreadable = _unreadable(tmp_path)
+    result = toolreplay(command, str(unreadable))
+    assert result.code == 2
+    assert result.stderr == f"toolreplay: error: {unreadable}: cannot read: Permission denied\n"
