@@ -15,6 +15,7 @@ from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
+from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.located import describe, finite_float, lone_surrogate, reject_constant
 
 
@@ -83,3 +84,16 @@ def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
     if (b"\\ud" in raw or b"\\uD" in raw) and lone_surrogate(value) is not None:
         raise InputError("a string holds a lone surrogate (\\ud800 to \\udfff), which is not text", path, number)
     return value
+
+
+def first_object(path: str | Path) -> tuple[bytes, JSONObject | None] | None:
+    """A file's first non-blank line, and the JSON object it holds (None when it holds none); None for a file of
+    blank lines. Formats are told apart by it."""
+    for number, raw in enumerate(iter_raw_lines(path), start=1):
+        if raw.isspace():
+            continue
+        try:
+            return raw, decode_object(raw, path, number)
+        except InputError:
+            return raw, None
+    return None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.files import iter_raw_lines
-from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.session import ANNOTATION_TYPES
 from toolreplay.model import SessionContext, ToolDef
@@ -185,15 +185,9 @@ def pick_run(runs: list[LogRun], number: int | None, path: str | Path) -> LogRun
 
 def is_log(path: str | Path) -> bool:
     """Whether a file is a proxy log, by its first line (any other file is for its own reader to judge)."""
-    for number, raw in enumerate(iter_raw_lines(path), start=1):
-        if raw.isspace():
-            continue
-        try:
-            first = decode_object(raw, path, number)
-        except InputError:
-            return False
-        return first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
-    return False
+    found = first_object(path)
+    first = found[1] if found is not None else None
+    return first is not None and first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
 
 
 def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JSONObject]]:

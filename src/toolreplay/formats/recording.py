@@ -18,8 +18,8 @@ from toolreplay.canonical import JSONObject
 from toolreplay.chain import SealedLink
 from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
-from toolreplay.formats.files import iter_raw_lines, read_head
-from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.files import read_head
+from toolreplay.formats.jsonl import first_object
 from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, read_session
 from toolreplay.formats.session_stream import stream_session
@@ -53,23 +53,21 @@ def kind_of_line(first: JSONObject) -> Kind | None:
 
 def detect_kind(path: str | Path) -> Kind:
     """Tell a recording's format from its first non-blank line (a transcript when it says nothing)."""
-    for number, raw in enumerate(iter_raw_lines(path), start=1):
-        if raw.isspace():
-            continue
-        try:
-            first = decode_object(raw, path, number)
-        except InputError:
-            # A whole object on one line is JSON Lines, whose reader says what is wrong
-            # with it; anything else is a pretty-printed session (or a broken file,
-            # which the session reader describes).
-            line = raw.strip()
-            one_line = line.startswith(b"{") and line.endswith(b"}") and len(line) > 2
-            return Kind.TRANSCRIPT if one_line else Kind.SESSION
-        found = kind_of_line(first)
-        if found is None and "format" in first and "index" not in first:
-            return Kind.SESSION  # a session of another format or version: its reader says which
-        return found or Kind.TRANSCRIPT
-    return Kind.TRANSCRIPT
+    found = first_object(path)
+    if found is None:
+        return Kind.TRANSCRIPT
+    raw, first = found
+    if first is None:
+        # A whole object on one line is JSON Lines, whose reader says what is wrong
+        # with it; anything else is a pretty-printed session (or a broken file,
+        # which the session reader describes).
+        line = raw.strip()
+        one_line = line.startswith(b"{") and line.endswith(b"}") and len(line) > 2
+        return Kind.TRANSCRIPT if one_line else Kind.SESSION
+    kind = kind_of_line(first)
+    if kind is None and "format" in first and "index" not in first:
+        return Kind.SESSION  # a session of another format or version: its reader says which
+    return kind or Kind.TRANSCRIPT
 
 
 def load_session(path: str | Path, kind: Kind | None = None) -> Session:
