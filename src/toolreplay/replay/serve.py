@@ -460,7 +460,7 @@ def _encoded(message: JSONObject) -> bytes:
     """One message as a line; one that cannot be written as JSON text (a value nested past the encoder's depth)
     becomes the error it is, for its request."""
     try:
-        return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+        return _ENCODE(message).encode("utf-8") + b"\n"
     except (ValueError, RecursionError) as exc:
         request_id = message.get("id")
         fallback = _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
@@ -478,10 +478,15 @@ def _finite(text: str) -> float:
     return value
 
 
+# Built once: json.loads and json.dumps with options build a new decoder or encoder on every call.
+_DECODE = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite).decode
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
 def _strict_json(line: bytes) -> JSONValue:
     """A message as strict JSON over UTF-8 text: no NaN, no number too large for a float, no lone surrogate."""
     text = line.decode("utf-8")
-    value: JSONValue = json.loads(text, parse_constant=_reject_constant, parse_float=_finite)
+    value: JSONValue = _DECODE(text)
     if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
         raise ValueError("a string holds a lone surrogate, which is not text")
     return value
