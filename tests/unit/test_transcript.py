@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolreplay.errors import InputError
+from toolreplay.formats import jsonl
 from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.transcript import iter_recorded_calls, iter_sealed, iter_transcript
 
@@ -155,3 +156,52 @@ def test_a_line_is_taken_exactly_when_the_json_parser_takes_it(before: str, afte
     except InputError:
         found = None
     assert found == expected
+
+
+_LINES = st.one_of(
+    st.dictionaries(st.text(max_size=3), st.integers() | st.text(max_size=3), max_size=3).map(json.dumps),
+    st.sampled_from(
+        [
+            "",
+            "   ",
+            "{",
+            "[1]",
+            "{} {}",
+            "{},{}",
+            '{"a": 1}]',
+            '[{"b": 2}',
+            '{"a": 1, "a": 2}',
+            '{"a": NaN}',
+            '{"a": 1e999}',
+            '{"a": "\\ud800"}',
+            '{"a": "\\ud83d\\ude00"}',
+            "\ufeff{}",
+            "  {}  ",
+            "\t{}\r",
+            '{"a": "\\u0061"}',
+            '"text"',
+            "null",
+        ]
+    ),
+)
+
+
+def _outcome(read: object) -> list[object]:
+    """Every (line, object) a reader gives, then the error it stops with, if any."""
+    seen: list[object] = []
+    try:
+        for item in read:  # type: ignore[attr-defined]
+            seen.append(item)
+    except InputError as exc:
+        seen.append(str(exc))
+    return seen
+
+
+@given(st.lists(_LINES, max_size=40), st.integers(1, 5))
+def test_lines_read_in_batches_as_they_read_one_by_one(lines: list[str], batch: int) -> None:
+    """Parsing many lines as one array must accept, refuse and number exactly as parsing each line does."""
+    raw = [(line + "\n").encode("utf-8") for line in lines]
+    one_by_one = ((n, decode_object(r, "t.jsonl", n)) for n, r in enumerate(raw, start=1) if not r.isspace())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonl, "_BATCH_LINES", batch)
+        assert _outcome(jsonl.iter_objects("t.jsonl", raw)) == _outcome(one_by_one)

@@ -18,8 +18,7 @@ from pathlib import Path
 from toolreplay.canonical import JSONObject
 from toolreplay.chain import call_record
 from toolreplay.errors import InputError
-from toolreplay.formats.files import iter_raw_lines
-from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import describe
 from toolreplay.model import Call
 
@@ -57,10 +56,7 @@ class SealedCall:
 
 def iter_numbered_objects(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[tuple[int, JSONObject]]:
     """``(line number, object)`` for each non-blank line of the file, or of ``lines`` if given."""
-    source = iter_raw_lines(path) if lines is None else lines
-    for number, raw in enumerate(source, start=1):
-        if not raw.isspace():
-            yield number, decode_object(raw, path, number)
+    yield from iter_objects(path, lines)
 
 
 def _fields_error(obj: JSONObject, order: tuple[str, ...], path: str | Path, line: int) -> InputError:
@@ -139,11 +135,7 @@ def iter_recorded_calls(path: str | Path, lines: Iterable[bytes] | None = None) 
     """
     # One loop from raw line to call: this is the audit's hot path over large transcripts.
     sealed: bool | None = None
-    expected = 0
-    for line, raw in enumerate(iter_raw_lines(path) if lines is None else lines, start=1):
-        if raw.isspace():
-            continue
-        obj = decode_object(raw, path, line)
+    for expected, (line, obj) in enumerate(iter_objects(path, lines)):
         if sealed is None:
             sealed = "digest" in obj or "prev" in obj
         if sealed:
@@ -154,5 +146,4 @@ def iter_recorded_calls(path: str | Path, lines: Iterable[bytes] | None = None) 
             raise _fields_error(obj, TRANSCRIPT_FIELDS, path, line)
         if call.index != expected:
             raise _out_of_order(call.index, expected, path, line)
-        expected += 1
         yield call
