@@ -9,6 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The suite's properties run 60 examples each (Hypothesis' default is 100), so the whole suite stays a fast
+# loop; `HYPOTHESIS_PROFILE=thorough pytest` runs 1,000 each. A test that sets its own count keeps it.
+settings.register_profile("fast", max_examples=60)
+settings.register_profile("thorough", max_examples=1_000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

@@ -45,6 +45,9 @@ class FakeMessagesAPI:
     def __init__(self) -> None:
         self.respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
         self.latency = 0.0
+        # What the real API says on an error it expects a retry of (429, 5xx): when to try again. Short here, so
+        # the SDK's own retries cost the suite milliseconds rather than its default backoff of seconds.
+        self.retry_after_ms = 20
         self.in_flight = 0
         self.most_in_flight = 0
         self.responses: list[tuple[int, dict[str, Any] | bytes]] = []
@@ -92,6 +95,8 @@ def serve() -> Iterator[FakeMessagesAPI]:
             self.send_response(status)
             self.send_header("content-type", "text/html" if isinstance(answer, bytes) else "application/json")
             self.send_header("content-length", str(len(data)))
+            if status == 429 or status >= 500:
+                self.send_header("retry-after-ms", str(api.retry_after_ms))
             self.end_headers()
             self.wfile.write(data)
 
