@@ -46,9 +46,26 @@ def run_cli(*args: str, cwd: Path = SAMPLES) -> Completed:
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The container image takes longest: its tests go first, so its build overlaps everything else."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The container image takes longest: its tests go first, so its build overlaps everything else.
+
+    Under ``--dist loadgroup`` each test marked ``xdist_group`` gets its group in its id, which is how
+    pytest-xdist keeps a group on one worker: done here too, since with this pytest the plugin's own
+    hook does not run, and the image would be built once per worker.
+    """
     items.sort(key=lambda item: 0 if "test_image.py" in item.nodeid else 1)
+    if not getattr(config.option, "loadgroup", False):  # set on each worker when the run is --dist loadgroup
+        return
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None and "@" not in item.nodeid:
+            group = mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+            grouped = f"{item.nodeid}@{group}"
+            # pytest 9 keeps the id as a structured ``_id``; the plugin still sets the older ``_nodeid``.
+            if hasattr(item, "_id"):
+                item._id = type(item._id).parse(grouped)
+            else:
+                setattr(item, "_nodeid", grouped)  # noqa: B010 - the attribute of pytest before 9
 
 
 @pytest.fixture
