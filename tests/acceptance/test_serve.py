@@ -258,6 +258,8 @@ def test_a_delay_answers_late_and_a_drop_closes_the_connection(tmp_path: Path) -
         ({"tool": "x", "fault": "error", "times": 0}, "faults[0].times: must be at least 1"),
         ({"tool": "", "fault": "hang"}, "faults[0].tool: must be a non-empty string"),
         ({"tool": "x", "fault": "hang", "extra": 1}, "unknown field 'extra' in a fault"),
+        ({"tool": "x", "fault": "hang", "seconds": 2}, "faults[0].seconds: is for delay faults, not hang"),
+        ({"tool": "x", "fault": "is_error", "code": 1}, "faults[0].code: is for error faults, not is_error"),
     ],
 )
 def test_a_bad_faults_file_is_one_line_naming_the_line(tmp_path: Path, fault: dict[str, Any], expected: str) -> None:
@@ -366,3 +368,50 @@ def test_a_session_is_never_written_to_by_live() -> None:
     )
     assert replay.code == 2
     assert "must be one of stop, error, stub" in replay.stderr
+
+
+HANGING_SERVER = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "h", "version": "0"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+    # anything else: never answered
+"""
+
+
+def test_a_live_server_that_never_answers_costs_that_request_its_timeout(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    _record_one_call(log)
+    hanging = ["--on-unrecorded", "live", "--live-timeout", "0.5", "--", sys.executable, "-c", HANGING_SERVER]
+    started = time.monotonic()
+    answers, stderr = _serve(log, *hanging, calls=[LIST_VAR_LOG, USAGE, LIST_VAR_LOG])
+    assert answers[0]["error"]["code"] == -32003
+    assert "did not answer within 0.5 s" in answers[0]["error"]["message"]
+    assert "used_percent" in text(answers[1]["result"])  # the recorded call, answered at once after it
+    assert answers[2]["error"]["code"] == -32003  # a new server, asked again, with the same result
+    assert time.monotonic() - started < 30
+    assert "3 calls" in stderr
+
+
+def test_two_recorders_never_write_one_log_at_once(tmp_path: Path) -> None:
+    """A run written by one recorder while another writes its own would interleave: the second is refused."""
+    log = tmp_path / "mcp.jsonl"
+    _record_one_call(log)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *SAMPLE_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    client = RawClient(first)
+    client.initialize()  # the first recorder is up and holds the log
+    try:
+        second = run_cli("serve", str(log), "--on-unrecorded", "live", "--record", "all", "--", *SAMPLE_SERVER)
+        assert second.code == 2
+        assert "another recorder is writing to" in second.stderr
+    finally:
+        assert first.stdin is not None
+        first.stdin.close()
+        first.wait(timeout=60)

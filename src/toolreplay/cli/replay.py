@@ -68,6 +68,10 @@ def command(
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
+        if as_json or runs_out is not None:
+            raise UsageError(
+                f"{recording} is a transcript, which is audited, not replayed: --json and --runs-out are for a session"
+            )
         from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
 
         report = audit(*calls_and_classifier(recording, policy))

@@ -16,7 +16,7 @@ from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, re
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.redact import Redactor
-from toolreplay.replay.live import LiveServer, RecordMode
+from toolreplay.replay.live import LIVE_TIMEOUT, LiveServer, RecordMode
 from toolreplay.replay.serve import ServeLog, log_server, session_server
 from toolreplay.settings import ReplaySettings, Unrecorded
 from toolreplay.wording import format_call
@@ -50,6 +50,14 @@ from toolreplay.wording import format_call
     type=click.Choice([mode.value for mode in RecordMode]),
     help="With live: what goes into the log (default: new for a log, none for a session).",
 )
+@click.option(
+    "--live-timeout",
+    type=click.FloatRange(min=0, min_open=True, max=3600),
+    default=LIVE_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="With live: how long the real server has to answer one request.",
+)
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
 @click.option("--run", "run_number", type=int, metavar="N", help="Which run of a log (1 = first; default: last).")
 @click.option(
@@ -63,6 +71,7 @@ def command(
     server_command: tuple[str, ...],
     settings: ReplaySettings,
     record_mode: str | None,
+    live_timeout: float,
     rules_file: str | None,
     run_number: int | None,
     faults_file: str | None,
@@ -82,7 +91,7 @@ def command(
         mode = RecordMode(record_mode or RecordMode.NEW.value)
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
-        live = _live(server_command, recording, mode) if live_wanted else None
+        live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
         server = log_server(run, recording, matcher, settings.on_unrecorded, stubs, faults, live, mode)
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
             sys.stderr.write(
@@ -97,7 +106,7 @@ def command(
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
-        live = _live(server_command, recording, mode) if live_wanted else None
+        live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
         server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
     try:
         # The client leaving, by closing its end or by interrupting, is the normal end of a session.
@@ -110,16 +119,18 @@ def command(
     return 0
 
 
-def _live(command: tuple[str, ...], recording: str, mode: RecordMode) -> LiveServer:
+def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: float) -> LiveServer:
     if not command:
         raise UsageError("--on-unrecorded live needs the real server's command after --")
     for argument in command:
         if same_file(argument, recording):
             raise UsageError(f"refusing to serve {recording} live to a server command that uses it")
-    log = None if mode is RecordMode.NONE else LogWriter(recording, Redactor.default(), "toolreplay serve")
+    log = None
+    if mode is not RecordMode.NONE:
+        log = LogWriter(recording, Redactor.default(), "toolreplay serve", new_run=mode is RecordMode.ALL)
     if log is not None and mode is RecordMode.ALL:
         log.start(command)
-    return LiveServer(command, log)
+    return LiveServer(command, log, timeout)
 
 
 def _summary(log: ServeLog, faults: bool, live: bool) -> None:

@@ -78,6 +78,11 @@ def _fault(item: Node) -> Fault:
         choices = ", ".join(kind.value for kind in FaultKind)
         raise kind_node.fail(f"must be one of {choices}, found {kind_node.value!r}") from None
     code, message, seconds, times = DEFAULT_CODE, DEFAULT_MESSAGE, 0.0, None
+    for field, kinds in (("code", (FaultKind.ERROR,)), ("message", (FaultKind.ERROR, FaultKind.IS_ERROR))):
+        if field in item.value and kind not in kinds:
+            raise item.member(field).fail(f"is for {' or '.join(k.value for k in kinds)} faults, not {kind.value}")
+    if "seconds" in item.value and kind is not FaultKind.DELAY:
+        raise item.member("seconds").fail(f"is for delay faults, not {kind.value}")
     if "code" in item.value:
         code = item.member("code").integer()
         if not -(2**31) <= code < 2**31:

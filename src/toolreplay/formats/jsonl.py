@@ -86,52 +86,32 @@ def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
     return value
 
 
-# Lines parsed at once by the scanner, as the elements of one array: up to this many, or this many bytes, so
-# a batch of large records costs no more memory than a few of them.
-_BATCH_LINES = 256
-_BATCH_BYTES = 1 << 16
-
-
 def iter_objects(path: str | Path, lines: Iterable[bytes] | None = None) -> Iterator[tuple[int, JSONObject]]:
     """``(line number, object)`` for each non-blank line of the file (or of ``lines``), held to
     :func:`decode_object`'s rules.
 
-    Lines are parsed a batch at a time, joined as the elements of one JSON array,
-    which spares the per-line work around the scanner on a large file. A batch
-    is taken only when it holds exactly one object per line and nothing else; any
-    other batch is read line by line by :func:`decode_object`, so what is
-    accepted, and every error with its line, is exactly what that gives.
+    The common line (UTF-8, one object, no escape that could spell a lone
+    surrogate) is parsed right here, in one loop over the file; any other line
+    goes to :func:`decode_object`, which accepts it or says exactly what is
+    wrong, so both ways take the same lines. (Parsing many lines as one array
+    would be faster still, but a record cut in two and glued to the next can
+    parse that way: each line is parsed on its own.)
     """
-    batch: list[tuple[int, bytes]] = []
-    size = 0
+    scan = scan_value
     for number, raw in enumerate(iter_raw_lines(path) if lines is None else lines, start=1):
         if raw.isspace():
             continue
-        batch.append((number, raw))
-        size += len(raw)
-        if len(batch) == _BATCH_LINES or size >= _BATCH_BYTES:
-            yield from _batch(batch, path)
-            batch, size = [], 0
-    yield from _batch(batch, path)
-
-
-def _batch(batch: list[tuple[int, bytes]], path: str | Path) -> Iterable[tuple[int, JSONObject]]:
-    joined = b",".join(raw for _, raw in batch)
-    if len(batch) > 1 and b"\\u" not in joined:  # no escape, so no lone surrogate to look for (and none to miss)
-        text = ""
-        try:
-            text = "[" + joined.decode("utf-8") + "]"
-            values, end = scan_value(text, 0)
-        except (ValueError, RecursionError, StopIteration):
-            values, end = None, -1
-        if (
-            end == len(text)
-            and type(values) is list
-            and len(values) == len(batch)
-            and all(type(value) is dict for value in values)
-        ):
-            return zip((number for number, _ in batch), values, strict=True)  # type: ignore[arg-type]
-    return ((number, decode_object(raw, path, number)) for number, raw in batch)
+        if b"\\u" not in raw:
+            try:
+                text = raw.decode("utf-8")
+                value, end = scan(text, 0)
+            except (ValueError, RecursionError, StopIteration):
+                pass
+            else:
+                if type(value) is dict and (end == len(text) or not text[end:].strip(" \t\r\n")):
+                    yield number, value
+                    continue
+        yield number, decode_object(raw, path, number)
 
 
 def first_object(path: str | Path) -> tuple[bytes, JSONObject | None] | None:

@@ -50,11 +50,23 @@ class LogWriter:
     it is closed it says so in the log itself if there is room.
     """
 
-    def __init__(self, path: str | Path, redactor: Redactor, who: str) -> None:
+    def __init__(self, path: str | Path, redactor: Redactor, who: str, new_run: bool = True) -> None:
+        """Open ``path`` for appending. A writer that adds a run of its own (``new_run``) holds the log alone
+        while it writes, and one that adds exchanges to the last run shares it with its like: two runs
+        written at once would interleave, and a run's lines would land in the other's."""
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
+        try:
+            import fcntl  # noqa: PLC0415 - POSIX only; elsewhere a log is not locked
+
+            fcntl.flock(self._fd, (fcntl.LOCK_EX if new_run else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except ImportError:
+            pass
+        except OSError:
+            os.close(self._fd)
+            raise UsageError(f"another recorder is writing to {path}; wait for it, or log to another file") from None
         self._redactor = redactor
         self._who = who
         self.failure: str | None = None  # why the log stopped, once a line could not be written whole

@@ -58,12 +58,11 @@ def detect_kind(path: str | Path) -> Kind:
         return Kind.TRANSCRIPT
     raw, first = found
     if first is None:
-        # A whole object on one line is JSON Lines, whose reader says what is wrong
-        # with it; anything else is a pretty-printed session (or a broken file,
-        # which the session reader describes).
+        # A first line that is not JSON: the opening of a pretty-printed document (a
+        # lone brace, or its "format" field) is a session, whose reader says what is
+        # wrong with it; anything else is a broken line of JSON Lines, named by their reader.
         line = raw.strip()
-        one_line = line.startswith(b"{") and line.endswith(b"}") and len(line) > 2
-        return Kind.TRANSCRIPT if one_line else Kind.SESSION
+        return Kind.SESSION if line == b"{" or b'"format"' in line else Kind.TRANSCRIPT
     kind = kind_of_line(first)
     if kind is None and "format" in first and "index" not in first:
         return Kind.SESSION  # a session of another format or version: its reader says which

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+import select
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
@@ -25,6 +28,7 @@ from toolreplay.formats.mcp_log import LogWriter
 
 LIVE_VERSION = "2025-11-25"  # the handshake toolreplay speaks to the real server
 LIVE_FAILED = -32003  # JSON-RPC error code when the real server could not answer
+LIVE_TIMEOUT = 30.0  # seconds the real server has to answer one request
 
 
 class RecordMode(enum.Enum):
@@ -46,11 +50,13 @@ class LiveAnswer:
 class LiveServer:
     """One connection to the real server, opened on first use."""
 
-    def __init__(self, command: Sequence[str], log: LogWriter | None) -> None:
+    def __init__(self, command: Sequence[str], log: LogWriter | None, timeout: float = LIVE_TIMEOUT) -> None:
         if not command:
             raise UsageError("--on-unrecorded live needs the real server's command after --")
         self.command = list(command)
         self.log = log
+        self.timeout = timeout
+        self._pending = b""  # what the server wrote past the last whole line
         self.process: subprocess.Popen[bytes] | None = None
         self.handshake: JSONObject | None = None
         self.next_id = 0
@@ -74,8 +80,17 @@ class LiveServer:
             self._connect()
             return self._request(method, _forwarded(params), record=True)
         except (OSError, ValueError, EOFError) as exc:
+            if isinstance(exc, TimeoutError):
+                self._stop()  # a server that stopped answering is not asked again: the next request starts a new one
             error: JSONObject = {"code": LIVE_FAILED, "message": f"toolreplay: the live server failed: {exc}"}
             return LiveAnswer({"jsonrpc": "2.0", "id": None, "error": error}, ())
+
+    def _stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+            self._pending = b""
 
     def _connect(self) -> None:
         if self.process is not None:
@@ -111,11 +126,9 @@ class LiveServer:
         request: JSONObject = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
         self._send(request)
         heard: list[JSONObject] = []
+        deadline = time.monotonic() + self.timeout
         while True:
-            line = stdout.readline()
-            if not line:
-                raise EOFError("it closed its output")
-            message = json.loads(line)
+            message = json.loads(self._line(stdout, deadline))
             if not isinstance(message, dict):
                 continue
             if "method" in message and "id" in message:  # the server asks the client (sampling, roots): not here
@@ -131,6 +144,19 @@ class LiveServer:
             self.log.exchange(request, message)
             self.forwarded += 1
         return LiveAnswer(message, tuple(heard))
+
+    def _line(self, stdout: IO[bytes], deadline: float) -> bytes:
+        """The server's next whole line, or TimeoutError once the deadline passes."""
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                raise TimeoutError(f"it did not answer within {self.timeout:g} s")
+            chunk = os.read(stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise EOFError("it closed its output")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
 
 
 def _forwarded(params: JSONObject) -> JSONObject:
