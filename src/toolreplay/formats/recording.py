@@ -13,9 +13,9 @@ import enum
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject
-from toolreplay.chain import SealedLink
 from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_head
@@ -25,6 +25,9 @@ from toolreplay.formats.session import FORMAT, read_session
 from toolreplay.formats.session_stream import stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 from toolreplay.model import Call, Session
+
+if TYPE_CHECKING:  # the chain is loaded only by the commands that verify
+    from toolreplay.chain import SealedLink
 
 
 class Kind(enum.Enum):
