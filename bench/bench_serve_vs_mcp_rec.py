@@ -18,30 +18,16 @@ import importlib.util
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_replay import client_round_trips  # noqa: E402 - the same client round trips as serve's other bench
+
 SERVER = [sys.executable, str(ROOT / "samples" / "mcp" / "server.py")]
-CALL = ("disk_usage", {"host": "build-04"})
-
-
-async def round_trips(command: list[str], calls: int) -> list[float]:
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
-    times: list[float] = []
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        for _ in range(20):
-            await session.call_tool(*CALL)
-        for _ in range(calls):
-            start = time.perf_counter()
-            await session.call_tool(*CALL)
-            times.append(time.perf_counter() - start)
-    return times
 
 
 def main() -> None:
@@ -55,12 +41,12 @@ def main() -> None:
         ours, theirs = Path(temporary) / "toolreplay.jsonl", Path(temporary) / "mcp-rec.jsonl"
         # Each recorded with the very client that will replay it, so both replays can match every request.
         anyio.run(
-            round_trips,
+            client_round_trips,
             [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(ours), "--", *SERVER],
             options.calls,
         )
         anyio.run(
-            round_trips,
+            client_round_trips,
             [sys.executable, "-m", "mcp_rec.cli", "record", "-o", str(theirs), "--", *SERVER],
             options.calls,
         )
@@ -69,8 +55,8 @@ def main() -> None:
         served: list[float] = []
         replayed: list[float] = []
         for _ in range(options.rounds):
-            served += anyio.run(round_trips, serve, options.calls)
-            replayed += anyio.run(round_trips, replay, options.calls)
+            served += anyio.run(client_round_trips, serve, options.calls)
+            replayed += anyio.run(client_round_trips, replay, options.calls)
     ours_median, theirs_median = statistics.median(served), statistics.median(replayed)
     print(f"tools/call round trips from the mcp SDK client, {options.rounds} x {options.calls} each, alternating")
     print(f"toolreplay serve LOG   median {ours_median * 1000:.3f} ms   mean {statistics.fmean(served) * 1000:.3f} ms")
