@@ -69,19 +69,6 @@ def readable(path: str | Path) -> str:
     return _SPOOLED[name]
 
 
-def iter_raw_lines(path: str | Path) -> Iterator[bytes]:
-    """The raw lines of ``path``, line endings kept (a stream is read once, see above)."""
-    try:
-        handle = open(readable(path), "rb")  # noqa: SIM115 - closed by the with-block below
-    except OSError as exc:
-        raise _open_error(exc, path) from None
-    with handle:
-        try:
-            yield from handle
-        except OSError as exc:
-            raise _open_error(exc, path) from None
-
-
 def open_binary(path: str | Path) -> BinaryIO:
     """``path`` opened for reading bytes (a stream is read once, see above)."""
     try:
@@ -90,13 +77,22 @@ def open_binary(path: str | Path) -> BinaryIO:
         raise _open_error(exc, path) from None
 
 
+def iter_raw_lines(path: str | Path) -> Iterator[bytes]:
+    """The raw lines of ``path``, line endings kept (a stream is read once, see above)."""
+    with open_binary(path) as handle:
+        try:
+            yield from handle
+        except OSError as exc:
+            raise _open_error(exc, path) from None
+
+
 def read_head(path: str | Path, size: int) -> bytes:
     """The first ``size`` bytes of ``path``."""
-    try:
-        with open(readable(path), "rb") as handle:
+    with open_binary(path) as handle:
+        try:
             return handle.read(size)
-    except OSError as exc:
-        raise _open_error(exc, path) from None
+        except OSError as exc:
+            raise _open_error(exc, path) from None
 
 
 def read_text(path: str | Path) -> str:
