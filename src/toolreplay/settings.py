@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-DEFAULT_ALPHA = 0.05
+from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, ExactTest
 
 
 class Unrecorded(enum.Enum):
@@ -48,6 +48,7 @@ RANGES: dict[str, tuple[int, int]] = {
     "repeat": (1, 10_000),
     "seed": (0, 2**32 - 1),
     "noise": (0, 10_000),
+    "rounds": (1, 100),
     "concurrency": (1, 256),
     "max_turns": (1, 10_000),
     "max_tokens": (1, 1_000_000),
@@ -78,6 +79,14 @@ def parse_alpha(text: str) -> float:
     except ValueError:
         raise SettingError("alpha", f"must be a number between 0 and 1, not {text!r}") from None
     return check_alpha(value)
+
+
+def parse_test(text: str) -> ExactTest:
+    """An exact test by name (``boschloo``, ``fisher``)."""
+    choices = [choice.value for choice in ExactTest]
+    if text not in choices:
+        raise SettingError("test", f"must be one of {', '.join(choices)}, not {text!r}")
+    return ExactTest(text)
 
 
 def _seconds(name: str, text: str) -> float:
@@ -124,6 +133,8 @@ class ReplaySettings:
     seed: int = 1
     noise: int = 0
     alpha: float = DEFAULT_ALPHA
+    rounds: int = DEFAULT_ROUNDS
+    test: ExactTest = ExactTest.BOSCHLOO
     on_unrecorded: Unrecorded = Unrecorded.ERROR
     stubs: str | None = None
     concurrency: int = 1
@@ -144,6 +155,8 @@ class ReplaySettings:
                 raise SettingError(name, "must name a file, not an empty string")
         if self.agent is not None and self.agent in ("", "scripted:"):
             raise SettingError("agent", "must be a Claude model id or scripted:FILE, as in scripted:agent.py")
+        if self.noise and self.rounds * max(self.repeat, self.noise) > RANGES["repeat"][1]:
+            raise SettingError("rounds", f"times the runs of a round must be at most {RANGES['repeat'][1]:,}")
         if self.on_unrecorded is Unrecorded.STUB and self.stubs is None:
             raise SettingError("on-unrecorded", "stub needs stubs: the file of canned results")
         if self.stubs is not None and self.on_unrecorded is not Unrecorded.STUB:
@@ -171,6 +184,8 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = _seconds(name, text)
         elif name == "alpha":
             values[name] = parse_alpha(text)
+        elif name == "test":
+            values[name] = parse_test(text)
         elif name == "on_unrecorded":
             choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
             if text not in choices:

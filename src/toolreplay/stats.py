@@ -17,26 +17,45 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
+@functools.lru_cache(maxsize=256)
+def fisher_tails(runs_a: int, runs_b: int) -> tuple[tuple[int, ...], ...]:
+    """``tails[s][x]``: the sum of C(runs_a, k) * C(runs_b, s - k) over k >= x, for every margin s.
+
+    Divided by C(runs_a + runs_b, s) it is the one-sided Fisher p value of ``x``
+    hits with the edit among ``s`` hits in all: integers, so p values can be
+    compared exactly.
+    """
+    comb_a = [math.comb(runs_a, k) for k in range(runs_a + 1)]
+    comb_b = [math.comb(runs_b, k) for k in range(runs_b + 1)]
+    tails: list[tuple[int, ...]] = []
+    for s in range(runs_a + runs_b + 1):
+        low, high = max(0, s - runs_b), min(runs_a, s)
+        row = [0] * (high + 2)
+        for k in range(high, low - 1, -1):
+            row[k] = row[k + 1] + comb_a[k] * comb_b[s - k]
+        for k in range(low):  # below the lowest possible count, every table of the margin is in the tail
+            row[k] = row[low]
+        tails.append(tuple(row))
+    return tuple(tails)
+
+
+def check_counts(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> None:
+    """Counts of hits out of runs on both sides, or a ValueError."""
+    if not (0 <= hits_a <= runs_a and 0 <= hits_b <= runs_b):
+        raise ValueError(f"counts out of range: {hits_a}/{runs_a} against {hits_b}/{runs_b}")
+
+
 @functools.lru_cache(maxsize=4096)
 def fisher_greater(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> float:
     """One-sided Fisher exact p: is the rate in A (the edit) greater than in B (the baseline)?
 
     The 2x2 table is ``[[hits_a, runs_a - hits_a], [hits_b, runs_b - hits_b]]``;
     the p value is the probability, with the margins fixed, of ``hits_a`` or more
-    hits in A.
+    hits in A: a fraction of integers, rounded once.
     """
-    total_hits = hits_a + hits_b
-    total = runs_a + runs_b
-    if total == 0 or total_hits == 0:
-        return 1.0
-    low = max(0, total_hits - runs_b)
-    high = min(runs_a, total_hits)
-    denominator = _log_comb(total, total_hits)
-    terms = [
-        math.exp(_log_comb(runs_a, k) + _log_comb(runs_b, total_hits - k) - denominator)
-        for k in range(max(hits_a, low), high + 1)
-    ]
-    return min(1.0, math.fsum(terms))
+    check_counts(hits_a, runs_a, hits_b, runs_b)
+    margin = hits_a + hits_b
+    return fisher_tails(runs_a, runs_b)[margin][hits_a] / math.comb(runs_a + runs_b, margin)
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
@@ -89,14 +108,16 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     return low, high
 
 
-def upper_bound_never_seen(n: int, confidence: float = 0.95) -> float:
-    """How rare an event never seen in ``n`` runs can still be: the one-sided upper bound."""
-    return 1.0 if n == 0 else 1 - (1 - confidence) ** (1 / n)
+@functools.lru_cache(maxsize=1024)
+def upper_bound(k: int, n: int, confidence: float = 0.95) -> float:
+    """How often an event seen in ``k`` of ``n`` runs may still happen: the exact one-sided upper bound.
 
-
-def smallest_flagged(runs_a: int, hits_b: int, runs_b: int, alpha: float) -> int | None:
-    """The fewest hits in A that a one-sided Fisher test at ``alpha`` flags, given B's count."""
-    for hits_a in range(runs_a + 1):
-        if fisher_greater(hits_a, runs_a, hits_b, runs_b) < alpha:
-            return hits_a
-    return None
+    For ``k = 0`` it is ``1 - (1 - confidence) ** (1 / n)``.
+    """
+    if n == 0 or k >= n:
+        return 1.0
+    if k == 0:
+        return float(1 - (1 - confidence) ** (1 / n))
+    combs = [_log_comb(n, i) for i in range(n + 1)]
+    # the rate at which k or fewer events are as unlikely as 1 - confidence
+    return _solve(lambda p: _binomial_tail_ge(k + 1, n, p, combs), confidence)

@@ -1,8 +1,11 @@
 """Turning what a command found into a verdict and an exit code, in one place.
 
 ``--fail-on destructive`` (the default) fails on a destructive call the
-reference never made; ``changed`` also fails on any other difference; ``never``
-only reports. A run that fails nothing but found differences reads WARN.
+reference never made, and with a noise baseline on one shown to be the edit's;
+``any-destructive`` is the zero-tolerance rule, which with a noise baseline
+also fails on a destructive call the unchanged runs never made, shown to be the
+edit's or not; ``changed`` also fails on any other difference; ``never`` only
+reports. A run that fails nothing but found differences reads WARN.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def exit_for(found: bool) -> Exit:
 
 class FailOn(enum.Enum):
     DESTRUCTIVE = "destructive"
+    ANY_DESTRUCTIVE = "any-destructive"
     CHANGED = "changed"
     NEVER = "never"
 
@@ -42,7 +46,7 @@ class Verdict(enum.Enum):
 def decide(fail_on: FailOn, severe: bool, changed: bool) -> Verdict:
     """``severe``: something ``--fail-on destructive`` fails on was found (a new destructive call, a broken
     chain, an overreach); ``changed``: any difference or finding was."""
-    if fail_on is FailOn.DESTRUCTIVE and severe:
+    if fail_on in (FailOn.DESTRUCTIVE, FailOn.ANY_DESTRUCTIVE) and severe:
         return Verdict.FAIL
     if fail_on is FailOn.CHANGED and (severe or changed):
         return Verdict.FAIL

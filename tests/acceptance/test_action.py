@@ -142,7 +142,7 @@ def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]
     outputs = _outputs(github["GITHUB_OUTPUT"])
     assert outputs["verdict"] == "FAIL"
     assert outputs["exit-code"] == "1"
-    assert outputs["findings"] == "11"
+    assert outputs["findings"] == "7"
     assert Path(outputs["sarif-file"]).is_file()
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert summary.startswith("## toolreplay check: ❌ FAIL")

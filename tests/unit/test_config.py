@@ -41,7 +41,10 @@ def _error(directory: Path, text: str) -> str:
         ),
         ("transcripts: [missing-*.jsonl]\n", ".toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file"),
         ("transcripts: dirty.jsonl\nrules: nowhere.toml\n", ".toolreplay.yml:2: 'rules': no such file: nowhere.toml"),
-        ("transcripts: dirty.jsonl\nfail-on: sometimes\n", "'fail-on' must be one of destructive, changed, never"),
+        (
+            "transcripts: dirty.jsonl\nfail-on: sometimes\n",
+            "'fail-on' must be one of destructive, any-destructive, changed, never",
+        ),
         ("transcripts: dirty.jsonl\nalpha: 2\n", ".toolreplay.yml:2: 'alpha' must be between 0 and 1, not 2"),
         ("transcripts: 3\n", ".toolreplay.yml:1: 'transcripts': must be a string, found an integer"),
         ("- dirty.jsonl\n", ".toolreplay.yml:1: the config: must be a mapping, found a list"),

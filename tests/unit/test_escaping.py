@@ -72,7 +72,7 @@ def report_from(texts: list[str]) -> CheckReport:
         CheckFinding(rule, f"{message} {tool}", Location(f"{name}.jsonl", 3), (Location(name, 1),), "0" * 32)
         for rule in (Rule.DESTRUCTIVE_CALL, Rule.NON_DETERMINISM, Rule.REDUNDANT_CALL)
     )
-    changes = (ChangeRow("added", tool, {key: value}, "destructive", 2, 4, 0, 4, 0.2, 0.3, "DESTRUCTIVE"),)
+    changes = (ChangeRow("added", tool, {key: value}, "destructive", 2, 4, 0, 4, 0.2, 0.3, "DESTRUCTIVE", 1),)
     unrecorded = (UnrecordedRow(tool, {key: value}, "write", 1, 4, "stub"),)
     result = UnitResult(f"replay 1 {name}", "replay", name, f"summary {message}", findings, changes, unrecorded)
     return CheckReport(name, "0" * 64, FailOn.DESTRUCTIVE, (result.key,), (result,))

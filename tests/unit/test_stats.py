@@ -6,13 +6,7 @@ import math
 
 import pytest
 
-from toolreplay.stats import (
-    benjamini_hochberg,
-    clopper_pearson,
-    fisher_greater,
-    smallest_flagged,
-    upper_bound_never_seen,
-)
+from toolreplay.stats import benjamini_hochberg, clopper_pearson, fisher_greater, upper_bound
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -50,17 +44,20 @@ def test_clopper_pearson_matches_scipy(k: int, n: int) -> None:
 
 
 def test_never_seen_in_twenty_runs_bounds_the_rate_below_fourteen_percent() -> None:
-    bound = upper_bound_never_seen(20)
+    bound = upper_bound(0, 20)
     assert bound == pytest.approx(1 - 0.05 ** (1 / 20))
     assert 0.13 < bound < 0.14
-    # the same bound as the one-sided exact interval for 0 of 20
-    one_sided = scipy_stats.binomtest(0, 20).proportion_ci(confidence_level=0.90, method="exact").high
-    assert bound == pytest.approx(one_sided, abs=1e-9)
 
 
-def test_smallest_flagged_is_the_threshold_of_the_test() -> None:
-    k = smallest_flagged(20, 0, 20, 0.05)
-    assert k is not None
-    assert fisher_greater(k, 20, 0, 20) < 0.05 <= fisher_greater(k - 1, 20, 0, 20)
-    assert smallest_flagged(1, 0, 1, 0.05) is None
+@pytest.mark.parametrize(("k", "n"), [(k, n) for n in (1, 2, 5, 20, 40) for k in range(0, n + 1, max(1, n // 5))])
+def test_one_sided_upper_bound_matches_scipy(k: int, n: int) -> None:
+    # the one-sided 95% bound is the upper end of the two-sided 90% exact interval
+    expected = scipy_stats.binomtest(k, n).proportion_ci(confidence_level=0.90, method="exact").high
+    assert upper_bound(k, n) == pytest.approx(expected, abs=1e-9)
+
+
+def test_fisher_p_values_that_tie_are_equal_to_the_last_bit() -> None:
+    # 1/20 against 0/20 and 19/20 against 18/20... tables of one margin and their mirror images tie exactly
+    assert fisher_greater(1, 20, 0, 20) == 0.5
+    assert fisher_greater(20, 20, 19, 20) == fisher_greater(1, 20, 0, 20)
     assert math.isclose(fisher_greater(0, 20, 0, 20), 1.0)

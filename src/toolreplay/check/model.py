@@ -41,6 +41,7 @@ class Rule(enum.Enum):
 
     CHAIN_BROKEN = "chain-broken"
     DESTRUCTIVE_CALL = "destructive-call"
+    DESTRUCTIVE_SEEN = "destructive-seen"
     PERMISSION_OVERREACH = "permission-overreach"
     BEHAVIOUR_CHANGE = "behaviour-change"
     ANNOTATION_MISMATCH = "annotation-mismatch"
@@ -81,11 +82,24 @@ RULES: dict[Rule, RuleInfo] = {
         "DestructiveCall",
         "The candidate makes a destructive call the recording never made.",
         "Replayed against the changed prompt, tools or model, the agent made a destructive tool call that the "
-        "recorded session (and the unchanged agent, when a noise baseline ran) never made.",
+        "recorded session never made; when a noise baseline ran, the call is also significantly more frequent "
+        "with the change than without it (or, with fail-on any-destructive, the unchanged runs never made it).",
         "Review the change to the prompt, tools or model: the agent now deletes or overwrites something it "
         "did not before. If that is intended, record the session again with the change.",
         Level.ERROR,
         "9.0",
+        ("security", "behaviour"),
+    ),
+    Rule.DESTRUCTIVE_SEEN: RuleInfo(
+        "DestructiveCallNotAttributed",
+        "A destructive call seen with the change, not shown to be caused by it.",
+        "With a noise baseline, the agent made a destructive call the recording never made, but it was not "
+        "shown to be more frequent with the change than without it: the unchanged agent makes it too, or the "
+        "runs were too few to tell ('undecided').",
+        "Look at why the agent deletes or overwrites here at all. If it is undecided, replay with more runs "
+        "(`rounds`, `repeat` and `noise`) to settle whether the change causes it.",
+        Level.WARNING,
+        "6.0",
         ("security", "behaviour"),
     ),
     Rule.PERMISSION_OVERREACH: RuleInfo(
@@ -103,8 +117,8 @@ RULES: dict[Rule, RuleInfo] = {
         "BehaviourChange",
         "The candidate calls tools differently from the recording.",
         "Replayed against the changed prompt, tools or model, the agent added, removed, changed or reordered a "
-        "call; with a noise baseline, only changes clearly more frequent than the unchanged agent's own "
-        "variation are reported.",
+        "call; with a noise baseline, only behaviours significantly more frequent with the change than "
+        "without it are reported.",
         "Check that the difference is what the change intended. With no noise baseline, run with `noise` to "
         "tell a real change from the agent's usual variation.",
         Level.WARNING,
@@ -184,6 +198,7 @@ class ChangeRow:
     p: float | None
     q: float | None
     verdict: str
+    behaviour: int  # the changes of one behaviour (made in the same runs) share its number, counts and test
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,14 @@ from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Finding, Session
+from toolreplay.replay import reading
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import Candidate, load_candidate, replay_session, scripts
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.scope import Scope, check_scope
+from toolreplay.verdict import FailOn
 from toolreplay.wording import count, format_call
 
 ANALYSES = ("verify", "audit", "scope", "replay", "compare")
@@ -349,7 +351,7 @@ class _Checker:
             )
         edited = [self.session(path) for path in group.candidates]
         unchanged = [self.session(path) for path in group.baseline]
-        report = compare_sessions(reference, edited, unchanged, self.policy, group.alpha, self.config.fail_on)
+        report = compare_sessions(reference, edited, unchanged, self.policy, group.design, self.config.fail_on)
         candidates = [self.paths.show(path) for path in group.candidates]
 
         def primary(change: Change) -> Location:
@@ -381,7 +383,8 @@ def _change_findings(
     related: Callable[[Change], Location],
     subject: str,
 ) -> tuple[CheckFinding, ...]:
-    """Findings for the changes that matter: every change without a baseline, the real ones with one."""
+    """Findings for the changes that matter: every change without a baseline; with one, each destructive
+    behaviour and each behaviour shown to be the edit's, once, named by its lead change."""
     found: list[tuple[Rule, str, Change]] = []
     if noise is None:
         runs = report.answered
@@ -393,20 +396,28 @@ def _change_findings(
             else:
                 found.append((Rule.BEHAVIOUR_CHANGE, f"{_call_text(change)} ({change.klass.value}) in {share}", change))
     else:
+        zero = noise.zero_tolerance if noise.fail_on is FailOn.ANY_DESTRUCTIVE else ()
         for tested in noise.tested:
-            change = tested.change
+            if tested.verdict is ChangeVerdict.NOT_SHOWN and not tested.destructive:
+                continue
+            lead = tested.behaviour.lead
             rates = (
                 f"{tested.hits} of {tested.runs} runs with the edit, "
-                f"{tested.baseline_hits} of {tested.baseline_runs} without"
+                f"{tested.baseline_hits} of {tested.baseline_runs} without, {reading.test_text(tested)}"
             )
+            others = [c for c in tested.changes if c is not lead]
+            also = f"; in the same runs: {', '.join(_call_text(c) for c in others)}" if others else ""
+            text = f"{_call_text(lead)} ({lead.klass.value}): {reading.reason(tested)}: {rates}{also}"
             if tested.verdict is ChangeVerdict.DESTRUCTIVE:
-                text = f"{_call_text(change)} is destructive and the unchanged agent never made it: {rates}"
-                found.append((Rule.DESTRUCTIVE_CALL, text, change))
-            elif tested.verdict is ChangeVerdict.CHANGED:
-                text = (
-                    f"{_call_text(change)} ({change.klass.value}) is clearly more frequent: {rates}, q {tested.q:.3g}"
-                )
-                found.append((Rule.BEHAVIOUR_CHANGE, text, change))
+                found.append((Rule.DESTRUCTIVE_CALL, text, lead))
+            elif tested in zero:
+                text = f"{_call_text(lead)} ({lead.klass.value}): destructive, never made by the unchanged runs "
+                text += f"(fail-on any-destructive), not shown to be the edit's: {rates}{also}"
+                found.append((Rule.DESTRUCTIVE_CALL, text, lead))
+            elif tested.destructive:
+                found.append((Rule.DESTRUCTIVE_SEEN, text, lead))
+            else:
+                found.append((Rule.BEHAVIOUR_CHANGE, text, lead))
     return tuple(
         CheckFinding(
             rule,
@@ -429,7 +440,8 @@ def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
         return "the recorded calls, no change"
     verdicts = Counter(t.verdict for t in noise.tested)
     parts = [f"{verdicts[v]} {v.value}" for v in ChangeVerdict if verdicts[v]]
-    return f"{count(len(noise.tested), 'change')} ({', '.join(parts)})"
+    rounds = f", after {noise.round} of at most {noise.design.rounds} rounds" if noise.design.rounds > 1 else ""
+    return f"{count(len(noise.tested), 'behaviour')} ({', '.join(parts)}){rounds}"
 
 
 def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:
@@ -448,15 +460,16 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
                 None,
                 None,
                 "DESTRUCTIVE" if c.new_destructive else "changed",
+                number,
             )
-            for c in report.changes
+            for number, c in enumerate(report.changes, 1)
         )
     return tuple(
         ChangeRow(
-            t.change.kind.value,
-            t.change.tool,
-            t.change.args,
-            t.change.klass.value,
+            c.kind.value,
+            c.tool,
+            c.args,
+            c.klass.value,
             t.hits,
             t.runs,
             t.baseline_hits,
@@ -464,8 +477,10 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
             t.p,
             t.q,
             t.verdict.value,
+            number,
         )
-        for t in noise.tested
+        for number, t in enumerate(noise.tested, 1)
+        for c in t.changes
     )
 
 

@@ -6,12 +6,13 @@ import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import write_json, write_text
+from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.report.json_report import render_noise_json
 from toolreplay.report.text import render_noise
-from toolreplay.settings import DEFAULT_ALPHA, SettingError, parse_alpha
+from toolreplay.settings import SettingError, parse_alpha, parse_test
 from toolreplay.verdict import FailOn
 
 
@@ -37,7 +38,19 @@ from toolreplay.verdict import FailOn
     help="A session recorded without the edit (repeat the option for each).",
 )
 @click.option(
-    "--alpha", type=str, default=str(DEFAULT_ALPHA), show_default=True, help="False discovery rate across the changes."
+    "--alpha",
+    type=str,
+    default=str(DEFAULT_ALPHA),
+    show_default=True,
+    help="The false-FAIL rate: how often, at most, a change the edit did not cause is called the edit's.",
+)
+@click.option(
+    "--test",
+    type=str,
+    default=ExactTest.BOSCHLOO.value,
+    show_default=True,
+    metavar="[boschloo|fisher]",
+    help="The exact test of 'more frequent with the edit'.",
 )
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -47,13 +60,14 @@ def command(
     candidates: tuple[str, ...],
     baselines: tuple[str, ...],
     alpha: str,
+    test: str,
     fail_on: str,
     as_json: bool,
     rules_file: str | None,
     strict: bool,
 ) -> int:
     try:
-        chosen_alpha = parse_alpha(alpha)
+        design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
         raise refused(exc) from None
     policy = load_policy(rules_file, strict)
@@ -62,7 +76,7 @@ def command(
         raise UsageError(f"{recorded} is a transcript: compare needs sessions")
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
-    report = compare_sessions(reference, edited, unchanged, policy, chosen_alpha, FailOn(fail_on))
+    report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     if as_json:
         write_json(render_noise_json(report))

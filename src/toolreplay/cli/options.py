@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -53,7 +54,22 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     ),
     "alpha": (
         (),
-        {"metavar": "Q", "help": "False discovery rate for calling a change real, across the changes of one report."},
+        {
+            "metavar": "Q",
+            "help": "The false-FAIL rate: how often, at most, a change the edit did not cause is called the edit's.",
+        },
+    ),
+    "rounds": (
+        (),
+        {
+            "metavar": "N",
+            "help": "With --noise: the most rounds of --repeat and --noise runs. Another round runs only while a "
+            "destructive call is undecided; 1 is a fixed number of runs.",
+        },
+    ),
+    "test": (
+        (),
+        {"metavar": "[boschloo|fisher]", "help": "The exact test of 'more frequent with the edit'."},
     ),
     "min_runs": (
         (),
@@ -102,7 +118,7 @@ def settings_options(*names: str, live: bool = False) -> Callable[[Command], Com
                     "real server's answer (live, with the server's command after --).",
                 }
             default = getattr(_DEFAULTS, name)
-            default = default.value if isinstance(default, Unrecorded) else default
+            default = default.value if isinstance(default, enum.Enum) else default
             # Every value reaches parse_settings as the text given, as a config's does.
             command = click.option(
                 f"--{setting_key(name)}",

@@ -18,16 +18,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.settings import (
-    DEFAULT_ALPHA,
     SETTINGS,
     ReplaySettings,
     SettingError,
     parse_alpha,
     parse_settings,
+    parse_test,
     setting_key,
 )
 from toolreplay.verdict import FailOn
@@ -60,7 +61,7 @@ class CompareGroup:
     recorded: str
     candidates: tuple[str, ...]
     baseline: tuple[str, ...]
-    alpha: float
+    design: Design  # one round: compare tests the sessions it is given
     line: int
 
 
@@ -99,7 +100,19 @@ class Config:
         return tuple(dict.fromkeys(named))
 
 
-_TOP_KEYS = ("sessions", "transcripts", "sealed", "scope", "rules", "strict", "fail-on", "alpha", "replay", "compare")
+_TOP_KEYS = (
+    "sessions",
+    "transcripts",
+    "sealed",
+    "scope",
+    "rules",
+    "strict",
+    "fail-on",
+    "alpha",
+    "test",
+    "replay",
+    "compare",
+)
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 
 
@@ -168,6 +181,12 @@ class _ConfigReader:
         except SettingError as exc:
             raise _refused(exc, node) from None
 
+    def test(self, node: Node) -> ExactTest:
+        try:
+            return parse_test(_setting_text(node, "test"))
+        except SettingError as exc:
+            raise _refused(exc, node) from None
+
 
 def read_config(path: str, repository: Path | None = None, allow_outside: bool = False) -> Config:
     """Read and check a config file; every file it names must lie under ``repository``.
@@ -191,6 +210,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     if not recordings and "compare" not in top.value:
         raise InputError("the config names no recordings: add sessions, transcripts or sealed", path, top.line)
     alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
+    design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules = get("strict"), get("fail-on"), get("rules")
     return Config(
@@ -204,8 +224,8 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         fail_on=FailOn(reader.choice(fail_on, "fail-on", tuple(f.value for f in FailOn)))
         if fail_on is not None
         else FailOn.DESTRUCTIVE,
-        replays=tuple(_replays(reader, top.member("replay"), sessions, alpha)) if "replay" in top.value else (),
-        compares=tuple(_compares(reader, top.member("compare"), alpha)) if "compare" in top.value else (),
+        replays=tuple(_replays(reader, top.member("replay"), sessions, design)) if "replay" in top.value else (),
+        compares=tuple(_compares(reader, top.member("compare"), design)) if "compare" in top.value else (),
         text=text,
         repository=top_root,
     )
@@ -258,7 +278,7 @@ def _refused(exc: SettingError, node: Node) -> InputError:
     return InputError(f"'{exc.key}' {exc.problem}", node.path, node.line)
 
 
-def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha: float) -> Iterator[ReplayJob]:
+def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], design: Design) -> Iterator[ReplayJob]:
     for item in _items(node, "replay"):
         entry = _entry(item, "a replay", _REPLAY_KEYS)
         chosen = reader.globs(entry.member("sessions"), "sessions") if "sessions" in entry.value else sessions
@@ -266,7 +286,8 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha
             raise InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line)
         given = {name: entry.get(setting_key(name)) for name in SETTINGS}
         texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
-        texts.setdefault("alpha", repr(alpha))
+        texts.setdefault("alpha", repr(design.alpha))
+        texts.setdefault("test", design.test.value)
         try:
             settings = parse_settings(texts)
         except SettingError as exc:
@@ -283,9 +304,9 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], alpha
         yield ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
 
 
-def _compares(reader: _ConfigReader, node: Node, alpha: float) -> Iterator[CompareGroup]:
+def _compares(reader: _ConfigReader, node: Node, design: Design) -> Iterator[CompareGroup]:
     for item in _items(node, "compare"):
-        entry = _entry(item, "a compare group", ("recorded", "candidates", "baseline", "alpha"))
+        entry = _entry(item, "a compare group", ("recorded", "candidates", "baseline", "alpha", "test"))
         for needed in ("recorded", "candidates", "baseline"):
             if needed not in entry.value:
                 raise InputError(f"a compare group needs '{needed}'", item.path, item.line)
@@ -293,7 +314,10 @@ def _compares(reader: _ConfigReader, node: Node, alpha: float) -> Iterator[Compa
             recorded=reader.file(entry.member("recorded"), "recorded"),
             candidates=reader.globs(entry.member("candidates"), "candidates"),
             baseline=reader.globs(entry.member("baseline"), "baseline"),
-            alpha=reader.alpha(entry.member("alpha")) if "alpha" in entry.value else alpha,
+            design=Design(
+                reader.alpha(entry.member("alpha")) if "alpha" in entry.value else design.alpha,
+                reader.test(entry.member("test")) if "test" in entry.value else design.test,
+            ),
             line=item.line,
         )
 

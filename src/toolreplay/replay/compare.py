@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolreplay.classify import Classifier, Policy
+from toolreplay.design import Design
 from toolreplay.model import Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, weigh_changes
@@ -25,7 +26,7 @@ def compare_sessions(
     edited: Sequence[Session],
     unchanged: Sequence[Session],
     policy: Policy,
-    alpha: float,
+    design: Design,
     fail_on: FailOn,
 ) -> NoiseReport:
     """Test each difference between the ``edited`` sessions and ``reference`` against the ``unchanged`` ones."""
@@ -52,4 +53,4 @@ def compare_sessions(
         recorded_classes,
         fail_on,
     )
-    return weigh_changes(candidate, baseline, alpha, fail_on)
+    return weigh_changes(candidate, baseline, Design(design.alpha, design.test), fail_on)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from toolreplay.agents.spec import make_agent, read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
+from toolreplay.design import Design
 from toolreplay.errors import InputError, ToolreplayError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
@@ -117,23 +118,39 @@ def replay_session(
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
+    recorded_classes = Classifier(policy, context.tools)
+    candidate_classes = Classifier(policy, chosen.tools)
+    design = Design(settings.alpha, settings.test, settings.rounds)
+    runs: list[Run] = []
+    baseline_runs: list[Run] = []
+    weighed = None
     try:
-        seeds: Sequence[int] = range(settings.seed, settings.seed + settings.repeat)
-        runs = drive_runs(setup, chosen.agent, seeds, settings, progress)
-        baseline_runs: list[Run] = []
-        if settings.noise:
-            seeds = seeds_for_baseline(settings.seed, settings.noise)
-            baseline_runs = drive_runs(unchanged, chosen.baseline_agent, seeds, settings, progress)
+        for round_ in range(1, (settings.rounds if settings.noise else 1) + 1):
+            if round_ > 1:
+                progress.more(settings.repeat + settings.noise)
+            first = settings.seed + len(runs)
+            seeds: Sequence[int] = range(first, first + settings.repeat)
+            runs += drive_runs(setup, chosen.agent, seeds, settings, progress, len(runs) + 1)
+            if not settings.noise:
+                break
+            seeds = seeds_for_baseline(settings.seed, settings.noise, len(baseline_runs))
+            baseline_runs += drive_runs(
+                unchanged, chosen.baseline_agent, seeds, settings, progress, len(baseline_runs) + 1
+            )
+            _enough_answered(runs, "the candidate", settings.min_runs, session)
+            _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
+            report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
+            baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
+            steps = (settings.repeat, settings.noise)
+            weighed = weigh_changes(report, baseline, design, fail_on, round_, steps)
+            if weighed.settled:
+                break
     finally:
         progress.close()
     _enough_answered(runs, "the candidate", settings.min_runs, session)
-    _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
-    recorded_classes = Classifier(policy, context.tools)
-    report = summarize(setup, chosen.label, runs, recorded_classes, Classifier(policy, chosen.tools), fail_on)
-    weighed = None
-    if settings.noise:
-        baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
-        weighed = weigh_changes(report, baseline, settings.alpha, fail_on)
+    if weighed is not None:
+        return ReplayOutcome(weighed.candidate, weighed, tuple(runs), tuple(baseline_runs))
+    report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
     return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
 
 
@@ -153,22 +170,23 @@ def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session
 
 
 def drive_runs(
-    setup: ReplaySetup, spec: str, seeds: Sequence[int], settings: ReplaySettings, progress: Progress
+    setup: ReplaySetup, spec: str, seeds: Sequence[int], settings: ReplaySettings, progress: Progress, start: int = 1
 ) -> list[Run]:
-    """The runs of one configuration: scripted runs one by one with their seeds; model runs maybe at once."""
+    """The runs of one configuration, numbered from ``start``: scripted runs one by one with their seeds; model
+    runs maybe at once."""
     if spec.startswith("scripted:"):
         agents = [(make_agent(spec, seed, settings.max_tokens), seed) for seed in seeds]
-        return replay_runs(setup, agents, progress.turn, progress.run)
+        return replay_runs(setup, agents, progress.turn, progress.run, start)
     if settings.concurrency == 1:
         model_agents = [(make_agent(spec, 0, settings.max_tokens, settings.request_timeout), None) for _ in seeds]
-        return replay_runs(setup, model_agents, progress.turn, progress.run)
+        return replay_runs(setup, model_agents, progress.turn, progress.run, start)
     import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
-    return asyncio.run(_model_runs(setup, spec, len(seeds), settings, progress))
+    return asyncio.run(_model_runs(setup, spec, len(seeds), settings, progress, start))
 
 
 async def _model_runs(
-    setup: ReplaySetup, model: str, repeat: int, settings: ReplaySettings, progress: Progress
+    setup: ReplaySetup, model: str, repeat: int, settings: ReplaySettings, progress: Progress, start: int
 ) -> list[Run]:
     """Model runs through one async client, ``settings.concurrency`` at a time."""
     from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
@@ -176,6 +194,6 @@ async def _model_runs(
     client = make_async_client(settings.request_timeout)
     try:
         agents = [AsyncClaudeAgent(client, model, settings.max_tokens) for _ in range(repeat)]
-        return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run)
+        return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run, start)
     finally:
         await client.close()

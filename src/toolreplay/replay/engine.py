@@ -170,10 +170,11 @@ def replay_runs(
     agents: Sequence[tuple[Agent, int | None]],
     on_turn: TurnHook = _ignore,
     on_run: Callable[[Run], None] = _ignore_run,
+    start: int = 1,
 ) -> list[Run]:
-    """One run per agent, in order; each run gets fresh recorded answers."""
+    """One run per agent, in order, numbered from ``start``; each run gets fresh recorded answers."""
     runs = []
-    for number, (agent, seed) in enumerate(agents, start=1):
+    for number, (agent, seed) in enumerate(agents, start=start):
         answers = RecordedAnswers(setup.recording.calls, setup.matcher)
         runs.append(replay_once(setup, agent, answers, number, seed, on_turn))
         on_run(runs[-1])
@@ -186,8 +187,9 @@ async def replay_runs_async(
     concurrency: int,
     on_turn: TurnHook = _ignore,
     on_run: Callable[[Run], None] = _ignore_run,
+    start: int = 1,
 ) -> list[Run]:
-    """One run per agent, at most ``concurrency`` at a time; results in run order."""
+    """One run per agent, at most ``concurrency`` at a time, numbered from ``start``; results in run order."""
     import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
     gate = asyncio.Semaphore(concurrency)
@@ -199,4 +201,4 @@ async def replay_runs_async(
             on_run(run)
             return run
 
-    return list(await asyncio.gather(*(one(number, agent) for number, agent in enumerate(agents, start=1))))
+    return list(await asyncio.gather(*(one(number, agent) for number, agent in enumerate(agents, start=start))))

@@ -1,16 +1,29 @@
-"""Measuring the agent against itself: is a change the edit's, or the agent's usual noise?
+"""Measuring the agent against itself: did the edit cause a change, or does the agent do it anyway?
 
 The candidate runs (with the edit) and the baseline runs (the unchanged
-configuration) are each diffed against the recording. Every change seen with
-the edit is counted once per run on both sides and tested: is it more frequent
-with the edit than without it? One-sided Fisher exact test, with the false
-discovery rate across all the changes of one report held at ``alpha``
-(Benjamini-Hochberg). Verdicts:
+configuration) are each diffed against the recording. Changes made in exactly
+the same runs on both sides are one **behaviour** (deleting a directory instead
+of archiving it is two changes, an added call and a removed one, but one
+thing the agent did): each behaviour is tested once, with an exact one-sided
+test of "more frequent with the edit" (see :mod:`toolreplay.design`).
 
-- ``DESTRUCTIVE``: a destructive call the unchanged runs never made, however rarely
-  the edit makes it;
-- ``changed``: clearly more frequent with the edit (q below ``alpha``);
-- ``noise``: not distinguishable from how often the agent does it anyway.
+Destructive behaviours and the others are two families, each with its false
+discovery rate held at the round's level (Benjamini-Hochberg), so a change in
+how the agent reads never costs a deletion its power. Verdicts:
+
+- ``DESTRUCTIVE``: a destructive behaviour significantly more frequent with the
+  edit, however often the unchanged agent does it too (20 of 20 against 1 of 20);
+- ``changed``: any other behaviour significantly more frequent with the edit;
+- ``undecided``: a destructive behaviour not yet shown to be the edit's, that
+  more runs could still show (its q value is below ``UNDECIDED_BELOW``);
+- ``not shown``: not shown to be more frequent with the edit. That is not "as
+  often": it takes in a change the runs were too few to show, and one that
+  became rarer.
+
+Every destructive behaviour is reported whatever its verdict, with both
+counts, the edited rate's interval and how often the unchanged agent may make
+it. ``--fail-on any-destructive`` keeps the zero-tolerance rule: a destructive
+call the unchanged runs never made fails, attributed or not.
 """
 
 from __future__ import annotations
@@ -20,107 +33,212 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
+from toolreplay.design import UNDECIDED_BELOW, Design, detectable_rate
 from toolreplay.replay.report import Change, ReplayReport
-from toolreplay.stats import (
-    benjamini_hochberg,
-    clopper_pearson,
-    fisher_greater,
-    smallest_flagged,
-    upper_bound_never_seen,
-)
+from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
 from toolreplay.verdict import FailOn, Verdict, decide
-
-DEFAULT_ALPHA = 0.05
 
 
 class ChangeVerdict(enum.Enum):
     DESTRUCTIVE = "DESTRUCTIVE"
+    UNDECIDED = "undecided"
     CHANGED = "changed"
-    NOISE = "noise"
+    NOT_SHOWN = "not shown"
+
+
+_ORDER = {
+    ChangeVerdict.DESTRUCTIVE: 0,
+    ChangeVerdict.UNDECIDED: 1,
+    ChangeVerdict.CHANGED: 2,
+    ChangeVerdict.NOT_SHOWN: 3,
+}
 
 
 @dataclass(frozen=True, slots=True)
-class TestedChange:
-    """One change, its rate with and without the edit, and what the test says."""
+class Behaviour:
+    """Changes made in exactly the same edited runs and the same unchanged runs: one thing the agent did."""
 
-    change: Change
+    changes: tuple[Change, ...]
+    runs: tuple[int, ...]
+    baseline_runs: tuple[int, ...]
+
+    @property
+    def destructive(self) -> bool:
+        return any(change.new_destructive for change in self.changes)
+
+    @property
+    def lead(self) -> Change:
+        """The change a one-line summary names: the first destructive one, else the first."""
+        return next((change for change in self.changes if change.new_destructive), self.changes[0])
+
+
+@dataclass(frozen=True, slots=True)
+class TestedBehaviour:
+    """One behaviour, its rate with and without the edit, and what the test says."""
+
+    behaviour: Behaviour
     hits: int
     runs: int
     baseline_hits: int
     baseline_runs: int
     p: float
     q: float
-    interval: tuple[float, float]
-    baseline_interval: tuple[float, float]
+    level: float
     verdict: ChangeVerdict
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return self.behaviour.changes
+
+    @property
+    def destructive(self) -> bool:
+        return self.behaviour.destructive
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The edited rate's exact two-sided 95% interval."""
+        return clopper_pearson(self.hits, self.runs)
+
+    @property
+    def baseline_interval(self) -> tuple[float, float]:
+        return clopper_pearson(self.baseline_hits, self.baseline_runs)
+
+    @property
+    def baseline_bound(self) -> float:
+        """How often the unchanged agent may make it: the one-sided 95% upper bound of its rate."""
+        return upper_bound(self.baseline_hits, self.baseline_runs)
 
 
 @dataclass(frozen=True, slots=True)
 class NoiseReport:
-    """The candidate and baseline replays, and every candidate change tested against the baseline."""
+    """The candidate and baseline replays, and every behaviour of the candidate tested against the baseline.
+
+    ``round`` is the round the replay stopped after, of ``design.rounds``; ``step``
+    and ``baseline_step`` the runs each round adds with and without the edit.
+    """
 
     candidate: ReplayReport
     baseline: ReplayReport
-    tested: tuple[TestedChange, ...]
-    alpha: float
+    tested: tuple[TestedBehaviour, ...]
+    design: Design
     fail_on: FailOn
+    round: int = 1
+    step: int = 0
+    baseline_step: int = 0
 
     @property
-    def smallest_flagged(self) -> int | None:
-        """Fewest edited runs that flag a change the unchanged runs never make (one test alone)."""
-        return smallest_flagged(self.candidate.answered, 0, self.baseline.answered, self.alpha)
+    def alpha(self) -> float:
+        return self.design.alpha
+
+    @property
+    def undecided(self) -> tuple[TestedBehaviour, ...]:
+        return tuple(t for t in self.tested if t.verdict is ChangeVerdict.UNDECIDED)
+
+    @property
+    def destructive_family(self) -> int:
+        return sum(t.destructive for t in self.tested)
+
+    @property
+    def detectable(self) -> float | None:
+        """The rate with the edit at which this design attributes, 80% of the time, a destructive call the unchanged
+        agent never makes, at the level each of this report's destructive behaviours is held to (a lower bound
+        with several)."""
+        step = self.step or self.candidate.answered
+        baseline_step = self.baseline_step or self.baseline.answered
+        if not step or not baseline_step:
+            return None
+        return detectable_rate(self.design, step, baseline_step, max(1, self.destructive_family))
 
     @property
     def never_seen_bound(self) -> float:
-        """How often a change seen in none of the baseline runs may still happen there (one-sided 95%)."""
-        return upper_bound_never_seen(self.baseline.answered)
+        """How often the unchanged agent may make a call none of its runs made (one-sided 95%)."""
+        return upper_bound(0, self.baseline.answered)
+
+    @property
+    def zero_tolerance(self) -> tuple[TestedBehaviour, ...]:
+        """Destructive behaviours the unchanged runs never made: what ``--fail-on any-destructive`` fails on."""
+        return tuple(t for t in self.tested if t.destructive and t.baseline_hits == 0)
+
+    @property
+    def settled(self) -> bool:
+        """Whether more rounds could change the verdict: not once it fails, nor with nothing undecided."""
+        return self.verdict is Verdict.FAIL or not self.undecided or self.fail_on is FailOn.NEVER
 
     @property
     def verdict(self) -> Verdict:
-        # Noise is what the agent does anyway: it neither fails nor warns.
-        destructive = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested)
+        if self.fail_on is FailOn.ANY_DESTRUCTIVE:
+            severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested) or bool(self.zero_tolerance)
+        else:
+            severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested)
         changed = any(t.verdict is ChangeVerdict.CHANGED for t in self.tested)
-        return decide(self.fail_on, destructive, changed)
+        verdict = decide(self.fail_on, severe, changed)
+        # A destructive call seen with the edit is worth a look even when it is not shown to be the edit's.
+        if verdict is Verdict.PASS and any(t.destructive for t in self.tested):
+            return Verdict.WARN
+        return verdict
 
 
 def _key(change: Change) -> tuple[str, str, bytes]:
     return (change.kind.value, change.tool, canonical_bytes(change.args))
 
 
-def weigh_changes(candidate: ReplayReport, baseline: ReplayReport, alpha: float, fail_on: FailOn) -> NoiseReport:
-    """Test each candidate change against its rate in the baseline runs."""
+def behaviours(candidate: ReplayReport, baseline: ReplayReport) -> list[Behaviour]:
+    """The candidate's changes grouped by the runs that made them, with the edit and without it."""
+    baseline_runs = {_key(change): change.runs for change in baseline.changes}
+    grouped: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Change]] = {}
+    for change in candidate.changes:
+        runs = (tuple(sorted(change.runs)), tuple(sorted(baseline_runs.get(_key(change), ()))))
+        grouped.setdefault(runs, []).append(change)
+    return [Behaviour(tuple(changes), *runs) for runs, changes in grouped.items()]
+
+
+def weigh_changes(
+    candidate: ReplayReport,
+    baseline: ReplayReport,
+    design: Design,
+    fail_on: FailOn,
+    round_: int = 1,
+    steps: tuple[int, int] = (0, 0),
+) -> NoiseReport:
+    """Test each behaviour of the candidate against its rate in the baseline runs, family by family."""
     runs, baseline_runs = candidate.answered, baseline.answered
-    seen_in_baseline = {_key(change): len(change.runs) for change in baseline.changes}
-    counted = [(change, len(change.runs), seen_in_baseline.get(_key(change), 0)) for change in candidate.changes]
-    p_values = [fisher_greater(hits, runs, base, baseline_runs) for _, hits, base in counted]
-    q_values = benjamini_hochberg(p_values) if p_values else []
-    tested: list[TestedChange] = []
-    for (change, hits, base), p, q in zip(counted, p_values, q_values, strict=True):
-        if change.new_destructive and base == 0:
-            verdict = ChangeVerdict.DESTRUCTIVE
-        elif q < alpha:
-            verdict = ChangeVerdict.CHANGED
-        else:
-            verdict = ChangeVerdict.NOISE
-        tested.append(
-            TestedChange(
-                change,
-                hits,
-                runs,
-                base,
-                baseline_runs,
-                p,
-                q,
-                clopper_pearson(hits, runs),
-                clopper_pearson(base, baseline_runs),
-                verdict,
+    level = design.level
+    tested: list[TestedBehaviour] = []
+    found = behaviours(candidate, baseline)
+    for destructive in (True, False):
+        family = [b for b in found if b.destructive is destructive]
+        p_values = [design.test.p_value(len(b.runs), runs, len(b.baseline_runs), baseline_runs) for b in family]
+        q_values = benjamini_hochberg(p_values) if p_values else []
+        for behaviour, p, q in zip(family, p_values, q_values, strict=True):
+            tested.append(
+                TestedBehaviour(
+                    behaviour,
+                    len(behaviour.runs),
+                    runs,
+                    len(behaviour.baseline_runs),
+                    baseline_runs,
+                    p,
+                    q,
+                    level,
+                    _verdict(destructive, q, level),
+                )
             )
-        )
-    order = {ChangeVerdict.DESTRUCTIVE: 0, ChangeVerdict.CHANGED: 1, ChangeVerdict.NOISE: 2}
-    tested.sort(key=lambda t: (order[t.verdict], t.p, -t.hits, t.change.tool))
-    return NoiseReport(candidate, baseline, tuple(tested), alpha, fail_on)
+    tested.sort(key=lambda t: (_ORDER[t.verdict], not t.destructive, t.p, -t.hits, t.behaviour.lead.tool))
+    return NoiseReport(candidate, baseline, tuple(tested), design, fail_on, round_, *steps)
 
 
-def seeds_for_baseline(first_candidate_seed: int, count: int) -> Sequence[int]:
-    """Baseline seeds: 10000 above the candidate's, so the two ranges never meet for up to 10000 runs."""
-    return range(first_candidate_seed + 10_000, first_candidate_seed + 10_000 + count)
+def _verdict(destructive: bool, q: float, level: float) -> ChangeVerdict:
+    if q <= level:
+        return ChangeVerdict.DESTRUCTIVE if destructive else ChangeVerdict.CHANGED
+    if destructive and q <= UNDECIDED_BELOW:
+        return ChangeVerdict.UNDECIDED
+    return ChangeVerdict.NOT_SHOWN
+
+
+def seeds_for_baseline(first_candidate_seed: int, count: int, start: int = 0) -> Sequence[int]:
+    """Baseline seeds: 10000 above the candidate's, so the two ranges never meet for up to 10000 runs.
+
+    ``start``: how many baseline runs earlier rounds already had.
+    """
+    first = first_candidate_seed + 10_000 + start
+    return range(first, first + count)

@@ -21,6 +21,11 @@ class Progress:
         self.calls = 0
         self.tokens = 0
 
+    def more(self, runs: int) -> None:
+        """Another round: ``runs`` more runs to do."""
+        self.runs += runs
+        self._draw()
+
     def turn(self, turn: Turn | AgentFailure) -> None:
         if isinstance(turn, Turn):
             self.calls += len(turn.tool_uses)

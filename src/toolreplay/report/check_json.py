@@ -30,7 +30,7 @@ from toolreplay.formats.located import Node, parse_json
 from toolreplay.verdict import FailOn
 
 FORMAT = "toolreplay-check"
-VERSION = 1
+VERSION = 2
 _CHANGE_FIELDS = (
     "kind",
     "tool",
@@ -43,6 +43,7 @@ _CHANGE_FIELDS = (
     "p",
     "q",
     "verdict",
+    "behaviour",
 )
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
@@ -76,6 +77,7 @@ def _change(row: ChangeRow) -> JSONObject:
         "p": row.p,
         "q": row.q,
         "verdict": row.verdict,
+        "behaviour": row.behaviour,
     }
 
 
@@ -200,6 +202,7 @@ def _read_change(node: Node) -> ChangeRow:
         _optional(node, "p", _probability),
         _optional(node, "q", _probability),
         _text(node, "verdict"),
+        _count(node, "behaviour"),
     )
 
 

@@ -63,8 +63,16 @@ def _finding(finding: CheckFinding) -> str:
     return f"  {finding.level.value:<8} {finding.rule.value}  {place}  {finding.message}{related}"
 
 
-def _change(row: ChangeRow) -> str:
-    return f"  {row.verdict:<11} {row.kind} {call_text(row.tool, row.args)}  {row.klass}  {rates(row)}"
+def _changes(rows: tuple[ChangeRow, ...]) -> list[str]:
+    """One line per change; a behaviour's later changes say they were made in the same runs."""
+    lines = []
+    for number, row in enumerate(rows):
+        call = f"{row.kind} {call_text(row.tool, row.args)}  {row.klass}"
+        if number and rows[number - 1].behaviour == row.behaviour:
+            lines.append(f"  {'':<11} {call}  (in the same runs)")
+        else:
+            lines.append(f"  {row.verdict:<11} {call}  {rates(row)}")
+    return lines
 
 
 def _unrecorded(row: UnrecordedRow) -> str:
@@ -76,7 +84,7 @@ def render_check(report: CheckReport) -> str:
     lines = [f"toolreplay check: {report.verdict.value}", scope_line(report), counts_line(report), ""]
     for result in report.results:
         lines.append(f"{result.analysis:<7} {result.subject}: {result.summary}")
-        lines.extend(_change(row) for row in result.changes)
+        lines.extend(_changes(result.changes))
         lines.extend(_unrecorded(row) for row in result.unrecorded)
         lines.extend(_finding(finding) for finding in result.findings)
     lines.append("")

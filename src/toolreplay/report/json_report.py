@@ -63,7 +63,7 @@ def render_diff_json(result: DiffResult) -> str:
 
 
 REPLAY_SCHEMA = "toolreplay-replay"
-REPLAY_VERSION = 1
+REPLAY_VERSION = 2
 
 
 def replay_document(report: ReplayReport) -> JSONObject:
@@ -173,26 +173,35 @@ def noise_document(report: NoiseReport) -> JSONObject:
             for run in report.baseline.runs
         ],
     }
-    doc["alpha"] = report.alpha
-    doc["tests"] = [
+    design = report.design
+    doc["design"] = {
+        "test": design.test.value,
+        "alpha": design.alpha,
+        "rounds": design.rounds,
+        "level": design.level,
+        "rounds_run": report.round,
+    }
+    doc["behaviours"] = [
         {
-            "kind": t.change.kind.value,
-            "tool": t.change.tool,
-            "args": t.change.args,
-            "class": t.change.klass.value,
+            "verdict": t.verdict.value,
+            "destructive": t.destructive,
+            "changes": [
+                {"kind": c.kind.value, "tool": c.tool, "args": c.args, "class": c.klass.value} for c in t.changes
+            ],
             "edited": _rate(t.hits, t.runs, t.interval),
-            "unchanged": _rate(t.baseline_hits, t.baseline_runs, t.baseline_interval),
+            "unchanged": {
+                **_rate(t.baseline_hits, t.baseline_runs, t.baseline_interval),
+                "upper95": round(t.baseline_bound, 4),
+            },
             "p": t.p,
             "q": t.q,
-            "verdict": t.verdict.value,
         }
         for t in report.tested
     ]
-    flagged = report.smallest_flagged
+    detectable = report.detectable
     doc["power"] = {
-        "smallest_flagged_runs": flagged,
-        "smallest_flagged_rate": None if flagged is None else round(flagged / len(report.candidate.runs), 4),
-        "never_seen_upper_bound": round(report.never_seen_bound, 4),
+        "detected_80_percent_at": None if detectable is None else round(detectable, 4),
+        "never_seen_upper95": round(report.never_seen_bound, 4),
     }
     doc["verdict"] = report.verdict.value
     return doc

@@ -8,7 +8,7 @@ to find them.
 
 from __future__ import annotations
 
-from toolreplay.check.model import CheckReport, Level
+from toolreplay.check.model import ChangeRow, CheckReport, Level
 from toolreplay.escape import for_markdown, markdown_code
 from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
 from toolreplay.verdict import Verdict
@@ -93,15 +93,17 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     _table("Findings", "| level | kind | where | message |", findings, budget, out)
     changes = [
-        f"| {_code(result.subject)} | {row.verdict} | {row.kind} {_code(call_text(row.tool, row.args))} | {row.klass} "
-        f"| {row.hits}/{row.runs} ({row.hits / row.runs:.0%}) | {_baseline(row.baseline_hits, row.baseline_runs)} "
-        f"| {_maybe_p(row.p)} | {_maybe_p(row.q)} |"
+        f"| {_code(result.subject)} | {group[0].verdict} | "
+        + "<br>".join(f"{row.kind} {_code(call_text(row.tool, row.args))} ({row.klass})" for row in group)
+        + f" | {group[0].hits}/{group[0].runs} ({group[0].hits / group[0].runs:.0%}) "
+        f"| {_baseline(group[0].baseline_hits, group[0].baseline_runs)} "
+        f"| {_maybe_p(group[0].p)} | {_maybe_p(group[0].q)} |"
         for result in report.results
-        for row in result.changes
+        for group in _behaviours(result.changes)
     ]
     _table(
         "Changes",
-        "| session | verdict | change | class | runs | unchanged runs | p | q |",
+        "| session | verdict | changes (made in the same runs) | runs | unchanged runs | p | q |",
         changes,
         budget,
         out,
@@ -118,6 +120,17 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     _table("Analyses", "| analysis | file | result |", analyses, budget, out)
     return "\n".join(out) + "\n"
+
+
+def _behaviours(rows: tuple[ChangeRow, ...]) -> list[list[ChangeRow]]:
+    """The rows grouped by behaviour: a behaviour's changes are one row of the table."""
+    groups: list[list[ChangeRow]] = []
+    for row in rows:
+        if groups and groups[-1][0].behaviour == row.behaviour:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return groups
 
 
 def _baseline(hits: int | None, runs: int | None) -> str:

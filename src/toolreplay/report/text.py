@@ -13,8 +13,8 @@ from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
 from toolreplay.escape import for_terminal, one_line
 from toolreplay.model import Call, Finding, Session
-from toolreplay.replay.noise import ChangeVerdict
-from toolreplay.wording import count, format_call, format_value, p_value
+from toolreplay.replay import reading
+from toolreplay.wording import count, format_call, format_value
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.audit import AuditReport
@@ -225,9 +225,9 @@ def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
 def render_noise(
     report: NoiseReport, system_source: str | None, tools_source: str | None, candidate_line: str | None = None
 ) -> str:
-    """A replay with a noise baseline: each change tested against the unchanged runs, in plain words."""
+    """A replay with a noise baseline: each behaviour tested against the unchanged runs, in plain words."""
     candidate, baseline = report.candidate, report.baseline
-    runs, base = candidate.answered, baseline.answered
+    runs = candidate.answered
     endings: dict[str, int] = {}
     for run in (*candidate.runs, *baseline.runs):
         endings[run.ending] = endings.get(run.ending, 0) + 1
@@ -239,20 +239,31 @@ def render_noise(
         f"runs: {len(candidate.runs)} with the edit{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
         f"{_seeds(baseline.runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
     ]
+    rounds = reading.rounds_line(report)
+    if rounds is not None:
+        lines.append(rounds)
     errors = sorted({run.error for run in (*candidate.runs, *baseline.runs) if run.error})
     lines.extend(f"  error: {error}" for error in errors)
     lines.extend(_lost(candidate, "with the edit"))
     lines.extend(_lost(baseline, "unchanged"))
     if report.tested:
-        lines.append("changes with the edit, tested against the unchanged runs (one-sided Fisher exact test):")
+        lines.append(
+            f"behaviours with the edit, each tested against the unchanged runs ({report.design.test.title}, one-sided):"
+        )
         for t in report.tested:
-            call = Call(0, t.change.tool, t.change.args, None, 0)
-            lines.append(f"  {t.verdict.value:<11} {t.change.kind.value} {format_call(call)}  {t.change.klass.value}")
-            lines.append(
-                f"{'':14}edited {_share(t.hits, t.runs, t.interval)}"
-                f" · unchanged {_share(t.baseline_hits, t.baseline_runs, t.baseline_interval)}"
-                f" · p {p_value(t.p)} · q {p_value(t.q)}"
+            numbers = (
+                f"edited {_share(t.hits, t.runs, t.interval)}"
+                f" · unchanged {_share(t.baseline_hits, t.baseline_runs, t.baseline_interval)} · {reading.test_text(t)}"
             )
+            if t.destructive:
+                lines.append(f"  {t.verdict.value:<11} {reading.reason(t)}")
+                lines.append(f"{'':14}{numbers}")
+                lines.append(f"{'':14}{reading.bound_text(t)}")
+            else:
+                lines.append(f"  {t.verdict.value:<11} {numbers}")
+            for change in t.changes:
+                call = Call(0, change.tool, change.args, None, 0)
+                lines.append(f"{'':14}{change.kind.value} {format_call(call)}  {change.klass.value}")
     else:
         lines.append(f"changes with the edit: none, in {count(runs, 'run')}")
     if candidate.unrecorded:
@@ -264,32 +275,6 @@ def render_noise(
             lines.append(
                 f"  {len(item.runs):>3}/{runs:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
             )
-    flagged = report.smallest_flagged
-    percent = f"{report.alpha:.0%}" if report.alpha * 100 == round(report.alpha * 100) else f"{report.alpha:g}"
-    lines.append(
-        f"reading it: 'changed' means clearly more frequent with the edit (q, the p value adjusted for testing "
-        f"{count(len(report.tested), 'change')} at once, below {percent}); 'noise' means the unchanged agent does it "
-        "about as often; DESTRUCTIVE is a destructive call the unchanged runs never made, however rare."
-    )
-    if flagged is None:
-        lines.append(f"what these runs can tell: with {runs} edited runs no change can be flagged; ask for more runs.")
-    else:
-        lines.append(
-            f"what these runs can tell: a change the unchanged runs never make is flagged once it shows in "
-            f"{flagged} of {runs} edited runs ({flagged / runs:.0%}); a rarer one can pass unnoticed, so ask for more "
-            f"runs to catch it. A change seen in none of the {base} unchanged runs may still happen in up to "
-            f"{report.never_seen_bound:.0%} of them (one-sided, 95% confidence)."
-        )
-    destructive = sorted({t.change.tool for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE})
-    changed = [t for t in report.tested if t.verdict is ChangeVerdict.CHANGED]
-    if destructive:
-        hits = max(t.hits for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE)
-        summary = f"{', '.join(destructive)}: destructive, never made without the edit (up to {hits} of {runs} runs)"
-    elif changed:
-        summary = f"{count(len(changed), 'change')} clearly more frequent with the edit, none destructive"
-    elif report.tested:
-        summary = "every difference is within the agent's own noise"
-    else:
-        summary = "the candidate made the recorded calls"
-    lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
+    lines.extend(reading.reading(report))
+    lines.append(f"verdict: {report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})")
     return _lines(lines)

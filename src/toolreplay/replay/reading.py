@@ -1,0 +1,154 @@
+"""The words every report uses for a noise analysis: what was tested, what it showed, what the runs can detect.
+
+Said once here so the text report, the JSON report and the check's findings
+claim the same thing, and no more than the test showed: "not shown" is not
+"as often", a count is not a detectable rate, and a bound on the unchanged
+agent is about its runs in general, not the runs made.
+"""
+
+from __future__ import annotations
+
+from toolreplay.replay.noise import ChangeVerdict, NoiseReport, TestedBehaviour
+from toolreplay.verdict import FailOn, Verdict
+from toolreplay.wording import count, p_value
+
+
+def percent(value: float) -> str:
+    """A rate as a report prints it: whole percents, with one decimal below 10% unless it is whole."""
+    whole = round(value * 100) == value * 100
+    return f"{value:.1%}" if 0 < value < 0.1 and not whole else f"{value:.0%}"
+
+
+def level_text(report: NoiseReport) -> str:
+    """What each test was held to: ``alpha 5%``, or ``alpha 5% spread over 3 rounds: 1.7% each``."""
+    design = report.design
+    if design.rounds == 1:
+        return f"alpha {percent(design.alpha)}"
+    return f"alpha {percent(design.alpha)} spread over {design.rounds} rounds: {percent(design.level)} each"
+
+
+def rounds_line(report: NoiseReport) -> str | None:
+    """How many rounds ran and why it stopped; None for a single planned round."""
+    design = report.design
+    if design.rounds == 1:
+        return None
+    step = f"{report.step} with the edit and {report.baseline_step} unchanged"
+    if report.round == design.rounds and report.undecided:
+        why = "the most allowed, and a destructive behaviour is still undecided"
+    elif report.round == design.rounds:
+        why = "the most allowed"
+    elif report.verdict is Verdict.FAIL:
+        why = "stopped: the verdict is FAIL and more runs cannot change it"
+    else:
+        why = "stopped: nothing destructive was undecided, so more runs cannot change the verdict"
+    return f"rounds: {report.round} of at most {design.rounds} ({step} each); {why}"
+
+
+def reason(t: TestedBehaviour) -> str:
+    """Why a behaviour got its verdict, in words."""
+    if t.verdict is ChangeVerdict.DESTRUCTIVE:
+        return "destructive, and more frequent with the edit"
+    if t.verdict is ChangeVerdict.CHANGED:
+        return "more frequent with the edit"
+    if t.verdict is ChangeVerdict.UNDECIDED:
+        return "destructive; not shown to be the edit's, and more runs could still show it"
+    if t.destructive:
+        return "destructive; not shown to be more frequent with the edit"
+    return "not shown to be more frequent with the edit"
+
+
+def bound_text(t: TestedBehaviour) -> str:
+    """How often the unchanged agent may make a behaviour, in words."""
+    return (
+        f"the unchanged agent may make it in up to {percent(t.baseline_bound)} of its runs "
+        f"({t.baseline_hits} of {t.baseline_runs} here; one-sided, 95% confidence)"
+    )
+
+
+def test_text(t: TestedBehaviour) -> str:
+    """The test's numbers: ``p 0.012 · q 0.024 (level 0.017)``."""
+    return f"p {p_value(t.p)} · q {p_value(t.q)} (level {t.level:.3g})"
+
+
+def reading(report: NoiseReport) -> list[str]:
+    """What the verdicts mean, and what these runs could detect."""
+    families = []
+    destructive = report.destructive_family
+    others = len(report.tested) - destructive
+    if destructive:
+        families.append(count(destructive, "destructive behaviour"))
+    if others:
+        families.append(count(others, "other behaviour"))
+    lines = [
+        "reading it: a behaviour is the changes made in exactly the same runs; DESTRUCTIVE and 'changed' mean "
+        "more frequent with the edit: q (the p value adjusted for the "
+        + (" and the ".join(families) or "behaviours")
+        + f" tested, each family apart) at or below the level ({level_text(report)}). 'not shown' means not "
+        "shown to be more frequent with the edit: it may be as frequent, rarer, or more frequent than these runs "
+        "can show. 'undecided' is a destructive behaviour more runs could still show to be the edit's."
+    ]
+    detectable = report.detectable
+    with_family = f" (at the level each of the {destructive} destructive behaviours here is held to)"
+    family = with_family if destructive > 1 else ""
+    if detectable is None:
+        lines.append(
+            "what these runs can detect: too few runs to attribute even a call the edit makes every time; "
+            "ask for more runs."
+        )
+    else:
+        lines.append(
+            f"what {_design_text(report)} can detect: a destructive call the unchanged agent never makes is shown "
+            f"to be the edit's 80% of the time once the edit makes it in {percent(detectable)} of runs or more"
+            f"{family}; a rarer one is more often missed."
+        )
+    base = report.baseline.answered
+    lines.append(
+        f"a call none of the {base} unchanged runs made may still be made by the unchanged agent in up to "
+        f"{percent(report.never_seen_bound)} of its runs (one-sided, 95% confidence)."
+    )
+    return lines
+
+
+def _design_text(report: NoiseReport) -> str:
+    step, baseline_step = report.step or report.candidate.answered, report.baseline_step or report.baseline.answered
+    if report.design.rounds == 1:
+        return f"{step} + {baseline_step} runs"
+    return f"up to {report.design.rounds} rounds of {step} + {baseline_step} runs"
+
+
+def summary(report: NoiseReport) -> str:
+    """The verdict's reason, as one clause."""
+    attributed = [t for t in report.tested if t.verdict is ChangeVerdict.DESTRUCTIVE]
+    zero = [t for t in report.zero_tolerance if t.verdict is not ChangeVerdict.DESTRUCTIVE]
+    zero = zero if report.fail_on is FailOn.ANY_DESTRUCTIVE else []
+    changed = [t for t in report.tested if t.verdict is ChangeVerdict.CHANGED]
+    seen = [t for t in report.tested if t.destructive and t.verdict is not ChangeVerdict.DESTRUCTIVE]
+    parts: list[str] = []
+    if attributed:
+        lead = attributed[0]
+        parts.append(
+            f"{_tools(attributed)}: destructive, more frequent with the edit ({lead.hits} of {lead.runs} runs "
+            f"against {lead.baseline_hits} of {lead.baseline_runs} unchanged)"
+        )
+    if zero:
+        parts.append(f"{_tools(zero)}: destructive, never made by the {report.baseline.answered} unchanged runs")
+    if changed:
+        parts.append(f"{count(len(changed), 'other behaviour')} more frequent with the edit")
+    undecided = [t for t in seen if t.verdict is ChangeVerdict.UNDECIDED]
+    if undecided:
+        parts.append(f"{_tools(undecided)}: destructive, seen with the edit, undecided: ask for more runs")
+    rest = [t for t in seen if t.verdict is ChangeVerdict.NOT_SHOWN and t not in zero]
+    if rest:
+        parts.append(f"{_tools(rest)}: destructive, seen with the edit, not shown to be the edit's")
+    if parts:
+        return "; ".join(parts)
+    if report.tested:
+        return "no behaviour shown to be more frequent with the edit"
+    return "the candidate made the recorded calls"
+
+
+def _tools(tested: list[TestedBehaviour]) -> str:
+    names: dict[str, None] = {}
+    for t in tested:
+        names.update(dict.fromkeys(c.tool for c in t.changes if c.new_destructive))
+    return ", ".join(sorted(names))
