@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 
 def _check_pair(sides: tuple[int, int]) -> tuple[int, float, float, int, list[tuple[int, int, int, int, float, float]]]:
-    from scipy.stats import boschloo_exact  # noqa: PLC0415 - each worker imports its own
+    from scipy.stats import boschloo_exact  # type: ignore[import-untyped]  # noqa: PLC0415 - each worker imports its own
 
     from toolreplay.boschloo import boschloo_greater  # noqa: PLC0415
 

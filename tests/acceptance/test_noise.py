@@ -98,8 +98,9 @@ def rated_replay(tmp_path: Path, recorded_rate: float, edited_rate: float, *extr
 
 
 def destructive(report: dict[str, Any]) -> dict[str, Any]:
-    (behaviour,) = [b for b in report["behaviours"] if b["destructive"]]
-    return behaviour
+    found: list[dict[str, Any]] = [b for b in report["behaviours"] if b["destructive"]]
+    assert len(found) == 1
+    return found[0]
 
 
 # The rate agent's rolls: seeds 1-20 (with the edit) fall below 0.12 once and below 0.15 twice; seeds

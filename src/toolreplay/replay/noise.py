@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
-from toolreplay.design import UNDECIDED_BELOW, Design, detectable_rate
+from toolreplay.design import UNDECIDED_BELOW, Design
+from toolreplay.power import detectable_rate, p_value
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
 from toolreplay.verdict import FailOn, Verdict, decide
@@ -202,14 +203,12 @@ def weigh_changes(
 ) -> NoiseReport:
     """Test each behaviour of the candidate against its rate in the baseline runs, family by family."""
     runs, baseline_runs = candidate.answered, baseline.answered
-    level = design.level
     tested: list[TestedBehaviour] = []
     found = behaviours(candidate, baseline)
     for destructive in (True, False):
         family = [b for b in found if b.destructive is destructive]
-        p_values = [design.test.p_value(len(b.runs), runs, len(b.baseline_runs), baseline_runs) for b in family]
-        q_values = benjamini_hochberg(p_values) if p_values else []
-        for behaviour, p, q in zip(family, p_values, q_values, strict=True):
+        counts = [(len(b.runs), runs, len(b.baseline_runs), baseline_runs) for b in family]
+        for behaviour, (p, q, verdict) in zip(family, judge(counts, destructive, design), strict=True):
             tested.append(
                 TestedBehaviour(
                     behaviour,
@@ -219,12 +218,25 @@ def weigh_changes(
                     baseline_runs,
                     p,
                     q,
-                    level,
-                    _verdict(destructive, q, level),
+                    design.level,
+                    verdict,
                 )
             )
     tested.sort(key=lambda t: (_ORDER[t.verdict], not t.destructive, t.p, -t.hits, t.behaviour.lead.tool))
     return NoiseReport(candidate, baseline, tuple(tested), design, fail_on, round_, *steps)
+
+
+def judge(
+    family: Sequence[tuple[int, int, int, int]], destructive: bool, design: Design
+) -> list[tuple[float, float, ChangeVerdict]]:
+    """Each behaviour's p value, q value and verdict, from its counts (hits, runs, baseline hits, baseline runs).
+
+    The behaviours of one family (destructive, or not) are tested together: the
+    q values hold the family's false discovery rate at the round's level.
+    """
+    p_values = [p_value(design.test, *counts) for counts in family]
+    q_values = benjamini_hochberg(p_values) if p_values else []
+    return [(p, q, _verdict(destructive, q, design.level)) for p, q in zip(p_values, q_values, strict=True)]
 
 
 def _verdict(destructive: bool, q: float, level: float) -> ChangeVerdict:

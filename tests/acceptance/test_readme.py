@@ -1,0 +1,72 @@
+"""The README's transcripts are the real output: each ``$ toolreplay ...`` block is run and compared.
+
+A block's lines must be what the command prints, line for line, except that a
+line ending in ``...`` stands for any line that begins with what comes before
+it, and a line that is only ``...`` for any number of lines. Blocks that work
+on files an earlier block made (``sealed.jsonl``) are left to the tests of
+those commands.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+REPORTS = ("--markdown", "--sarif", "--json", "-o", "--output")
+BLOCK = re.compile(r"```\n\$ (toolreplay .*?)```", re.S)
+
+
+def transcripts() -> list[tuple[list[str], list[str]]]:
+    found = []
+    for block in BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8")):
+        lines = block.split("\n")
+        command, rest = lines[0], lines[1:]
+        while command.endswith("\\"):
+            command = command[:-1] + " " + rest.pop(0).strip()
+        args = shlex.split(command)[1:]
+        if ">" in args or any("$ " in line[:2] for line in rest):
+            continue
+        if not all((ROOT / arg).exists() for arg in args if "/" in arg or arg.endswith((".jsonl", ".json"))):
+            continue  # a file an earlier step of the tour made
+        found.append((args, rest[:-1] if rest and rest[-1] == "" else rest))
+    return found
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    if not expected:
+        return not actual
+    head, rest = expected[0], expected[1:]
+    if head == "...":
+        return any(matches(rest, actual[skip:]) for skip in range(len(actual) + 1))
+    if not actual:
+        return False
+    line = actual[0]
+    same = line.startswith(head[:-3]) if head.endswith("...") else line == head
+    return same and matches(rest, actual[1:])
+
+
+CASES = transcripts()
+
+
+def test_the_tour_has_transcripts_to_check() -> None:
+    assert len(CASES) >= 6
+
+
+@pytest.mark.parametrize(("args", "expected"), CASES, ids=[" ".join(a[:2]) for a, _ in CASES])
+def test_a_readme_transcript_is_the_real_output(args: list[str], expected: list[str], tmp_path: Path) -> None:
+    # reports the command writes go to a scratch directory, not into the repository
+    given = [str(tmp_path / Path(a).name) if prev in REPORTS else a for prev, a in zip(["", *args], args, strict=False)]
+    result = run_cli(*given, cwd=ROOT)
+    assert matches(expected, result.stdout.splitlines()), result.stdout
+
+
+def test_the_matching_is_strict_where_the_readme_is() -> None:
+    assert matches(["a: ...", "...", "z"], ["a: 1", "b", "c", "z"])
+    assert not matches(["a: 1"], ["a: 2"])
+    assert not matches(["a", "..."], ["b", "c"])
+    assert not matches(["a"], ["a", "extra line"])
