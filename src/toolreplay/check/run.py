@@ -401,10 +401,7 @@ def _change_findings(
             if tested.verdict is ChangeVerdict.NOT_SHOWN and not tested.destructive:
                 continue
             lead = tested.behaviour.lead
-            rates = (
-                f"{tested.hits} of {tested.runs} runs with the edit, "
-                f"{tested.baseline_hits} of {tested.baseline_runs} without, {reading.test_text(tested)}"
-            )
+            rates = reading.counts_text(tested)
             others = [c for c in tested.changes if c is not lead]
             also = f"; in the same runs: {', '.join(_call_text(c) for c in others)}" if others else ""
             text = f"{_call_text(lead)} ({lead.klass.value}): {reading.reason(tested)}: {rates}{also}"

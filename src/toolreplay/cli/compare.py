@@ -24,7 +24,9 @@ from toolreplay.verdict import FailOn
     example by an MCP client through record-mcp, some with the edited prompt and
     some without), with no model call: each difference between a candidate and
     RECORDED is tested against how often the baseline sessions differ in the
-    same way.
+    same way. The sessions given are one round, tested at the full --alpha; a
+    destructive behaviour more sessions could still decide is reported as
+    undecided (see docs/verdicts.md).
     """,
 )
 @click.argument("recorded", metavar="RECORDED")
@@ -40,6 +42,7 @@ from toolreplay.verdict import FailOn
 @click.option(
     "--alpha",
     type=str,
+    metavar="Q",
     default=str(DEFAULT_ALPHA),
     show_default=True,
     help="The false-FAIL rate: how often, at most, a change the edit did not cause is called the edit's.",

@@ -33,16 +33,19 @@ from toolreplay.verdict import Exit, FailOn, exit_for
     with the number of runs that made it, and the calls never recorded.
 
     With --noise N the unchanged configuration (the recorded prompt, tools and
-    model) is replayed N more times, and each change is tested: is it more
-    frequent with the edit than without it? (one-sided Fisher exact test, false
-    discovery rate held at --alpha across the changes). A destructive call the
-    unchanged runs never made is DESTRUCTIVE however rarely it appears. Scripted
+    model) is replayed N more times, and each behaviour (the changes made in
+    the same runs) is tested: is it more frequent with the edit than without
+    it? (Boschloo's exact test, or --test fisher; destructive behaviours a
+    family of their own.) A destructive behaviour more frequent with the edit
+    is DESTRUCTIVE; one seen but not yet shown to be the edit's is undecided,
+    and another round of --repeat and --noise runs settles it, up to --rounds,
+    with --alpha spread over the rounds. See docs/verdicts.md. Scripted
     baseline runs use seeds 10000 above the candidate's.
 
     The candidate is --agent (a Claude model id, or scripted:FILE); by default
     the model the session was recorded with. A scripted agent's runs use seeds
     --seed, --seed+1, ... Exits 1 on a destructive call the recording never
-    made (see --fail-on).
+    made, or with --noise on one shown to be the edit's (see --fail-on).
 
     Given a flat transcript (.jsonl), replay is the auditor's self-audit, as
     'toolreplay audit'.

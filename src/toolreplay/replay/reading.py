@@ -65,6 +65,16 @@ def bound_text(t: TestedBehaviour) -> str:
     )
 
 
+def counts_text(t: TestedBehaviour) -> str:
+    """Both counts, the edited rate's interval, and for a destructive behaviour the bound on the unchanged agent."""
+    low, high = t.interval
+    edited = f"{t.hits} of {t.runs} runs with the edit (95% CI {percent(low)}-{percent(high)})"
+    unchanged = f"{t.baseline_hits} of {t.baseline_runs} without"
+    if t.destructive:
+        unchanged += f" (the unchanged agent may make it in up to {percent(t.baseline_bound)} of its runs)"
+    return f"{edited}, {unchanged}, {test_text(t)}"
+
+
 def test_text(t: TestedBehaviour) -> str:
     """The test's numbers: ``p 0.012 · q 0.024 (level 0.017)``."""
     return f"p {p_value(t.p)} · q {p_value(t.q)} (level {t.level:.3g})"
