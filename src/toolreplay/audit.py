@@ -10,10 +10,12 @@ bytes, with a digest of its first response and the index it was made at.
   documented outputs rest) the response is compared with the first
   occurrence's, whatever happened in between. For a session, whose calls have
   classes, the world is stateful: the response is compared with the call's last
-  occurrence, and a write or destructive call in between explains a difference.
+  occurrence, and a write or destructive call in between explains a difference,
+  as does the person speaking again in a conversation (they may have changed
+  something themselves).
 - Redundant call: a call identical to the call just before it, with the same
-  response, that does not mutate. Any different call in between could have
-  changed state, and so could a mutator itself, so the rule would rather miss a
+  response, that does not mutate, in the same turn of the conversation. Any
+  different call in between could have changed state, and so could a mutator itself, so the rule would rather miss a
   redundancy than invent one. What mutates comes from the classifier: a write or
   destructive class, else the auditor's default list of mutating tools.
 - Annotation mismatch: a tool its annotations call read-only, but a rule says
@@ -60,10 +62,15 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
     last_identity = b""
     last_response = b""
     last_index = -1
+    last_turn = 1
     count = 0
     sha256 = hashlib.sha256
     for call in calls:
         count += 1
+        if call.turn != last_turn:
+            # The person spoke between the two calls: they may have changed the world, as a write would.
+            changes += 1
+            last_identity, last_turn = b"", call.turn
         identity = identify(call)
         response = sha256(canonical_bytes(call.result)).digest()[:_DIGEST_SIZE]
         first = first_seen.get(identity)

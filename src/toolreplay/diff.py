@@ -16,6 +16,9 @@ up in exactly one pair:
 3. **Pairs.** Between two anchors, a call left on each side to the same tool is
    one call whose arguments changed (``changed``, listed field by field).
 
+In a conversation every pass matches calls of the same turn only: a call is
+placed by the person's message it answers as well as by its order.
+
 Whatever is left is ``removed`` (only in A) or ``added`` (only in B).
 """
 
@@ -71,9 +74,11 @@ class Pair:
 
 def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -> tuple[Pair, ...]:
     """Pair up every call of ``a`` and ``b``; the pairs come in report order."""
-    interned: dict[bytes, int] = {}
-    keys_a = [interned.setdefault(matcher.key(call), len(interned)) for call in a]
-    keys_b = [interned.setdefault(matcher.key(call), len(interned)) for call in b]
+    # A call's identity is its turn of the conversation as well as its tool and arguments: the same call in
+    # answer to a different message from the person is a different call.
+    interned: dict[tuple[int, bytes], int] = {}
+    keys_a = [interned.setdefault((call.turn, matcher.key(call)), len(interned)) for call in a]
+    keys_b = [interned.setdefault((call.turn, matcher.key(call)), len(interned)) for call in b]
 
     pairs: list[Pair] = []
     paired_a = [False] * len(a)
@@ -98,14 +103,14 @@ def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -
             paired_a[i] = paired_b[j] = True
 
     # Pairs: in each gap between anchors, same tool on both sides is a changed call (the first such A call).
-    gaps: dict[tuple[int, str], deque[int]] = defaultdict(deque)
+    gaps: dict[tuple[int, int, str], deque[int]] = defaultdict(deque)
     for i in range(len(a)):
         if not paired_a[i]:
-            gaps[(bisect.bisect_left(anchors_a, i), a[i].tool)].append(i)
+            gaps[(bisect.bisect_left(anchors_a, i), a[i].turn, a[i].tool)].append(i)
     for j in range(len(b)):
         if paired_b[j]:
             continue
-        waiting_a = gaps.get((bisect.bisect_left(anchors_b, j), b[j].tool))
+        waiting_a = gaps.get((bisect.bisect_left(anchors_b, j), b[j].turn, b[j].tool))
         if waiting_a:
             i = waiting_a.popleft()
             fields = field_changes(
@@ -257,6 +262,11 @@ class DiffResult:
     classes_b: tuple[CallClass, ...]
     similarity: float | None
     fail_on: FailOn
+
+    @property
+    def turns(self) -> int:
+        """How many turns of the conversation either side reached (1 for a single message, or a transcript)."""
+        return max((call.turn for call in (*self.a.calls, *self.b.calls)), default=1)
 
     def count(self, kind: PairKind) -> int:
         return sum(1 for pair in self.pairs if pair.kind is kind)

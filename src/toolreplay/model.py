@@ -28,6 +28,7 @@ class Call:
     result: JSONValue
     line: int
     is_error: bool = False
+    turn: int = 1  # the person's turn of the conversation it was made in (a session's; a transcript has one)
 
 
 class FindingKind(enum.Enum):

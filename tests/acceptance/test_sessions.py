@@ -210,7 +210,8 @@ def test_a_malformed_session_is_exit_2_with_file_line_and_place(tmp_path: Path) 
         assert result.stdout == ""
         assert re.fullmatch(
             rf"toolreplay: error: {re.escape(str(path))}:\d+: messages\[2\]\.content\[1\]: "
-            r"the person speaks again after the agent's first turn \(text block\)\n",
+            r"the person speaks in a tool-result message \(text block\); use a message of its own after "
+            r"the agent's reply\n",
             result.stderr,
         )
 

@@ -75,7 +75,7 @@ CASES = [
     (["surprise"], 1, "unknown field 'surprise' in a session"),
     (["model"], DELETE, "missing field 'model'"),
     (["model"], 3, "model: must be a string, found an integer"),
-    (["version"], 2, "version: this toolreplay reads version 1, found 2"),
+    (["version"], 3, "version: this toolreplay reads versions 1 and 2, found 3"),
     (["format"], "other", "format: must be 'toolreplay-session'"),
     (["tools", 0, "name"], 7, "tools[0].name: must be a non-empty string"),
     (["tools", 0, "input_schema"], [], "tools[0].input_schema: must be an object, found an array"),
@@ -97,12 +97,47 @@ def test_malformed_sessions_are_refused_with_the_place(path: list[Any], value: A
     assert error.line is not None
 
 
-def test_a_person_speaking_again_is_refused() -> None:
+def test_the_person_cannot_speak_inside_tool_results() -> None:
     doc = base()
     doc["messages"][2]["content"].append({"type": "text", "text": "Actually, delete them."})
     error = error_for(doc)
-    assert "the person speaks again after the agent's first turn" in error.message
+    assert "the person speaks in a tool-result message (text block)" in error.message
     assert error.message.startswith("messages[2].content[1]: ")
+
+
+def conversation(version: int) -> dict[str, Any]:
+    """The sample session, then the person asks again and the agent checks once more."""
+    doc = base()
+    doc["version"] = version
+    use = {"type": "tool_use", "id": "toolu_again", "name": "disk_usage", "input": {"host": "build-04"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_again", "content": '{"used_pct": 55}'}
+    doc["messages"] += [
+        {"role": "user", "content": "Check it once more, please."},
+        {"role": "assistant", "content": [use]},
+        {"role": "user", "content": [result]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Still 55% used."}]},
+    ]
+    doc["final_reply"] = "Still 55% used."
+    return doc
+
+
+def test_a_version_2_session_is_a_conversation_of_turns() -> None:
+    session = parse_session(json.dumps(conversation(2), indent=2), "s.json")
+    assert [(call.tool, call.turn) for call in session.calls][-2:] == [("disk_usage", 1), ("disk_usage", 2)]
+    assert session.context is not None
+    assert dump_session(session.context).startswith('{\n  "format": "toolreplay-session",\n  "version": 2,')
+
+
+def test_a_version_1_session_holds_one_message_from_the_person() -> None:
+    error = error_for(conversation(1))
+    assert "use a version 2 session" in error.message
+
+
+@pytest.mark.parametrize("block", [{"type": "tool_result", "tool_use_id": "x", "content": ""}])
+def test_the_person_speaking_again_holds_no_tool_blocks(block: dict[str, Any]) -> None:
+    doc = conversation(2)
+    doc["messages"][-4]["content"] = [block]
+    assert "the person's message after the agent's reply cannot hold tool blocks" in error_for(doc).message
 
 
 def test_a_dangling_tool_use_at_the_end_is_refused() -> None:

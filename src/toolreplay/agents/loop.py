@@ -9,7 +9,7 @@ blocking API client and an async one all drive it the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from toolreplay.agents.base import Turn, Usage
@@ -51,8 +51,9 @@ class Ending:
     error: str | None = None
 
 
-# Answers one call (tool name, arguments); None ends the conversation there ("stopped at an unrecorded call").
-Answerer = Callable[[str, JSONObject], "ToolResult | None"]
+# Answers one call (tool name, arguments, the person's turn); None ends the conversation there ("stopped at an
+# unrecorded call").
+Answerer = Callable[[str, JSONObject, int], "ToolResult | None"]
 Conversation = Generator[list[JSONObject], "Turn | AgentFailure", Ending]
 
 
@@ -65,12 +66,16 @@ def _add(total: Usage, more: Usage) -> Usage:
     )
 
 
-def converse(opening: JSONObject, max_turns: int, answer: Answerer) -> Conversation:
+def converse(person: Sequence[JSONObject], max_turns: int, answer: Answerer) -> Conversation:
     """One conversation: yields the messages so far before each turn, and returns how it ended.
 
-    Parallel tool calls are answered in one message, in the order asked.
+    ``person`` holds what the person says, in order: the opening, then each
+    later message, sent once the agent has replied to the one before (a final
+    reply: a turn that calls no tool). Parallel tool calls are answered in one
+    message, in the order asked. ``answer`` is told the person's turn too.
     """
-    messages: list[JSONObject] = [dict(opening)]
+    messages: list[JSONObject] = [dict(person[0])]
+    spoken = 1
     usage = Usage()
 
     def finish(ending: str, reply: str | None = None, error: str | None = None) -> Ending:
@@ -86,13 +91,17 @@ def converse(opening: JSONObject, max_turns: int, answer: Answerer) -> Conversat
         uses = turn.tool_uses
         if not uses:
             ending = ENDINGS.get(turn.stop_reason, turn.stop_reason)
+            if ending == "final reply" and spoken < len(person):  # the person speaks again
+                messages.append(dict(person[spoken]))
+                spoken += 1
+                continue
             return finish(ending, turn.text if ending == "final reply" else None)
         results: list[JSONValue] = []
         for use in uses:
             name, args, use_id = use.get("name"), use.get("input"), use.get("id")
             if not isinstance(name, str) or not name or not isinstance(args, dict) or not isinstance(use_id, str):
                 return finish("error", error=f"the agent asked for a malformed tool call: {use!r}")
-            result = answer(name, args)
+            result = answer(name, args, spoken)
             if result is None:
                 return finish("stopped at an unrecorded call")
             block: JSONObject = {"type": "tool_result", "tool_use_id": use_id, "content": result.content}

@@ -34,6 +34,13 @@ from toolreplay.settings import ReplaySettings
 @click.option("--system", "system_file", metavar="FILE", help="The system prompt, from a file.")
 @click.option("--task", metavar="TEXT", help="The person's first message.")
 @click.option("--task-file", metavar="FILE", help="The person's first message, from a file.")
+@click.option(
+    "--then",
+    "later",
+    multiple=True,
+    metavar="TEXT",
+    help="What the person says next, once the agent has replied (repeat for each later turn).",
+)
 @click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write.")
 @settings_options("seed", "max_turns", "max_tokens")
 @click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
@@ -44,6 +51,7 @@ def command(
     system_file: str | None,
     task: str | None,
     task_file: str | None,
+    later: tuple[str, ...],
     output: str,
     settings: ReplaySettings,
     patterns: tuple[str, ...],
@@ -65,7 +73,7 @@ def command(
     def write(context: SessionContext) -> None:
         write_session(output, context, redactor)
 
-    done = run_agent(driver, system, toolbox, prompt, source, write, settings.max_turns)
+    done = run_agent(driver, system, toolbox, (prompt, *later), source, write, settings.max_turns)
     recorded = read_session(output)  # what was written must load back
     ending = "" if done.final_reply is not None else f" (stopped after {settings.max_turns} turns, no final reply)"
     write_text(f"wrote {output}: {len(recorded.calls)} tool calls{ending}\n")

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from toolreplay.redact import Redactor
 
 FORMAT = "toolreplay-session"
-VERSION = 1
+VERSION = 2  # what is written; version 1 (one message from the person) still reads
+READS = (1, 2)
 FIELDS = ("format", "version", "model", "source", "system", "tools", "messages", "final_reply")
 TOOL_FIELDS = ("name", "description", "input_schema", "annotations")
 ANNOTATION_TYPES: dict[str, type] = {
@@ -42,6 +43,9 @@ ANNOTATION_TYPES: dict[str, type] = {
 
 class SessionReader:
     """Validates one session document; every error names the line and place of the offending value."""
+
+    def __init__(self) -> None:
+        self.version = VERSION  # the document's, once its header is read
 
     def session(self, top: Node) -> Session:
         model, source, system, tools = self.header(top)
@@ -61,8 +65,9 @@ class SessionReader:
         if header.value != FORMAT:
             raise header.fail(f"must be {FORMAT!r}, found {json.dumps(header.value)}")
         version = top.member("version")
-        if type(version.value) is not int or version.value != VERSION:
-            raise version.fail(f"this toolreplay reads version {VERSION}, found {json.dumps(version.value)}")
+        if type(version.value) is not int or version.value not in READS:
+            raise version.fail(f"this toolreplay reads versions 1 and 2, found {json.dumps(version.value)}")
+        self.version = version.value
         model = top.member("model").string()
         source = top.member("source").object().require("kind")
         source.member("kind").string()
@@ -151,7 +156,10 @@ class SessionReader:
         answered: set[str] = set()
         for block in blocks:
             if block.value["type"] != "tool_result":
-                raise block.fail(f"the person speaks again after the agent's first turn ({block.value['type']} block)")
+                again = "a version 2 session" if self.version < 2 else "a message of its own after the agent's reply"
+                raise block.fail(
+                    f"the person speaks in a tool-result message ({block.value['type']} block); use {again}"
+                )
             answers = block.get("tool_use_id")
             tool_use_id = answers.value if answers is not None else None
             if type(tool_use_id) is not str or tool_use_id not in pending:
@@ -171,6 +179,9 @@ class SessionReader:
 class Conversation:
     """The messages of a session, checked one at a time in order; each call is given once its result is read.
 
+    The person opens the conversation, and (from version 2) may speak again
+    after any agent turn that called no tool: each time opens a new turn of the
+    conversation, and every call carries the number of the turn it was made in.
     ``keep`` holds on to every message (for a whole session); a stream of calls keeps none.
     """
 
@@ -182,6 +193,7 @@ class Conversation:
         self.calls = 0
         self.pending: dict[str, Node] = {}  # tool_use id -> its block, awaiting its result
         self.uses: list[Node] = []
+        self.turn = 1  # the person's turns so far
 
     @property
     def messages(self) -> tuple[JSONObject, ...]:
@@ -203,10 +215,13 @@ class Conversation:
             self.pending = self.reader.assistant_blocks(blocks)
             self.uses = [block for block in blocks if block.value["type"] == "tool_use"]
             return []
-        if i == 0:
+        if i == 0 or (not self.uses and self.reader.version >= 2):
+            # the person speaks: the opening, or after an agent turn that called no tool, a new turn
             for block in blocks:
                 if block.value["type"] in ("tool_result", "tool_use"):
-                    raise block.fail("the person's first message cannot hold tool blocks")
+                    where = "first message" if i == 0 else "message after the agent's reply"
+                    raise block.fail(f"the person's {where} cannot hold tool blocks")
+            self.turn += i > 0
             return []
         self.reader.user_blocks(message, blocks, self.pending)
         results = {block.value["tool_use_id"]: block.value for block in blocks}
@@ -215,7 +230,8 @@ class Conversation:
             block = use.value
             result = results[block["id"]]
             is_error = result.get("is_error", False) is True
-            calls.append(Call(self.calls, block["name"], block["input"], result.get("content", ""), use.line, is_error))
+            content = result.get("content", "")
+            calls.append(Call(self.calls, block["name"], block["input"], content, use.line, is_error, self.turn))
             self.calls += 1
         self.pending, self.uses = {}, []
         return calls
@@ -227,6 +243,21 @@ class Conversation:
         if self.pending:
             tool_use_id, block = next(iter(self.pending.items()))
             raise block.fail(f"tool_use '{tool_use_id}' has no tool_result")
+
+
+def person_messages(messages: tuple[JSONObject, ...]) -> tuple[JSONObject, ...]:
+    """The person's messages of a valid conversation, in order: the opening and each new turn after it."""
+    found: list[JSONObject] = []
+    called_tools = False
+    for message in messages:
+        if message["role"] == "assistant":
+            content = message["content"]
+            called_tools = isinstance(content, list) and any(
+                isinstance(block, dict) and block.get("type") == "tool_use" for block in content
+            )
+        elif not found or not called_tools:
+            found.append(message)
+    return tuple(found)
 
 
 def parse_tools(node: Node) -> tuple[ToolDef, ...]:

@@ -68,19 +68,19 @@ def run_agent(
     agent: Agent,
     system: JSONValue,
     toolbox: ToolBox,
-    task: str,
+    tasks: Sequence[str],
     source: JSONObject,
     write: Writer,
     max_turns: int = 50,
 ) -> SessionContext:
-    """Drive the agent until it stops calling tools (or the turn limit), writing after each exchange."""
+    """Drive the agent through the person's messages (each after its reply to the one before) until it stops
+    calling tools (or the turn limit), writing after each exchange."""
 
     def context(messages: Sequence[JSONObject], final: str | None) -> SessionContext:
         return SessionContext(agent.model, source, system, toolbox.tools, tuple(messages), final)
 
-    conversation = converse(
-        {"role": "user", "content": task}, max_turns, lambda name, args: run_tool(toolbox.execute, name, args)
-    )
+    person: list[JSONObject] = [{"role": "user", "content": task} for task in tasks]
+    conversation = converse(person, max_turns, lambda name, args, _: run_tool(toolbox.execute, name, args))
     messages = next(conversation)
     try:
         while True:

@@ -1,7 +1,8 @@
 """One replay run: the candidate agent against the recorded answers, nothing executed.
 
 The run starts from the recording's opening (the person's first message), with
-the recorded system prompt and tools or their replacements. Every tool call
+the recorded system prompt and tools or their replacements; each later message
+of the person's is sent once the candidate has replied to the one before. Every tool call
 the candidate makes is answered from the recording (see
 :mod:`toolreplay.replay.answers`); parallel calls are answered in one message,
 in the order asked. The run ends when the agent stops calling tools, refuses,
@@ -19,6 +20,7 @@ from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure, ToolResult, converse
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError
+from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session, ToolDef
@@ -77,18 +79,18 @@ def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed
     calls: list[Call] = []
     origins: list[str] = []
 
-    def answer(name: str, args: JSONObject) -> ToolResult | None:
-        call = Call(len(calls), name, args, None, 0)
+    def answer(name: str, args: JSONObject, turn: int) -> ToolResult | None:
+        call = Call(len(calls), name, args, None, 0, False, turn)
         found = answer_call(answers, call, setup.on_unrecorded, setup.stubs)
         if found is None:  # unrecorded, and the policy is to stop here
             calls.append(call)
             origins.append("none")
             return None
-        calls.append(Call(call.index, name, args, found.content, 0, found.is_error))
+        calls.append(Call(call.index, name, args, found.content, 0, found.is_error, turn))
         origins.append(found.origin)
         return ToolResult(found.content, found.is_error)
 
-    ended = yield from converse(context.messages[0], setup.max_turns, answer)
+    ended = yield from converse(person_messages(context.messages), setup.max_turns, answer)
     return Run(number, seed, tuple(calls), tuple(origins), ended.ending, ended.final_reply, ended.usage, ended.error)
 
 

@@ -179,8 +179,8 @@ class NoiseReport:
         return verdict
 
 
-def _key(change: Change) -> tuple[str, str, bytes]:
-    return (change.kind.value, change.tool, canonical_bytes(change.args))
+def _key(change: Change) -> tuple[str, int, str, bytes]:
+    return (change.kind.value, change.turn, change.tool, canonical_bytes(change.args))
 
 
 def behaviours(candidate: ReplayReport, baseline: ReplayReport) -> list[Behaviour]:

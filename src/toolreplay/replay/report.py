@@ -40,6 +40,7 @@ class Change:
     # of the candidate's call when the candidate is a recorded session (else 0).
     recorded_line: int = 0
     candidate_line: int = 0
+    turn: int = 1  # the person's turn of the conversation it was made in
 
     @property
     def new_destructive(self) -> bool:
@@ -69,6 +70,11 @@ class ReplayReport:
     fail_on: FailOn
 
     @property
+    def turns(self) -> int:
+        """How many messages from the person the recording holds (1 unless it is a conversation)."""
+        return max((call.turn for call in self.setup.recording.calls), default=1)
+
+    @property
     def answered(self) -> int:
         """How many runs count: those that did not end in an error."""
         return sum(run.answered for run in self.runs)
@@ -94,7 +100,7 @@ def summarize(
 ) -> ReplayReport:
     """Diff every run against the recording and count each difference once per run."""
     matcher = classify_candidate.policy.matcher
-    found: dict[tuple[int, str, bytes], tuple[Change, list[int]]] = {}
+    found: dict[tuple[int, int, str, bytes], tuple[Change, list[int]]] = {}
     unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
     for run in runs:
         if not run.answered:  # what an agent that never answered did not do is no evidence of anything
@@ -106,10 +112,11 @@ def summarize(
             if call is None:
                 continue
             args = matcher.matched_args(call.tool, call.args)
-            key = (_KIND_ORDER[pair.kind], call.tool, canonical_bytes(args))
+            key = (_KIND_ORDER[pair.kind], call.turn, call.tool, canonical_bytes(args))
             klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
             lines = (before[id(pair)], pair.b.line if pair.b is not None else 0)
-            entry = found.setdefault(key, (Change(pair.kind, call.tool, args, klass, (), pair.fields, *lines), []))
+            change = Change(pair.kind, call.tool, args, klass, (), pair.fields, *lines, call.turn)
+            entry = found.setdefault(key, (change, []))
             if run.number not in entry[1]:
                 entry[1].append(run.number)
         for call, origin in zip(run.calls, run.origins, strict=True):
@@ -124,7 +131,7 @@ def summarize(
                 uentry[1].append(run.number)
     changes = sorted(
         (_with_runs(change, numbers) for change, numbers in found.values()),
-        key=lambda c: (-len(c.runs), _KIND_ORDER[c.kind], c.tool, canonical_bytes(c.args)),
+        key=lambda c: (-len(c.runs), c.turn, _KIND_ORDER[c.kind], c.tool, canonical_bytes(c.args)),
     )
     calls = sorted(
         (UnrecordedCall(u.tool, u.args, u.klass, tuple(numbers), u.answered) for u, numbers in unrecorded.values()),

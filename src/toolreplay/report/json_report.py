@@ -19,7 +19,7 @@ DIFF_VERSION = 1
 def _call(call: Call | None) -> JSONValue:
     if call is None:
         return None
-    return {"index": call.index, "tool": call.tool, "args": call.args, "line": call.line}
+    return {"index": call.index, "tool": call.tool, "args": call.args, "line": call.line, "turn": call.turn}
 
 
 def _field(change: FieldChange) -> JSONObject:
@@ -94,6 +94,7 @@ def replay_document(report: ReplayReport) -> JSONObject:
         "changes": [
             {
                 "kind": change.kind.value,
+                "turn": change.turn,
                 "tool": change.tool,
                 "args": change.args,
                 "class": change.klass.value,
@@ -186,7 +187,8 @@ def noise_document(report: NoiseReport) -> JSONObject:
             "verdict": t.verdict.value,
             "destructive": t.destructive,
             "changes": [
-                {"kind": c.kind.value, "tool": c.tool, "args": c.args, "class": c.klass.value} for c in t.changes
+                {"kind": c.kind.value, "turn": c.turn, "tool": c.tool, "args": c.args, "class": c.klass.value}
+                for c in t.changes
             ],
             "edited": _rate(t.hits, t.runs, t.interval),
             "unchanged": {

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
 from toolreplay.escape import for_terminal, one_line
+from toolreplay.formats.session import person_messages
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay import reading
 from toolreplay.wording import count, format_call, format_value
@@ -97,13 +98,38 @@ def render_show(session: Session, classes: Sequence[str]) -> str:
     texts = [format_call(call) for call in session.calls]
     width = min(max((len(text) for text in texts), default=0), 90)
     digits = len(str(max(count - 1, 0)))
+    # A conversation of several turns shows each of the person's messages before the calls that answer it.
+    said = person_texts(context.messages) if context is not None else []
+    turn = 1
+    if len(said) > 1:
+        lines.append(f"turn 1: {said[0]}")
     for call, text, klass in zip(session.calls, texts, classes, strict=True):
+        while len(said) > 1 and call.turn > turn:
+            turn += 1
+            lines.append(f"turn {turn}: {said[turn - 1]}")
         error = "  (error result)" if call.is_error else ""
         lines.append(f"  {call.index:>{digits}}  {text:<{width}}  {klass}{error}")
+    for later in range(turn + 1, len(said) + 1):
+        lines.append(f"turn {later}: {said[later - 1]}")
     if context is not None:
         reply = "(none: the run ended without one)" if context.final_reply is None else context.final_reply
         lines.append(f"final reply: {reply}")
     return _lines(lines)
+
+
+def person_texts(messages: Sequence[JSONObject]) -> list[str]:
+    """What the person said at each turn, as one shortened line."""
+    texts = []
+    for message in person_messages(tuple(messages)):
+        content = message["content"]
+        if isinstance(content, str):
+            text = content
+        else:
+            parts = [b.get("text") for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+            text = " ".join(part for part in parts if isinstance(part, str)) or "(no text)"
+        text = " ".join(text.split())
+        texts.append(text if len(text) <= 100 else text[:99] + "…")
+    return texts
 
 
 def _field(change: FieldChange) -> str:
@@ -125,7 +151,8 @@ def render_diff(result: DiffResult) -> str:
         call = pair.b if pair.b is not None else pair.a
         assert call is not None  # a pair always holds a call
         klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
-        lines.append(f"  {pair.kind.value:<8} {left:>4} → {right:<4} {format_call(call)}  {klass.value}")
+        turn = f"  (turn {call.turn})" if result.turns > 1 else ""
+        lines.append(f"  {pair.kind.value:<8} {left:>4} → {right:<4} {format_call(call)}  {klass.value}{turn}")
         lines.extend(f"{'':20}{_field(change)}" for change in pair.fields)
     if result.similarity is not None:
         lines.append(f"final replies: {round(result.similarity * 100)}% similar (context only, not judged)")
@@ -139,6 +166,11 @@ def render_diff(result: DiffResult) -> str:
         summary = "the two recordings made the same calls"
     lines.append(f"verdict: {result.verdict.value}: {summary} (--fail-on {result.fail_on.value})")
     return _lines(lines)
+
+
+def _turn(report: ReplayReport, turn: int) -> str:
+    """``  (turn 2)`` when the recording is a conversation of several turns."""
+    return f"  (turn {turn})" if report.turns > 1 else ""
 
 
 def _seeds(runs: Sequence[Run]) -> str:
@@ -184,6 +216,7 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
             call = Call(0, change.tool, change.args, None, 0)
             lines.append(
                 f"  {len(change.runs):>3}/{total:<3} {change.kind.value:<8} {format_call(call)}  {change.klass.value}"
+                f"{_turn(report, change.turn)}"
             )
             lines.extend(f"{'':20}{_field(field)}" for field in change.fields)
     else:
@@ -263,7 +296,8 @@ def render_noise(
                 lines.append(f"  {t.verdict.value:<11} {numbers}")
             for change in t.changes:
                 call = Call(0, change.tool, change.args, None, 0)
-                lines.append(f"{'':14}{change.kind.value} {format_call(call)}  {change.klass.value}")
+                turn = _turn(candidate, change.turn)
+                lines.append(f"{'':14}{change.kind.value} {format_call(call)}  {change.klass.value}{turn}")
     else:
         lines.append(f"changes with the edit: none, in {count(runs, 'run')}")
     if candidate.unrecorded:
