@@ -95,6 +95,9 @@ class SessionContext:
     tools: tuple[ToolDef, ...]
     messages: tuple[JSONObject, ...]
     final_reply: str | None
+    # The request settings a replay reuses (max_tokens, temperature, thinking, tool_choice, stop_sequences) and
+    # the server tools the model was offered, as recorded; None when the recorder saw no request.
+    request: JSONObject | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, fields
 
 from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, ExactTest
 
+DEFAULT_MAX_TOKENS = 4096
+
 
 class Unrecorded(enum.Enum):
     """What a call the recording never made gets: the run stops, an error result, a canned stub, or (``serve``
@@ -139,14 +141,15 @@ class ReplaySettings:
     stubs: str | None = None
     concurrency: int = 1
     max_turns: int = 50
-    max_tokens: int = 4096
+    max_tokens: int | None = None  # None: the recorded request's, else DEFAULT_MAX_TOKENS
     min_runs: int = 1
     request_timeout: float = 120.0
     run_timeout: float = 1800.0
 
     def __post_init__(self) -> None:
         for name in RANGES:
-            _whole(name, str(getattr(self, name)))
+            if getattr(self, name) is not None:
+                _whole(name, str(getattr(self, name)))
         for name in TIMEOUTS:
             _check_seconds(name, getattr(self, name))
         check_alpha(self.alpha)

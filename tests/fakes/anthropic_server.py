@@ -1,8 +1,13 @@
 """A local stand-in for the Anthropic Messages API, for tests with the real SDK.
 
-It listens on 127.0.0.1, answers ``POST /v1/messages`` with the responses a test
-queued, in order, and keeps every request body so the test can check exactly
-what the SDK sent.
+It listens on 127.0.0.1, answers ``POST /v1/messages`` (and the beta path) with
+the responses a test queued, in order, and keeps every request body so the test
+can check exactly what the SDK sent. A request with ``"stream": true`` gets the
+same message as server-sent events, cut into the events the Messages API
+documents: ``message_start``, then per content block ``content_block_start``,
+its deltas (``text_delta``, ``input_json_delta`` in pieces, ``thinking_delta``
+and ``signature_delta``) and ``content_block_stop``, with ``ping``s between,
+then ``message_delta`` (stop reason, output tokens) and ``message_stop``.
 """
 
 from __future__ import annotations
@@ -71,6 +76,43 @@ class FakeMessagesAPI:
             return self.responses.pop(0)
 
 
+def _pieces(text: str, size: int = 7) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def stream_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A whole message as the stream of events the Messages API sends for it."""
+    usage = dict(body.get("usage", {}))
+    start = {**body, "content": [], "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    events.append(("ping", {"type": "ping"}))
+    for index, block in enumerate(body["content"]):
+        kind = block["type"]
+        deltas: list[dict[str, Any]] = []
+        if kind == "text":
+            first = {**block, "text": ""}
+            first.pop("citations", None)
+            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+        elif kind in ("tool_use", "server_tool_use"):
+            first = {**block, "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(json.dumps(block["input"]))]
+        elif kind == "thinking":
+            first = {**block, "thinking": "", "signature": ""}
+            deltas = [{"type": "thinking_delta", "thinking": piece} for piece in _pieces(block["thinking"])]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:  # redacted thinking, a server tool's result: whole in the start event
+            first = block
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": first}))
+        for delta in deltas:
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    delta = {"stop_reason": body["stop_reason"], "stop_sequence": body.get("stop_sequence")}
+    final_usage = {"output_tokens": usage.get("output_tokens", 0)}
+    events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
 @contextmanager
 def serve() -> Iterator[FakeMessagesAPI]:
     api = FakeMessagesAPI()
@@ -91,12 +133,25 @@ def serve() -> Iterator[FakeMessagesAPI]:
                 time.sleep(api.latency)
             with api._lock:
                 api.in_flight -= 1
+            if body.get("stream") and status == 200 and isinstance(answer, dict):
+                self._stream(answer)
+                return
             data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("content-type", "text/html" if isinstance(answer, bytes) else "application/json")
             self.send_header("content-length", str(len(data)))
             if status == 429 or status >= 500:
                 self.send_header("retry-after-ms", str(api.retry_after_ms))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _stream(self, answer: dict[str, Any]) -> None:
+            data = b"".join(
+                f"event: {name}\ndata: {json.dumps(event)}\n\n".encode() for name, event in stream_events(answer)
+            )
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 

@@ -8,6 +8,7 @@ fields (tool annotations) are never sent.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -51,13 +52,22 @@ def block_document(block: Any) -> JSONObject:
 
 
 def build_request(
-    model: str, max_tokens: int, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]
+    model: str, settings: JSONObject, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]
 ) -> dict[str, Any]:
-    """The Messages API request for one turn, with cache breakpoints after the system prompt and the tools."""
-    request: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "messages": list(messages)}
-    if tools:
-        definitions: list[JSONObject] = [api_tool(tool) for tool in tools]
-        definitions[-1] = {**definitions[-1], "cache_control": dict(CACHE)}
+    """The Messages API request for one turn, with cache breakpoints after the system prompt and the tools.
+
+    ``settings`` are a session's request settings (``max_tokens``, ``temperature``, ``thinking``,
+    ``tool_choice``, ``stop_sequences``...), with the server tools it offered added to the tools.
+    """
+    request: dict[str, Any] = {"model": model, "messages": list(messages)}
+    request.update((key, value) for key, value in settings.items() if key != "server_tools")
+    server_tools = settings.get("server_tools")
+    definitions: list[JSONValue] = [api_tool(tool) for tool in tools]
+    definitions += server_tools if isinstance(server_tools, list) else []
+    if definitions:
+        last = definitions[-1]
+        if isinstance(last, dict):
+            definitions[-1] = {**last, "cache_control": dict(CACHE)}
         request["tools"] = definitions
     if isinstance(system, str) and system:
         request["system"] = [{"type": "text", "text": system, "cache_control": dict(CACHE)}]
@@ -85,19 +95,37 @@ def to_turn(response: Any) -> Turn:
 
 
 class _Claude:
-    """What the blocking and the async agent share: the model, the limit, the request."""
+    """What the blocking and the async agent share: the model, the request settings, the request."""
 
-    def __init__(self, client: Any, model: str, max_tokens: int = 4096) -> None:
+    def __init__(self, client: Any, model: str, settings: JSONObject | None = None) -> None:
         self.client = client
         self._model = model
-        self.max_tokens = max_tokens
+        self.settings: JSONObject = {"max_tokens": 4096, **(settings or {})}
 
     @property
     def model(self) -> str:
         return self._model
 
     def request(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> dict[str, Any]:
-        return build_request(self._model, self.max_tokens, system, tools, messages)
+        """The keyword arguments of ``messages.create``: a recorded setting this SDK has no parameter for (an
+        older SDK's ``temperature``, say) goes in ``extra_body``, so the API still gets it."""
+        request = build_request(self._model, self.settings, system, tools, messages)
+        known = _parameters(self.client.messages.create)
+        extra = {key: request.pop(key) for key in list(request) if known is not None and key not in known}
+        if extra:
+            request["extra_body"] = extra
+        return request
+
+
+def _parameters(create: Any) -> frozenset[str] | None:
+    """The names ``create`` takes, or None when it takes any (a ``**kwargs``) or cannot be inspected."""
+    try:
+        parameters = inspect.signature(create).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters)
 
 
 def _failure(exc: Exception) -> AgentError:

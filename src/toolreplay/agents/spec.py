@@ -7,12 +7,14 @@ from pathlib import Path
 
 from toolreplay.agents.base import Agent
 from toolreplay.agents.scripted import PREFIX, ScriptedAgent
+from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 
 
-def make_agent(spec: str, seed: int, max_tokens: int = 4096, request_timeout: float = 120.0) -> Agent:
-    """``scripted:PATH`` builds a scripted agent with ``seed``; anything else is a Claude model id."""
+def make_agent(spec: str, seed: int, request: JSONObject, request_timeout: float = 120.0) -> Agent:
+    """``scripted:PATH`` builds a scripted agent with ``seed``; anything else is a Claude model id, asked with the
+    request settings in ``request`` (``max_tokens`` and any of a session's recorded settings)."""
     if spec.startswith(PREFIX):
         path = spec[len(PREFIX) :]
         if not path:
@@ -20,7 +22,7 @@ def make_agent(spec: str, seed: int, max_tokens: int = 4096, request_timeout: fl
         return ScriptedAgent(path, seed)
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
-    return ClaudeAgent(make_client(request_timeout), spec, max_tokens)
+    return ClaudeAgent(make_client(request_timeout), spec, request)
 
 
 def recorded_agent(model: str, recording: str | Path) -> str | None:

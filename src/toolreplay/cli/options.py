@@ -37,7 +37,10 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     ),
     "stubs": ((), {"metavar": "FILE", "help": "Canned results for unrecorded calls (with stub)."}),
     "max_turns": ((), {"metavar": "N", "help": "End a run after this many agent turns."}),
-    "max_tokens": ((), {"metavar": "N", "help": "Output token limit per model request."}),
+    "max_tokens": (
+        (),
+        {"metavar": "N", "help": "Output token limit per model request (default: the recorded request's, else 4096)."},
+    ),
     "concurrency": (
         (),
         {

@@ -14,7 +14,7 @@ from toolreplay.formats.session import read_session, write_session
 from toolreplay.model import SessionContext
 from toolreplay.record.run import load_toolbox, run_agent
 from toolreplay.redact import Redactor
-from toolreplay.settings import ReplaySettings
+from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 
 
 @click.command(
@@ -65,7 +65,7 @@ def command(
     guard_outputs({"-o": output}, [tools_file, system_file, task_file, script])
     redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     toolbox = load_toolbox(tools_file)
-    driver = make_agent(agent, settings.seed, settings.max_tokens)
+    driver = make_agent(agent, settings.seed, {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS})
     source: JSONObject = {"kind": "run", "tools": tools_file}
     if isinstance(driver, ScriptedAgent):
         source["seed"] = settings.seed

@@ -30,7 +30,22 @@ if TYPE_CHECKING:
 FORMAT = "toolreplay-session"
 VERSION = 2  # what is written; version 1 (one message from the person) still reads
 READS = (1, 2)
-FIELDS = ("format", "version", "model", "source", "system", "tools", "messages", "final_reply")
+FIELDS = ("format", "version", "model", "source", "request", "system", "tools", "messages", "final_reply")
+OPTIONAL = ("request",)  # version 2 only
+# The request settings a session may hold, each with the JSON type it must have.
+REQUEST_FIELDS: dict[str, tuple[type, ...]] = {
+    "max_tokens": (int,),  # the first type names the setting's kind in an error
+    "temperature": (int, float),
+    "top_p": (int, float),
+    "top_k": (int,),
+    "thinking": (dict,),
+    "tool_choice": (dict,),
+    "stop_sequences": (list,),
+    "server_tools": (list,),
+}
+_KIND_NAMES = {int: "a number", dict: "an object", list: "an array"}
+# What an assistant message may carry beside its content (version 2): how the turn ended and what it cost.
+TURN_FIELDS = ("stop_reason", "usage")
 TOOL_FIELDS = ("name", "description", "input_schema", "annotations")
 ANNOTATION_TYPES: dict[str, type] = {
     "title": str,
@@ -54,13 +69,14 @@ class SessionReader:
         conversation = Conversation(self)
         calls = [call for message in top.member("messages").array().elements() for call in conversation.add(message)]
         conversation.finish(top.member("messages"))
-        context = SessionContext(model, source, system, tools, conversation.messages, final_reply)
+        request = top.value.get("request")  # checked with the header
+        context = SessionContext(model, source, system, tools, conversation.messages, final_reply, request)
         return Session(top.path, tuple(calls), context)
 
     def header(self, top: Node) -> tuple[str, JSONObject, JSONValue, tuple[ToolDef, ...]]:
         """What a session says before its conversation: the model, the source, the system prompt and the tools."""
         top.called("a session").object().called("").only(FIELDS, "a session")
-        top.require(*(name for name in FIELDS if name not in ("messages", "final_reply")))
+        top.require(*(name for name in FIELDS if name not in ("messages", "final_reply", *OPTIONAL)))
         header = top.member("format")
         if header.value != FORMAT:
             raise header.fail(f"must be {FORMAT!r}, found {json.dumps(header.value)}")
@@ -68,10 +84,28 @@ class SessionReader:
         if type(version.value) is not int or version.value not in READS:
             raise version.fail(f"this toolreplay reads versions 1 and 2, found {json.dumps(version.value)}")
         self.version = version.value
+        if "request" in top.value:
+            if self.version < 2:
+                raise top.member("request").fail("request settings need a version 2 session")
+            self.request(top.member("request"))
         model = top.member("model").string()
         source = top.member("source").object().require("kind")
         source.member("kind").string()
         return model, source.value, self.system(top.member("system")), self.tools(top.member("tools"))
+
+    def request(self, node: Node) -> JSONObject:
+        """The request settings: known keys, each of its type."""
+        for key, item in node.object().members():
+            expected = REQUEST_FIELDS.get(key)
+            if expected is None:
+                raise item.fail(f"unknown request setting '{key}'; expected one of: {', '.join(REQUEST_FIELDS)}")
+            if type(item.value) not in expected:
+                raise item.fail(f"must be {_KIND_NAMES[expected[0]]}, found {item.describe()}")
+        if "server_tools" in node.value:
+            for tool in node.member("server_tools").elements():
+                tool.object().require("type")
+        value: JSONObject = node.value
+        return value
 
     def final_reply(self, final: Node) -> str | None:
         if final.value is not None and type(final.value) is not str:
@@ -203,8 +237,15 @@ class Conversation:
         """Check the next message against the turns before it; the calls it completes, in order."""
         i = self.count
         self.count += 1
-        message.object().only(("role", "content"), "a message").require("role", "content")
+        message.object().only(("role", "content", *TURN_FIELDS), "a message").require("role", "content")
         role = message.member("role")
+        extra = [key for key in TURN_FIELDS if key in message.value]
+        if extra and (role.value != "assistant" or self.reader.version < 2):
+            raise message.member(extra[0]).fail(f"'{extra[0]}' belongs to an assistant message of a version 2 session")
+        if "stop_reason" in message.value and message.value["stop_reason"] is not None:
+            message.member("stop_reason").string()
+        if "usage" in message.value:
+            message.member("usage").object()
         expected_role = "user" if i % 2 == 0 else "assistant"
         if role.value != expected_role:
             raise role.fail(f"expected '{expected_role}' (turns alternate), found {json.dumps(role.value)}")
@@ -302,13 +343,20 @@ def tool_document(tool: ToolDef) -> JSONObject:
 
 
 def message_document(message: JSONObject) -> JSONObject:
-    """A message as a session file holds it."""
-    return {"role": message["role"], "content": ordered(message["content"])}
+    """A message as a session file holds it (an assistant turn with how it ended and its usage, when recorded)."""
+    doc: JSONObject = {"role": message["role"], "content": ordered(message["content"])}
+    for key in TURN_FIELDS:
+        if key in message:
+            doc[key] = ordered(message[key])
+    return doc
 
 
 def header_document(context: SessionContext) -> JSONObject:
-    """The fields that say what a session is and where it came from."""
-    return {"format": FORMAT, "version": VERSION, "model": context.model, "source": ordered(context.source)}
+    """The fields that say what a session is, where it came from, and how the model was asked."""
+    doc: JSONObject = {"format": FORMAT, "version": VERSION, "model": context.model, "source": ordered(context.source)}
+    if context.request:
+        doc["request"] = ordered(context.request)
+    return doc
 
 
 def session_document(context: SessionContext) -> JSONObject:

@@ -32,12 +32,12 @@ from toolreplay.formats.files import open_binary
 from toolreplay.formats.jsonl import scan_value
 from toolreplay.formats.located import JSON_DEPTH, Node, lone_surrogate, parse_json
 from toolreplay.formats.positions import Pos
-from toolreplay.formats.session import FIELDS, Conversation, SessionReader, read_session
+from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, SessionReader, read_session
 from toolreplay.model import Call, ToolDef
 
 _CHUNK = 1 << 20
 _WHITESPACE = " \t\n\r"
-_BEFORE_MESSAGES = tuple(name for name in FIELDS if name not in ("messages", "final_reply"))
+_BEFORE_MESSAGES = tuple(name for name in FIELDS if name not in ("messages", "final_reply", *OPTIONAL))
 # A message sits two levels down (the session's object, its messages array); the located parser counts a
 # scalar as a level too, so a message may nest this deep before the whole reader refuses the file.
 _MESSAGE_DEPTH = JSON_DEPTH - 2

@@ -25,7 +25,7 @@ from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
-from toolreplay.settings import ReplaySettings
+from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.verdict import FailOn
 
 
@@ -106,6 +106,9 @@ def replay_session(
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too."""
     chosen = candidate if candidate is not None else load_candidate(session, settings)
     context = conversation_of(session)
+    request = dict(context.request or {})  # the recorded request settings, reused unless overridden
+    if settings.max_tokens is not None or "max_tokens" not in request:
+        request["max_tokens"] = settings.max_tokens or DEFAULT_MAX_TOKENS
     setup = ReplaySetup(
         session,
         chosen.system,
@@ -115,6 +118,7 @@ def replay_session(
         settings.max_turns,
         policy.matcher,
         settings.run_timeout,
+        request,
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
@@ -175,10 +179,10 @@ def drive_runs(
     """The runs of one configuration, numbered from ``start``: scripted runs one by one with their seeds; model
     runs maybe at once."""
     if spec.startswith("scripted:"):
-        agents = [(make_agent(spec, seed, settings.max_tokens), seed) for seed in seeds]
+        agents = [(make_agent(spec, seed, setup.request), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run, start)
     if settings.concurrency == 1:
-        model_agents = [(make_agent(spec, 0, settings.max_tokens, settings.request_timeout), None) for _ in seeds]
+        model_agents = [(make_agent(spec, 0, setup.request, settings.request_timeout), None) for _ in seeds]
         return replay_runs(setup, model_agents, progress.turn, progress.run, start)
     import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
@@ -193,7 +197,7 @@ async def _model_runs(
 
     client = make_async_client(settings.request_timeout)
     try:
-        agents = [AsyncClaudeAgent(client, model, settings.max_tokens) for _ in range(repeat)]
+        agents = [AsyncClaudeAgent(client, model, setup.request) for _ in range(repeat)]
         return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run, start)
     finally:
         await client.close()

@@ -40,6 +40,7 @@ class ReplaySetup:
     max_turns: int
     matcher: Matcher = EXACT
     run_timeout: float = 1800.0  # seconds; a run past it ends at its next turn, in an error
+    request: JSONObject = field(default_factory=dict)  # the model's request settings (max_tokens, thinking...)
 
 
 @dataclass(frozen=True, slots=True)
