@@ -172,3 +172,29 @@ def test_not_json_and_not_an_object(tmp_path: Path) -> None:
         parse_session("[]", "s.json")
     original = copy.deepcopy(base())
     assert original == base()
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"request": {"max_tokens": "many"}}, "request.max_tokens: must be a number, found a string"),
+        ({"request": {"temprature": 0.2}}, "unknown request setting 'temprature'"),
+        ({"request": {"server_tools": [3]}}, "request.server_tools[0]: must be an object"),
+        ({"version": 1, "request": {"max_tokens": 5}}, "request settings need a version 2 session"),
+    ],
+)
+def test_request_settings_are_checked(change: dict[str, Any], problem: str) -> None:
+    doc = {**base(), **change}
+    assert problem in str(error_for(doc))
+
+
+def test_how_a_turn_ended_belongs_to_an_assistant_message() -> None:
+    doc = base()
+    doc["messages"][0]["stop_reason"] = "end_turn"
+    assert "'stop_reason' belongs to an assistant message" in error_for(doc).message
+    doc = base()
+    doc["messages"][1]["stop_reason"] = "tool_use"
+    doc["messages"][1]["usage"] = {"output_tokens": 7}
+    session = parse_session(json.dumps(doc, indent=2), "s.json")
+    assert session.context is not None
+    assert dump_session(session.context).count('"stop_reason": "tool_use"') == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -10,11 +11,16 @@ import click
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.errors import UsageError
-from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, session_from_log
-from toolreplay.formats.session import read_session, write_session
+from toolreplay.formats.files import read_text
+from toolreplay.formats.importers.builder import Notes
+from toolreplay.formats.located import parse_json
+from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
+from toolreplay.formats.session import parse_tools, person_messages, read_session, write_session
+from toolreplay.model import ToolDef
 from toolreplay.redact import Redactor
 
-FORMATS = ("mcp",)
+FORMATS = ("mcp", "claude-code", "otel", "openai")
+_MCP_ONLY = ("task", "task_file", "final_text", "run_number")
 
 
 def _options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,7 +31,18 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--task-file", metavar="FILE", help="The person's first message, from a file."),
         click.option("--system", "system_file", metavar="FILE", help="The system prompt, from a file, if you have it."),
         click.option("--final-text", metavar="TEXT", help="The agent's final reply."),
-        click.option("--model", default="unknown", show_default=True, help="The model name to record."),
+        click.option("--model", metavar="NAME", help="The model name to record (default: the file's, else unknown)."),
+        click.option(
+            "--tools",
+            "tools_file",
+            metavar="FILE",
+            help="Tool definitions (a JSON array, as a session holds them) for a transcript that has none.",
+        ),
+        click.option(
+            "--mcp-log",
+            metavar="LOG",
+            help="A record-mcp log whose tools (and annotations) the transcript's MCP calls used.",
+        ),
         click.option(
             "--run", "run_number", type=int, metavar="N", help="Which run of the log (1 = first; default: last)."
         ),
@@ -45,7 +62,9 @@ def import_log(
     task_file: str | None,
     system_file: str | None,
     final_text: str | None,
-    model: str,
+    model: str | None,
+    tools_file: str | None,
+    mcp_log: str | None,
     run_number: int | None,
     patterns: tuple[str, ...],
     no_redact: bool,
@@ -54,17 +73,25 @@ def import_log(
         raise UsageError(f"--from {source_format}: toolreplay imports {', '.join(FORMATS)}")
     if task is not None and task_file is not None:
         raise UsageError("give the task with at most one of --task and --task-file")
-    guard_outputs({"-o": output}, [log, task_file, system_file])
+    guard_outputs({"-o": output}, [log, task_file, system_file, tools_file, mcp_log])
+    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
+    if source_format != "mcp":
+        given = {"task": task, "task_file": task_file, "final_text": final_text, "run_number": run_number}
+        named = [f"--{name.replace('_number', '').replace('_', '-')}" for name in _MCP_ONLY if given[name] is not None]
+        if named:
+            raise UsageError(f"{', '.join(named)}: only for --from mcp (a {source_format} file holds its own)")
+        return _import_transcript(log, source_format, output, system_file, model, tools_file, mcp_log, redactor)
+    if tools_file is not None or mcp_log is not None:
+        raise UsageError("--tools and --mcp-log are for transcripts; a proxy log holds its tools")
     options = ImportOptions(
         task=task if task is not None else read_prompt(task_file) if task_file else DEFAULT_TASK,
         system=read_prompt(system_file) if system_file else "",
         final_text=final_text,
-        model=model,
+        model=model or "unknown",
         run=run_number,
     )
     notes = LogNotes()
     context, runs = session_from_log(log, options, notes)
-    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     write_session(output, context, redactor)
     session = read_session(output)  # what was written must load back
     which = "" if runs == 1 else f" (run {context.source['run']} of {runs}; choose another with --run)"
@@ -77,12 +104,48 @@ def import_log(
     return 0
 
 
-HELP = """Turn LOG, written by 'toolreplay record-mcp', into a session file.
+def _import_transcript(
+    path: str,
+    source_format: str,
+    output: str,
+    system_file: str | None,
+    model: str | None,
+    tools_file: str | None,
+    mcp_log: str | None,
+    redactor: Redactor,
+) -> int:
+    """A transcript another agent wrote (Claude Code, OpenTelemetry, OpenAI), as a session."""
+    from toolreplay.formats.importers import read_transcript  # noqa: PLC0415 - one importer per command run
+
+    tools: list[ToolDef] = []
+    if mcp_log is not None:
+        tools += log_tools(mcp_log)
+    if tools_file is not None:
+        tools += parse_tools(parse_json(read_text(tools_file), tools_file))
+    notes = Notes()
+    context = read_transcript(source_format, path, model, notes, tuple(tools))
+    if system_file is not None:
+        context = replace(context, system=read_prompt(system_file))
+    write_session(output, context, redactor)
+    session = read_session(output)  # what was written must load back
+    turns = len(person_messages(context.messages))
+    said = f"{len(session.calls)} tool calls in {turns} turn{'s' if turns > 1 else ''}"
+    write_text(f"wrote {output}: {said} from {path}\n")
+    for note in notes.lines():
+        write_text(f"  note: {note}\n")
+    return 0
+
+
+HELP = """Turn LOG into a session file: a record-mcp log (--from mcp), a Claude Code
+    transcript (claude-code), OpenTelemetry GenAI spans as OTLP JSON (otel), or
+    OpenAI Chat Completions messages or Responses items (openai).
 
     A proxy sees the tool traffic but never the prompt, the model or its words,
-    so give the task, the system prompt, the final reply and the model name
-    here if you have them. Each recorded tools/call becomes one assistant turn
-    with its result; the tools and their annotations come from tools/list.
+    so for --from mcp give the task, the system prompt, the final reply and the
+    model name here if you have them. A transcript holds its conversation;
+    Claude Code's holds no tool definitions, so give them with --mcp-log (the
+    record-mcp log of its MCP servers) or --tools. A call with no result is left
+    out and reported, never guessed. See docs/formats.md, "Importing".
     """
 
 

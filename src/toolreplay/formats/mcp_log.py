@@ -307,6 +307,12 @@ def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONOb
         yield use, _result_block(tool_use_id, exchange.response)
 
 
+def log_tools(path: str | Path) -> tuple[ToolDef, ...]:
+    """The tools (with their annotations) the last run of a proxy log listed."""
+    runs = read_log(path)
+    return _tools(pick_run(runs, None, path).exchanges, path)
+
+
 @dataclass(frozen=True, slots=True)
 class ImportOptions:
     """What a proxy cannot see, supplied by the user."""

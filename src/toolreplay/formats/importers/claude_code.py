@@ -1,0 +1,166 @@
+"""Claude Code transcripts: the JSON Lines file it keeps per session under ``~/.claude/projects/PROJECT/``.
+
+Each line is an entry: ``type`` ``user`` or ``assistant`` with a Messages API
+``message``, a ``uuid`` and the ``parentUuid`` of the entry before it; other
+types (``summary``, ``system``, snapshots) are not part of the conversation. The
+conversation is the chain of parents from the last entry back to the first, so
+a branch the person abandoned (an edited message, a retry) is left out. Claude
+Code writes one entry per content block of a model turn; entries of one
+message (its ``message.id``) are one turn again.
+
+- **Subagents** (the Task tool) run in sidechains (``isSidechain``), which are
+  kept apart: the main conversation is imported, and the sidechain entries are
+  counted and left out. A transcript of a subagent alone (every entry a
+  sidechain) imports as its own conversation.
+- **MCP tools** appear as ``mcp__SERVER__TOOL``; the call is imported as
+  ``TOOL``, the name ``record-mcp`` logs, so the two compare equal.
+- **Tool definitions** are not in a transcript: they come from a ``record-mcp``
+  log (with their annotations) or a tools file; a tool seen in a call and
+  defined nowhere gets an empty schema and no annotations (classify it with a
+  rules file: ``rules init`` writes one, with rules for Claude Code's own tools).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.errors import InputError
+from toolreplay.formats.files import iter_raw_lines
+from toolreplay.formats.importers.builder import ConversationBuilder, Notes
+from toolreplay.formats.located import Node, parse_json
+from toolreplay.model import SessionContext, ToolDef
+
+MCP_PREFIX = "mcp__"
+
+
+def tool_name(name: str) -> str:
+    """An MCP tool's own name (``mcp__SERVER__TOOL`` -> ``TOOL``); any other name as it is."""
+    if name.startswith(MCP_PREFIX):
+        server_and_tool = name[len(MCP_PREFIX) :]
+        if "__" in server_and_tool:
+            return server_and_tool.split("__", 1)[1]
+    return name
+
+
+def import_claude_code(
+    path: str | Path, model: str | None, notes: Notes, tools: Sequence[ToolDef] = ()
+) -> SessionContext:
+    """The main conversation of a Claude Code transcript, as a session."""
+    entries = _entries(path)
+    main = [entry for entry in entries if not entry.value.get("isSidechain")]
+    chosen = main or entries  # a subagent's own transcript: its sidechain is the conversation
+    if len(chosen) < len(entries):
+        notes.left_out.append(f"{len(entries) - len(chosen)} entries of subagent sidechains, kept apart")
+    chain = _chain(chosen)
+    builder = ConversationBuilder(notes)
+    found_model: str | None = None
+    for entry in chain:
+        message = entry.member("message").object().require("role", "content")
+        content = message.member("content")
+        if entry.value["type"] == "user":
+            _user(content, builder)
+        else:  # the entries of one model turn follow each other, and the builder joins them
+            found_model = found_model or _model(message)
+            builder.agent([_renamed(block) for block in _blocks(content)])
+    messages, final = builder.finish()
+    defined = {tool.name: tool for tool in tools}
+    seen = _called(messages)
+    for name in seen:
+        defined.setdefault(name, ToolDef(name, "", {"type": "object"}))
+    session_id = next((e.value.get("sessionId") for e in chain if isinstance(e.value.get("sessionId"), str)), None)
+    source: JSONObject = {"kind": "claude-code", "file": Path(path).as_posix()}
+    if session_id is not None:
+        source["session"] = session_id
+    names = dict.fromkeys([*(tool.name for tool in tools), *seen])  # the given tools first, then the others seen
+    chosen_tools = tuple(defined[name] for name in names)
+    return SessionContext(model or found_model or "unknown", source, "", chosen_tools, messages, final)
+
+
+def _entries(path: str | Path) -> list[Node]:
+    """The transcript's user and assistant entries, each checked, with its line."""
+    entries: list[Node] = []
+    for number, raw in enumerate(iter_raw_lines(path), 1):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", path, number) from None
+        entry = parse_json(text, path, number).called("").object()
+        kind = entry.value.get("type")
+        if kind not in ("user", "assistant"):
+            continue
+        entry.require("uuid", "message")
+        entry.member("uuid").string(non_empty=True)
+        parent = entry.member("parentUuid") if "parentUuid" in entry.value else None
+        if parent is not None and parent.value is not None:
+            parent.string()
+        entries.append(entry)
+    if not entries:
+        raise InputError("no user or assistant entries: not a Claude Code transcript", path)
+    return entries
+
+
+def _chain(entries: list[Node]) -> list[Node]:
+    """The entries from the first to the last, following each one's parent back from the last."""
+    by_uuid = {entry.value["uuid"]: entry for entry in entries}
+    chain: list[Node] = []
+    seen: set[str] = set()
+    entry: Node | None = entries[-1]
+    while entry is not None:
+        uuid = entry.value["uuid"]
+        if uuid in seen:
+            raise entry.fail(f"the chain of parents loops back to {uuid}")
+        seen.add(uuid)
+        chain.append(entry)
+        parent = entry.value.get("parentUuid")
+        entry = by_uuid.get(parent) if isinstance(parent, str) else None
+        if entry is None and isinstance(parent, str):
+            # the parent is a line that is not part of the conversation (a system note, a compaction
+            # boundary): the chain goes on from the conversation entry written before the child
+            index = next(i for i, candidate in enumerate(entries) if candidate is chain[-1])
+            entry = entries[index - 1] if index > 0 else None
+    chain.reverse()
+    return chain
+
+
+def _blocks(content: Node) -> list[JSONValue]:
+    if isinstance(content.value, str):
+        return [{"type": "text", "text": content.value}] if content.value else []
+    return [block.object().value for block in content.array().elements()]
+
+
+def _renamed(block: JSONValue) -> JSONValue:
+    if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+        return {**block, "name": tool_name(str(block["name"]))}
+    return block
+
+
+def _user(content: Node, builder: ConversationBuilder) -> None:
+    """A user entry: the person's words, or the results of the turn's calls (or both)."""
+    said: list[JSONValue] = []
+    for block in _blocks(content):
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            result = block.get("content", "")
+            builder.result(str(block.get("tool_use_id")), result, block.get("is_error") is True)
+        else:
+            said.append(block)
+    if said:
+        builder.person(content.value if isinstance(content.value, str) else said)
+
+
+def _model(message: Node) -> str | None:
+    model = message.value.get("model")
+    return model if isinstance(model, str) and model and not model.startswith("<") else None
+
+
+def _called(messages: tuple[JSONObject, ...]) -> list[str]:
+    names: dict[str, None] = {}
+    for message in messages:
+        content = message["content"]
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                names[str(block["name"])] = None
+    return list(names)

@@ -1,0 +1,130 @@
+"""A starter rules file from recorded sessions: every tool seen, its class, what to review, what to ignore.
+
+- Every tool the sessions define or call gets a rule with the class its MCP
+  annotations give; a tool with no annotations gets ``unknown`` and a note that
+  asks for a review.
+- Claude Code's own tools (``Read``, ``Edit``, ``Bash``...) get the rules toolreplay
+  ships for them, ``Bash`` classified by its command (``rm -r`` and
+  ``git push --force`` are destructive).
+- An argument that takes a different value in calls that are otherwise the same
+  (same tool, every other argument equal), and whose values look like
+  timestamps or ids, is proposed as ignored when matching calls.
+
+The file is written with ``tomli-w`` and reads back with ``read_rules``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from toolreplay.canonical import JSONValue, canonical_bytes
+from toolreplay.classify import CallClass, class_from_annotations
+from toolreplay.model import Session, ToolDef
+
+# What volatile values look like: an ISO date or time, a UUID, a long hex or base64 token, an epoch number.
+_VOLATILE = re.compile(
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}.*)?"
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|[0-9a-fA-F]{16,}"
+    r"|[A-Za-z0-9_-]{20,}"
+)
+_VOLATILE_KEYS = re.compile(r"(^|_)(id|uuid|nonce|token|timestamp|time|ts|date|request_id|trace_id)$", re.IGNORECASE)
+# Pairs of calls compared per tool, at most: enough to see an argument vary, bounded on a long session.
+_MOST_CALLS = 300
+
+
+def claude_code_rules() -> list[dict[str, Any]]:
+    """The rules toolreplay ships for Claude Code's own tools."""
+    text = resources.files("toolreplay").joinpath("data/claude-code-rules.toml").read_text(encoding="utf-8")
+    rules: list[dict[str, Any]] = tomllib.loads(text)["rules"]
+    return rules
+
+
+def starter_rules(sessions: Sequence[Session]) -> tuple[dict[str, Any], list[str]]:
+    """The rules document for ``sessions``, and the lines of its header comment."""
+    tools: dict[str, ToolDef | None] = {}
+    for session in sessions:
+        if session.context is not None:
+            for defined in session.context.tools:
+                tools.setdefault(defined.name, defined)
+        for call in session.calls:
+            tools.setdefault(call.tool, None)
+    shipped = claude_code_rules()
+    shipped_tools = {rule["tool"] for rule in shipped}
+    rules: list[dict[str, Any]] = []
+    review: list[str] = []
+    for name, tool in sorted(tools.items()):
+        if name in shipped_tools:
+            rules += [rule for rule in shipped if rule["tool"] == name]
+            continue
+        if tool is None or tool.annotations is None:
+            review.append(name)
+            rules.append({"tool": _literal(name), "class": CallClass.UNKNOWN.value, "note": "REVIEW: no annotations"})
+        else:
+            klass = class_from_annotations(tool).value
+            rules.append({"tool": _literal(name), "class": klass, "note": "from its MCP annotations"})
+    ignored = _varying(sessions)
+    document: dict[str, Any] = {"rules": rules}
+    if ignored:
+        document["matching"] = {"tools": {tool: {"ignore": paths} for tool, paths in sorted(ignored.items())}}
+    header = [
+        f"Starter rules from {len(sessions)} session(s), written by toolreplay rules init.",
+        "The first matching rule wins. Review every rule; classify the tools marked REVIEW.",
+    ]
+    if review:
+        header.append(f"Tools with no annotations: {', '.join(review)}.")
+    if ignored:
+        header.append("Arguments proposed as ignored vary between calls that are otherwise the same and look like")
+        header.append("timestamps or ids; remove any that matter.")
+    return document, header
+
+
+def _literal(name: str) -> str:
+    """A tool name as a glob that matches only itself."""
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def _varying(sessions: Sequence[Session]) -> dict[str, list[str]]:
+    """Per tool, the argument paths whose values alone tell otherwise identical calls apart, when they look volatile."""
+    by_tool: dict[str, list[dict[str, JSONValue]]] = {}
+    for session in sessions:
+        for call in session.calls:
+            calls = by_tool.setdefault(call.tool, [])
+            if len(calls) < _MOST_CALLS:
+                calls.append(dict(_leaves(call.args)))
+    found: dict[str, list[str]] = {}
+    for tool, calls in by_tool.items():
+        paths: set[str] = set()
+        for i, first in enumerate(calls):
+            for second in calls[i + 1 :]:
+                if first.keys() != second.keys():
+                    continue
+                differing = [path for path in first if canonical_bytes(first[path]) != canonical_bytes(second[path])]
+                if len(differing) == 1 and _volatile(differing[0], first[differing[0]], second[differing[0]]):
+                    paths.add(differing[0])
+        if paths:
+            found[tool] = sorted(paths)
+    return found
+
+
+def _leaves(value: JSONValue, prefix: str = "") -> list[tuple[str, JSONValue]]:
+    """Every argument path (dotted, into objects) with its value."""
+    if isinstance(value, dict) and value:
+        found: list[tuple[str, JSONValue]] = []
+        for key, item in value.items():
+            found += _leaves(item, f"{prefix}.{key}" if prefix else key)
+        return found
+    return [(prefix, value)] if prefix else []
+
+
+def _volatile(path: str, *values: JSONValue) -> bool:
+    if _VOLATILE_KEYS.search(path.rsplit(".", 1)[-1]):
+        return True
+    return all(
+        (isinstance(v, str) and _VOLATILE.fullmatch(v) is not None) or (isinstance(v, int) and v > 10**9)
+        for v in values
+    )
