@@ -3,8 +3,9 @@
 - Every tool the sessions define or call gets a rule with the class its MCP
   annotations give; a tool with no annotations gets ``unknown`` and a note that
   asks for a review.
-- Claude Code's own tools (``Read``, ``Edit``, ``Bash``...) get the rules toolreplay
-  ships for them, ``Bash`` classified by its command (``rm -r`` and
+- A session from Claude Code (or one that calls its tools) gets the rules
+  toolreplay ships for Claude Code's own tools (``Read``, ``Edit``, ``Bash``...),
+  all of them, first: ``Bash`` is classified by its command (``rm -r`` and
   ``git push --force`` are destructive).
 - An argument that takes a different value in calls that are otherwise the same
   (same tool, every other argument equal), and whose values look like
@@ -55,11 +56,13 @@ def starter_rules(sessions: Sequence[Session]) -> tuple[dict[str, Any], list[str
             tools.setdefault(call.tool, None)
     shipped = claude_code_rules()
     shipped_tools = {rule["tool"] for rule in shipped}
+    from_claude_code = any(s.context is not None and s.context.source.get("kind") == "claude-code" for s in sessions)
     rules: list[dict[str, Any]] = []
+    if from_claude_code or shipped_tools & tools.keys():  # Claude Code's tools: all of its rules, for later calls too
+        rules += shipped
     review: list[str] = []
     for name, tool in sorted(tools.items()):
         if name in shipped_tools:
-            rules += [rule for rule in shipped if rule["tool"] == name]
             continue
         if tool is None or tool.annotations is None:
             review.append(name)
