@@ -25,6 +25,8 @@ import enum
 from dataclasses import dataclass
 
 DEFAULT_ALPHA = 0.05
+# The most runs a side the exact tests take: their integers grow with the runs, and their time with the square.
+MAX_EXACT_RUNS = 1000
 DEFAULT_ROUNDS = 3
 # A destructive behaviour not yet attributed, whose q value is below this, is worth more runs. Lower saves
 # runs when the edit changes nothing; higher catches rarer deletions. 0.2 keeps the expected cost within 1.5

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, ExactTest
+from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, MAX_EXACT_RUNS, ExactTest
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -158,8 +158,17 @@ class ReplaySettings:
                 raise SettingError(name, "must name a file, not an empty string")
         if self.agent is not None and self.agent in ("", "scripted:"):
             raise SettingError("agent", "must be a Claude model id or scripted:FILE, as in scripted:agent.py")
-        if self.noise and self.rounds * max(self.repeat, self.noise) > RANGES["repeat"][1]:
-            raise SettingError("rounds", f"times the runs of a round must be at most {RANGES['repeat'][1]:,}")
+        if self.noise and self.rounds * max(self.repeat, self.noise) > MAX_EXACT_RUNS:
+            raise SettingError(
+                "rounds",
+                f"times the runs of a round must be at most {MAX_EXACT_RUNS:,} a side (the exact tests' limit), "
+                f"not {self.rounds} x {max(self.repeat, self.noise)}",
+            )
+        if self.min_runs > self.repeat or (self.noise and self.min_runs > self.noise):
+            least = min(self.repeat, self.noise) if self.noise else self.repeat
+            raise SettingError(
+                "min-runs", f"must be at most the runs of each configuration ({least}), not {self.min_runs}"
+            )
         if self.on_unrecorded is Unrecorded.STUB and self.stubs is None:
             raise SettingError("on-unrecorded", "stub needs stubs: the file of canned results")
         if self.stubs is not None and self.on_unrecorded is not Unrecorded.STUB:

@@ -12,37 +12,51 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+from toolreplay.design import MAX_EXACT_RUNS
+
 
 def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-@functools.lru_cache(maxsize=256)
-def fisher_tails(runs_a: int, runs_b: int) -> tuple[tuple[int, ...], ...]:
-    """``tails[s][x]``: the sum of C(runs_a, k) * C(runs_b, s - k) over k >= x, for every margin s.
+# Up to this many runs in all, a pair of run counts keeps every row of its tails (the power of a design asks for
+# the same rows again and again); beyond it each row is computed when needed, in memory linear in the runs.
+_CACHED_TOTAL = 400
+
+
+def tail_row(runs_a: int, runs_b: int, s: int) -> tuple[int, ...]:
+    """``row[x]``: the sum of C(runs_a, k) * C(runs_b, s - k) over k >= x, for the margin of ``s`` hits in all.
 
     Divided by C(runs_a + runs_b, s) it is the one-sided Fisher p value of ``x``
     hits with the edit among ``s`` hits in all: integers, so p values can be
-    compared exactly.
+    compared exactly. Entries run to ``min(runs_a, s) + 1`` (an empty tail, 0).
     """
-    comb_a = [math.comb(runs_a, k) for k in range(runs_a + 1)]
-    comb_b = [math.comb(runs_b, k) for k in range(runs_b + 1)]
-    tails: list[tuple[int, ...]] = []
-    for s in range(runs_a + runs_b + 1):
-        low, high = max(0, s - runs_b), min(runs_a, s)
-        row = [0] * (high + 2)
-        for k in range(high, low - 1, -1):
-            row[k] = row[k + 1] + comb_a[k] * comb_b[s - k]
-        for k in range(low):  # below the lowest possible count, every table of the margin is in the tail
-            row[k] = row[low]
-        tails.append(tuple(row))
-    return tuple(tails)
+    if runs_a + runs_b <= _CACHED_TOTAL:
+        return _cached_row(runs_a, runs_b, s)
+    return _row(runs_a, runs_b, s)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _cached_row(runs_a: int, runs_b: int, s: int) -> tuple[int, ...]:
+    return _row(runs_a, runs_b, s)
+
+
+def _row(runs_a: int, runs_b: int, s: int) -> tuple[int, ...]:
+    low, high = max(0, s - runs_b), min(runs_a, s)
+    row = [0] * (high + 2)
+    for k in range(high, low - 1, -1):
+        row[k] = row[k + 1] + math.comb(runs_a, k) * math.comb(runs_b, s - k)
+    for k in range(low):  # below the lowest possible count, every table of the margin is in the tail
+        row[k] = row[low]
+    return tuple(row)
 
 
 def check_counts(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> None:
-    """Counts of hits out of runs on both sides, or a ValueError."""
+    """Counts of hits out of runs on both sides, at most ``MAX_EXACT_RUNS`` a side, or a ValueError."""
     if not (0 <= hits_a <= runs_a and 0 <= hits_b <= runs_b):
         raise ValueError(f"counts out of range: {hits_a}/{runs_a} against {hits_b}/{runs_b}")
+    if max(runs_a, runs_b) > MAX_EXACT_RUNS:
+        raise ValueError(f"the exact tests take at most {MAX_EXACT_RUNS:,} runs a side, not {max(runs_a, runs_b):,}")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,7 +69,7 @@ def fisher_greater(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> float:
     """
     check_counts(hits_a, runs_a, hits_b, runs_b)
     margin = hits_a + hits_b
-    return fisher_tails(runs_a, runs_b)[margin][hits_a] / math.comb(runs_a + runs_b, margin)
+    return tail_row(runs_a, runs_b, margin)[hits_a] / math.comb(runs_a + runs_b, margin)
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:

@@ -197,3 +197,28 @@ def test_compare_needs_a_baseline() -> None:
     result = run_cli("compare", "samples/ops/session.json", "samples/ops/session-edited.json", cwd=ROOT)
     assert result.code == 2
     assert "--baseline" in result.stderr
+
+
+def crashing(tmp_path: Path, edited_rate: float, *extra: str) -> tuple[int, str]:
+    session, prompt = rated(tmp_path, 0.0, edited_rate)
+    doc = json.loads(Path(session).read_text(encoding="utf-8"))
+    doc["model"] = f"scripted:{ROOT / 'tests' / 'fixtures' / 'crash_agent.py'}"
+    Path(session).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    result = run_cli("replay", session, "--system", prompt, "--repeat", "20", *HEADLINE[8:], *extra, cwd=ROOT)
+    assert result.stderr == ""
+    return result.code, result.stdout
+
+
+def test_a_deletion_made_in_runs_that_then_fail_is_not_unsaid(tmp_path: Path) -> None:
+    # half the edited runs delete, then fail: they count in no test, but the deletions are reported
+    code, text = crashing(tmp_path, 0.5, "--noise", "20", "--rounds", "1")
+    assert "destructive, made before the error in" in text
+    assert "runs end in an error more often with the edit" in text
+    assert (code, text.splitlines()[-1].split(":")[1].strip()) == (0, "WARN")
+    code, text = crashing(tmp_path, 0.5, "--noise", "20", "--rounds", "1", "--fail-on", "any-destructive")
+    assert code == 1
+    assert "made with the edit in runs that then ended in an error" in text.splitlines()[-1]
+    # without a baseline, a destructive call the recording never made fails wherever it was made
+    code, text = crashing(tmp_path, 0.5, "--noise", "0")
+    assert code == 1
+    assert "delete_path in runs that ended in an error" in text.splitlines()[-1]

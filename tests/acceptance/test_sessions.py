@@ -221,7 +221,7 @@ def test_a_malformed_session_is_exit_2_with_file_line_and_place(tmp_path: Path) 
     [
         (("missing.jsonl", "--from", "mcp"), "missing.jsonl: no such file"),
         (("samples/session-dirty.jsonl", "--from", "mcp"), "not a record-mcp log line"),
-        (("samples/session-dirty.jsonl", "--from", "otel"), "Invalid value for '--from'"),
+        (("samples/session-dirty.jsonl", "--from", "langsmith"), "Invalid value for '--from'"),
     ],
 )
 def test_import_errors_are_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

@@ -96,3 +96,20 @@ def test_it_holds_its_size_at_every_common_rate(n: int, m: int) -> None:
                 if value <= alpha
             )
             assert size <= alpha + 1e-12
+
+
+@pytest.mark.parametrize(
+    ("a", "n", "b", "m"), [(9, 20, 0, 20), (30, 150, 12, 150), (3, 40, 1, 200), (60, 200, 80, 100)]
+)
+def test_the_sum_in_logs_for_large_tables_agrees_with_the_direct_one(a: int, n: int, b: int, m: int) -> None:
+    from toolreplay.boschloo import _maximum, _maximum_in_logs  # noqa: PLC0415
+
+    weights = _region_weights(a, n, b, m)
+    assert _maximum_in_logs(weights, n + m) == pytest.approx(_maximum([float(w) for w in weights]), rel=1e-10)
+
+
+def test_tables_past_a_thousand_runs_in_all_are_computed_and_past_the_limit_refused() -> None:
+    p = boschloo_greater(10, 520, 2, 520)  # weights of 1040 runs overflow a float
+    assert 0 < p <= fisher_greater(10, 520, 2, 520)
+    with pytest.raises(ValueError, match="at most 1,000 runs a side"):
+        boschloo_greater(1, 1001, 0, 20)

@@ -74,3 +74,18 @@ def test_docs_describe_every_kind_of_finding() -> None:
         assert f"## {rule.value}\n" in text
         assert rule.info.short in text
         assert rule.info.help in text
+
+
+def test_under_fail_on_changed_a_destructive_call_not_shown_to_be_the_changes_warns() -> None:
+    from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult  # noqa: PLC0415
+    from toolreplay.verdict import FailOn, Verdict  # noqa: PLC0415
+
+    seen = CheckFinding(Rule.DESTRUCTIVE_SEEN, "seen", Location("a.json", 1), (), "f" * 16)
+    result = UnitResult("replay 1 a.json", "replay", "a.json", "summary", (seen,))
+    for fail_on in (FailOn.CHANGED, FailOn.DESTRUCTIVE, FailOn.NEVER):
+        report = CheckReport(None, "0" * 64, fail_on, (result.key,), (result,))
+        assert (report.verdict, report.failing) == (Verdict.WARN, ())
+    attributed = CheckFinding(Rule.BEHAVIOUR_CHANGE, "changed", Location("a.json", 2), (), "e" * 16)
+    both = UnitResult("replay 1 a.json", "replay", "a.json", "summary", (seen, attributed))
+    report = CheckReport(None, "0" * 64, FailOn.CHANGED, (both.key,), (both,))
+    assert (report.verdict, report.failing) == (Verdict.FAIL, (attributed,))

@@ -78,5 +78,5 @@ def test_the_runtime_dependencies_are_what_the_runtime_imports() -> None:
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
     third_party = {name for name in imported - set(sys.stdlib_module_names) if name != "toolreplay"}
-    distributions = {"yaml": "pyyaml"}
+    distributions = {"yaml": "pyyaml", "tomli_w": "tomli-w"}
     assert {distributions.get(name, name) for name in third_party} - extras == declared

@@ -110,3 +110,14 @@ def test_replay_finds_the_recorded_scripted_agent_from_any_directory() -> None:
     assert from_root.code == from_samples.code == 0, from_samples.stderr
     assert "candidate: scripted:samples/ops/agent.py" in from_samples.stdout
     assert from_root.stdout.replace("samples/ops/session.json", "ops/session.json") == from_samples.stdout
+
+
+def test_min_runs_beyond_the_runs_and_designs_beyond_the_exact_tests_are_refused() -> None:
+    from toolreplay.settings import SettingError, parse_settings  # noqa: PLC0415
+
+    with pytest.raises(SettingError, match="min-runs must be at most the runs of each configuration"):
+        parse_settings({"repeat": "5", "min_runs": "6"})
+    with pytest.raises(SettingError, match=r"min-runs must be at most the runs of each configuration \(3\)"):
+        parse_settings({"repeat": "5", "noise": "3", "min_runs": "4"})
+    with pytest.raises(SettingError, match="rounds times the runs of a round must be at most 1,000 a side"):
+        parse_settings({"repeat": "400", "noise": "400"})

@@ -179,3 +179,27 @@ def test_the_words_claim_no_more_than_was_shown() -> None:
     assert "delete: destructive, seen with the edit, not shown to be the edit's" in reading.summary(weighed)
     assert "80% of the time once the edit makes it in 26% of runs or more" in words
     assert "in up to 14% of its runs" in words
+
+
+def test_with_fail_on_changed_the_two_families_share_the_level() -> None:
+    from toolreplay.replay.noise import family_level  # noqa: PLC0415
+
+    design = Design(rounds=1)
+    assert family_level(design, FailOn.DESTRUCTIVE) == 0.05
+    assert family_level(design, FailOn.CHANGED) == 0.025
+    # 4/20 against 0/20 (p 0.03): attributed at 5%, not at 2.5%
+    made = {"delete": (D, first(4))}
+    assert weigh(made, {}, design=design).tested[0].verdict is ChangeVerdict.DESTRUCTIVE
+    assert weigh(made, {}, fail_on=FailOn.CHANGED, design=design).tested[0].verdict is not ChangeVerdict.DESTRUCTIVE
+
+
+def test_numbers_never_read_on_the_wrong_side_of_the_level() -> None:
+    assert reading.percent(1e-300).endswith("%")
+    assert reading.percent(1e-300) != "0%"
+    assert reading.percent(0.9999999) != "100%"
+    assert reading.percent(0.05) == "5%"
+    assert reading.percent(0.153) == "15%"
+    beside = reading._beside
+    assert beside(0.01651, 0.05 / 3) == "0.0165"
+    assert float(beside(0.016667, 0.0166666)) > 0.0166666
+    assert beside(0.00001, 0.05) == "<0.0001"

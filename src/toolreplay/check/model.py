@@ -257,14 +257,16 @@ class CheckReport:
         """The findings that fail the check under ``fail_on``."""
         if self.fail_on is FailOn.NEVER:
             return ()
-        if self.fail_on is FailOn.CHANGED:
-            return self.findings
+        if self.fail_on is FailOn.CHANGED:  # every finding but a destructive call not shown to be the change's
+            return tuple(f for f in self.findings if f.rule is not Rule.DESTRUCTIVE_SEEN)
         return tuple(f for f in self.findings if f.level is Level.ERROR)
 
     @property
     def verdict(self) -> Verdict:
         findings = self.findings
-        return decide(self.fail_on, any(f.level is Level.ERROR for f in findings), bool(findings))
+        severe = any(f.level is Level.ERROR for f in findings)
+        verdict = decide(self.fail_on, severe, any(f.rule is not Rule.DESTRUCTIVE_SEEN for f in findings))
+        return Verdict.WARN if verdict is Verdict.PASS and findings else verdict
 
     @property
     def recordings(self) -> tuple[str, ...]:

@@ -30,7 +30,8 @@ from toolreplay.check.locate import (
     prompt_text,
 )
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
-from toolreplay.classify import Classifier, Policy
+from toolreplay.classify import CallClass, Classifier, Policy
+from toolreplay.diff import PairKind
 from toolreplay.errors import InputError
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
@@ -291,9 +292,9 @@ class _Checker:
             agent = "scripted:" + self.paths.show(agent.removeprefix("scripted:"))
         edits = [f"system {self.paths.show(p)}" for p in (settings.system,) if p]
         edits += [f"tools {self.paths.show(p)}" for p in (settings.tools,) if p]
-        summary = f"{count(settings.repeat, 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+        summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
         if settings.noise:
-            summary += f", {settings.noise} unchanged"
+            summary += f", {len(outcome.baseline_runs)} unchanged"
         summary += f": {_change_summary(outcome.report, outcome.noise)}"
         inputs = tuple(self.paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
         return UnitResult(
@@ -415,6 +416,14 @@ def _change_findings(
                 found.append((Rule.DESTRUCTIVE_SEEN, text, lead))
             else:
                 found.append((Rule.BEHAVIOUR_CHANGE, text, lead))
+    severe = noise is None or noise.fail_on is FailOn.ANY_DESTRUCTIVE
+    for made in report.lost_destructive:  # made in runs that then ended in an error: counted nowhere, said here
+        change = Change(PairKind.ADDED, made.tool, made.args, CallClass.DESTRUCTIVE, made.runs)
+        text = (
+            f"{_call_text(change)} is destructive and the recording never made it: made in "
+            f"{count(len(made.runs), 'run')} that then ended in an error (counted in no test)"
+        )
+        found.append((Rule.DESTRUCTIVE_CALL if severe else Rule.DESTRUCTIVE_SEEN, text, change))
     return tuple(
         CheckFinding(
             rule,

@@ -124,12 +124,13 @@ def replay_session(
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
     recorded_classes = Classifier(policy, context.tools)
     candidate_classes = Classifier(policy, chosen.tools)
-    design = Design(settings.alpha, settings.test, settings.rounds)
+    # under --fail-on never no round can change the verdict: one round, at the full alpha
+    design = Design(settings.alpha, settings.test, 1 if fail_on is FailOn.NEVER else settings.rounds)
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
     try:
-        for round_ in range(1, (settings.rounds if settings.noise else 1) + 1):
+        for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
                 progress.more(settings.repeat + settings.noise)
             first = settings.seed + len(runs)

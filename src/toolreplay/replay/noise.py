@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
-from toolreplay.design import UNDECIDED_BELOW, Design
+from toolreplay.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
+from toolreplay.errors import ToolreplayError
 from toolreplay.power import detectable_rate, p_value
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
@@ -144,11 +145,13 @@ class NoiseReport:
         """The rate with the edit at which this design attributes, 80% of the time, a destructive call the unchanged
         agent never makes, at the level each of this report's destructive behaviours is held to (a lower bound
         with several)."""
-        step = self.step or self.candidate.answered
-        baseline_step = self.baseline_step or self.baseline.answered
+        # a round's runs as answered (runs lost to errors count for nothing), the family's share of the level
+        step = max(1, self.candidate.answered // self.round) if self.candidate.answered else 0
+        baseline_step = max(1, self.baseline.answered // self.round) if self.baseline.answered else 0
         if not step or not baseline_step:
             return None
-        return detectable_rate(self.design, step, baseline_step, max(1, self.destructive_family))
+        split = 2 if self.fail_on is FailOn.CHANGED else 1
+        return detectable_rate(self.design, step, baseline_step, split * max(1, self.destructive_family))
 
     @property
     def never_seen_bound(self) -> float:
@@ -166,15 +169,32 @@ class NoiseReport:
         return self.verdict is Verdict.FAIL or not self.undecided or self.fail_on is FailOn.NEVER
 
     @property
+    def lost_more(self) -> float | None:
+        """The p value of "runs end in an error more often with the edit", when they do at all."""
+        if not self.candidate.lost:
+            return None
+        total, baseline_total = len(self.candidate.runs), len(self.baseline.runs)
+        if max(total, baseline_total) > MAX_EXACT_RUNS or not baseline_total:
+            return None
+        return p_value(self.design.test, self.candidate.lost, total, self.baseline.lost, baseline_total)
+
+    @property
     def verdict(self) -> Verdict:
+        lost = bool(self.candidate.lost_destructive)
         if self.fail_on is FailOn.ANY_DESTRUCTIVE:
             severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested) or bool(self.zero_tolerance)
+            severe = severe or lost
         else:
             severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested)
         changed = any(t.verdict is ChangeVerdict.CHANGED for t in self.tested)
         verdict = decide(self.fail_on, severe, changed)
-        # A destructive call seen with the edit is worth a look even when it is not shown to be the edit's.
-        if verdict is Verdict.PASS and any(t.destructive for t in self.tested):
+        # Worth a look even when nothing is shown to be the edit's: a destructive call seen with it, one made in
+        # runs that then failed, or runs that fail more often with the edit.
+        errors = self.lost_more
+        notable = (
+            any(t.destructive for t in self.tested) or lost or (errors is not None and errors <= self.design.level)
+        )
+        if verdict is Verdict.PASS and notable:
             return Verdict.WARN
         return verdict
 
@@ -203,12 +223,18 @@ def weigh_changes(
 ) -> NoiseReport:
     """Test each behaviour of the candidate against its rate in the baseline runs, family by family."""
     runs, baseline_runs = candidate.answered, baseline.answered
+    if max(runs, baseline_runs) > MAX_EXACT_RUNS:
+        raise ToolreplayError(
+            f"the noise analysis takes at most {MAX_EXACT_RUNS:,} runs a side (its exact tests' limit), "
+            f"not {runs:,} with the edit and {baseline_runs:,} without"
+        )
     tested: list[TestedBehaviour] = []
     found = behaviours(candidate, baseline)
+    level = family_level(design, fail_on)
     for destructive in (True, False):
         family = [b for b in found if b.destructive is destructive]
         counts = [(len(b.runs), runs, len(b.baseline_runs), baseline_runs) for b in family]
-        for behaviour, (p, q, verdict) in zip(family, judge(counts, destructive, design), strict=True):
+        for behaviour, (p, q, verdict) in zip(family, judge(counts, destructive, design, level), strict=True):
             tested.append(
                 TestedBehaviour(
                     behaviour,
@@ -218,7 +244,7 @@ def weigh_changes(
                     baseline_runs,
                     p,
                     q,
-                    design.level,
+                    level,
                     verdict,
                 )
             )
@@ -226,17 +252,24 @@ def weigh_changes(
     return NoiseReport(candidate, baseline, tuple(tested), design, fail_on, round_, *steps)
 
 
+def family_level(design: Design, fail_on: FailOn) -> float:
+    """What each family's tests are held to in a round: the round's level, split between the two families
+    when either can fail the run (``--fail-on changed``), so the chance of any false FAIL stays within alpha."""
+    return design.level / 2 if fail_on is FailOn.CHANGED else design.level
+
+
 def judge(
-    family: Sequence[tuple[int, int, int, int]], destructive: bool, design: Design
+    family: Sequence[tuple[int, int, int, int]], destructive: bool, design: Design, level: float | None = None
 ) -> list[tuple[float, float, ChangeVerdict]]:
     """Each behaviour's p value, q value and verdict, from its counts (hits, runs, baseline hits, baseline runs).
 
     The behaviours of one family (destructive, or not) are tested together: the
-    q values hold the family's false discovery rate at the round's level.
+    q values hold the family's false discovery rate at ``level`` (the round's, by default).
     """
+    held = design.level if level is None else level
     p_values = [p_value(design.test, *counts) for counts in family]
     q_values = benjamini_hochberg(p_values) if p_values else []
-    return [(p, q, _verdict(destructive, q, design.level)) for p, q in zip(p_values, q_values, strict=True)]
+    return [(p, q, _verdict(destructive, q, held)) for p, q in zip(p_values, q_values, strict=True)]
 
 
 def _verdict(destructive: bool, q: float, level: float) -> ChangeVerdict:

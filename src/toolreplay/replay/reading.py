@@ -8,13 +8,22 @@ agent is about its runs in general, not the runs made.
 
 from __future__ import annotations
 
+from toolreplay.design import UNDECIDED_BELOW
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport, TestedBehaviour
 from toolreplay.verdict import FailOn, Verdict
-from toolreplay.wording import count, p_value
+from toolreplay.wording import count
 
 
 def percent(value: float) -> str:
-    """A rate as a report prints it: whole percents, with one decimal below 10% unless it is whole."""
+    """A rate as a report prints it: whole percents, one decimal below 10%, and enough digits near 0 and 1
+    that a rate that is not 0% or 100% never reads as one."""
+    if 0 < value < 0.001:
+        return f"{value * 100:.3g}%"
+    if 0.999 < value < 1:  # as many digits as it takes not to read 100%
+        digits = 4
+        while f"{value * 100:.{digits}g}" == "100" and digits < 17:
+            digits += 1
+        return f"{value * 100:.{digits}g}%"
     whole = round(value * 100) == value * 100
     return f"{value:.1%}" if 0 < value < 0.1 and not whole else f"{value:.0%}"
 
@@ -40,7 +49,7 @@ def rounds_line(report: NoiseReport) -> str | None:
     elif report.verdict is Verdict.FAIL:
         why = "stopped: the verdict is FAIL and more runs cannot change it"
     else:
-        why = "stopped: nothing destructive was undecided, so more runs cannot change the verdict"
+        why = f"stopped: no destructive behaviour was undecided (q at or below {UNDECIDED_BELOW:g}, not yet attributed)"
     return f"rounds: {report.round} of at most {design.rounds} ({step} each); {why}"
 
 
@@ -76,8 +85,18 @@ def counts_text(t: TestedBehaviour) -> str:
 
 
 def test_text(t: TestedBehaviour) -> str:
-    """The test's numbers: ``p 0.012 · q 0.024 (level 0.017)``."""
-    return f"p {p_value(t.p)} · q {p_value(t.q)} (level {t.level:.3g})"
+    """The test's numbers, to as many digits as the level, so a p value beside it never reads on its wrong side:
+    ``p 0.0165 · q 0.0165 (level 0.0167)``."""
+    return f"p {_beside(t.p, t.level)} · q {_beside(t.q, t.level)} (level {t.level:.3g})"
+
+
+def _beside(value: float, level: float) -> str:
+    if value < 0.0001:
+        return "<0.0001"
+    shown = f"{value:.3g}" if value < 0.1 else f"{value:.3f}"
+    if (float(shown) <= level) != (value <= level):  # rounding crossed the level: more digits
+        shown = f"{value:.6g}"
+    return shown
 
 
 def reading(report: NoiseReport) -> list[str]:
@@ -150,6 +169,12 @@ def summary(report: NoiseReport) -> str:
     rest = [t for t in seen if t.verdict is ChangeVerdict.NOT_SHOWN and t not in zero]
     if rest:
         parts.append(f"{_tools(rest)}: destructive, seen with the edit, not shown to be the edit's")
+    lost = sorted({made.tool for made in report.candidate.lost_destructive})
+    if lost:
+        parts.append(f"{', '.join(lost)}: destructive, made with the edit in runs that then ended in an error")
+    errors = report.lost_more
+    if errors is not None and errors <= report.design.level:
+        parts.append("runs end in an error more often with the edit")
     if parts:
         return "; ".join(parts)
     if report.tested:

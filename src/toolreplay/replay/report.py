@@ -59,6 +59,15 @@ class UnrecordedCall:
 
 
 @dataclass(frozen=True, slots=True)
+class LostCall:
+    """A destructive call the recording never made, made in runs that then ended in an error."""
+
+    tool: str
+    args: JSONObject
+    runs: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ReplayReport:
     """The whole replay: its runs, their differences from the recording, the verdict."""
 
@@ -68,6 +77,8 @@ class ReplayReport:
     changes: tuple[Change, ...]
     unrecorded: tuple[UnrecordedCall, ...]
     fail_on: FailOn
+    # Runs that end in an error count nowhere, but a deletion they made before it is not unsaid.
+    lost_destructive: tuple[LostCall, ...] = ()
 
     @property
     def turns(self) -> int:
@@ -86,7 +97,7 @@ class ReplayReport:
 
     @property
     def verdict(self) -> Verdict:
-        destructive = any(change.new_destructive for change in self.changes)
+        destructive = any(change.new_destructive for change in self.changes) or bool(self.lost_destructive)
         return decide(self.fail_on, destructive, bool(self.changes))
 
 
@@ -102,8 +113,10 @@ def summarize(
     matcher = classify_candidate.policy.matcher
     found: dict[tuple[int, int, str, bytes], tuple[Change, list[int]]] = {}
     unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
+    lost: dict[tuple[str, bytes], tuple[LostCall, list[int]]] = {}
     for run in runs:
-        if not run.answered:  # what an agent that never answered did not do is no evidence of anything
+        if not run.answered:  # no evidence of what the agent does, but what it destroyed on the way is reported
+            _note_lost(run, classify_candidate, lost)
             continue
         result = compare_with(setup.recording, run.as_session(), classify_recording, classify_candidate, fail_on)
         before = {id(pair): line for pair, line in _recorded_lines(result.pairs, setup.recording)}
@@ -137,7 +150,24 @@ def summarize(
         (UnrecordedCall(u.tool, u.args, u.klass, tuple(numbers), u.answered) for u, numbers in unrecorded.values()),
         key=lambda u: (-len(u.runs), u.tool, canonical_bytes(u.args), u.answered),
     )
-    return ReplayReport(setup, candidate, tuple(runs), tuple(changes), tuple(calls), fail_on)
+    lost_calls = tuple(
+        sorted(
+            (LostCall(c.tool, c.args, tuple(numbers)) for c, numbers in lost.values()),
+            key=lambda c: (-len(c.runs), c.tool, canonical_bytes(c.args)),
+        )
+    )
+    return ReplayReport(setup, candidate, tuple(runs), tuple(changes), tuple(calls), fail_on, lost_calls)
+
+
+def _note_lost(run: Run, classify: Classifier, lost: dict[tuple[str, bytes], tuple[LostCall, list[int]]]) -> None:
+    """The destructive calls the recording never made, in a run that ended in an error."""
+    matcher = classify.policy.matcher
+    for made, origin in zip(run.calls, run.origins, strict=True):
+        if origin != "recorded" and classify.classify(made).klass is CallClass.DESTRUCTIVE:
+            args = matcher.matched_args(made.tool, made.args)
+            entry = lost.setdefault((made.tool, canonical_bytes(args)), (LostCall(made.tool, args, ()), []))
+            if run.number not in entry[1]:
+                entry[1].append(run.number)
 
 
 def _with_runs(change: Change, numbers: list[int]) -> Change:

@@ -104,6 +104,9 @@ def replay_document(report: ReplayReport) -> JSONObject:
             }
             for change in report.changes
         ],
+        "lost_destructive": [
+            {"tool": made.tool, "args": made.args, "runs": list(made.runs)} for made in report.lost_destructive
+        ],
         "unrecorded": [
             {
                 "tool": item.tool,

@@ -15,7 +15,7 @@ from toolreplay.escape import for_terminal, one_line
 from toolreplay.formats.session import person_messages
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay import reading
-from toolreplay.wording import count, format_call, format_value
+from toolreplay.wording import count, format_call, format_value, p_value
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.audit import AuditReport
@@ -183,14 +183,18 @@ def _seeds(runs: Sequence[Run]) -> str:
 
 
 def _lost(report: ReplayReport, which: str = "") -> list[str]:
-    """A line saying how many runs ended in an error and so count for nothing, when any did."""
+    """How many runs ended in an error and so count for nothing, and any destructive call they made first."""
     if not report.lost:
         return []
-    runs = f"{which} runs" if which else "runs"
-    return [
+    runs = f"runs {which}" if which else "runs"
+    lines = [
         f"lost: {report.lost} of {len(report.runs)} {runs} ended in an error and are left out of every count "
         f"and test ({count(report.answered, 'run')} {'counts' if report.answered == 1 else 'count'})"
     ]
+    for made in report.lost_destructive:
+        call = format_call(Call(0, made.tool, made.args, None, 0))
+        lines.append(f"  destructive, made before the error in {count(len(made.runs), 'lost run')}: {call}")
+    return lines
 
 
 def render_replay(report: ReplayReport, system_source: str | None, tools_source: str | None) -> str:
@@ -239,8 +243,13 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
     for change in report.changes:
         if change.new_destructive:
             destructive.setdefault(change.tool, set()).update(change.runs)
+    for made in report.lost_destructive:  # made in runs that then failed: made all the same
+        destructive.setdefault(made.tool, set())
     if destructive:
-        named = ", ".join(f"{tool} in {len(runs_of)} of {total} runs" for tool, runs_of in sorted(destructive.items()))
+        named = ", ".join(
+            f"{tool} in {len(runs_of)} of {total} runs" if runs_of else f"{tool} in runs that ended in an error"
+            for tool, runs_of in sorted(destructive.items())
+        )
         summary = f"destructive calls the recording never made: {named}"
     elif report.changes:
         summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
@@ -279,6 +288,12 @@ def render_noise(
     lines.extend(f"  error: {error}" for error in errors)
     lines.extend(_lost(candidate, "with the edit"))
     lines.extend(_lost(baseline, "unchanged"))
+    failing = report.lost_more
+    if failing is not None and failing <= report.design.level:
+        lines.append(
+            f"  runs end in an error more often with the edit: {candidate.lost}/{len(candidate.runs)} against "
+            f"{baseline.lost}/{len(baseline.runs)} (p {p_value(failing)})"
+        )
     if report.tested:
         lines.append(
             f"behaviours with the edit, each tested against the unchanged runs ({report.design.test.title}, one-sided):"
