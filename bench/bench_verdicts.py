@@ -145,22 +145,18 @@ def main() -> int:
     print("Part 1, exact: one destructive behaviour")
     print()
     header = "| rule | " + " | ".join(f"{r:.0%}" for r in NULL_RATES) + " |"
-    print("False FAIL when the edit changes nothing, by the unchanged agent's rate:")
-    print()
-    print(header)
-    print("|---|" + "---:|" * len(NULL_RATES))
-    for name, decide, rounds in rules:
-        cells = [exact(decide, rounds, rate, rate)[0] for rate in NULL_RATES]
-        print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
-    print()
-    print("Expected runs per verdict (both sides) when the edit changes nothing:")
-    print()
-    print(header)
-    print("|---|" + "---:|" * len(NULL_RATES))
-    for name, decide, rounds in rules:
-        cells = [exact(decide, rounds, rate, rate)[1] for rate in NULL_RATES]
-        print(f"| {name} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
-    print()
+    for title, cell, form in (
+        ("False FAIL when the edit changes nothing, by the unchanged agent's rate:", 0, ".3f"),
+        ("Expected runs per verdict (both sides) when the edit changes nothing:", 1, ".1f"),
+    ):
+        print(title)
+        print()
+        print(header)
+        print("|---|" + "---:|" * len(NULL_RATES))
+        for name, decide, rounds in rules:
+            cells = [exact(decide, rounds, rate, rate)[cell] for rate in NULL_RATES]
+            print(f"| {name} | " + " | ".join(f"{c:{form}}" for c in cells) + " |")
+        print()
     print("Power (chance of FAIL) and expected runs, with the edit at the first rate and without it at the second:")
     print()
     print("| rule | " + " | ".join(f"{a:.0%} vs {b:.0%}" for a, b in ALTERNATIVES) + " |")

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.fakes.anthropic_server import message, serve
+from tests.fakes.anthropic_server import message, run_toolreplay, serve
 from toolreplay.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import AsyncRecordingClient, RecordingClient
@@ -139,29 +136,19 @@ def test_run_drives_a_claude_model_through_the_sdk(tmp_path: Path) -> None:
         use = {"type": "tool_use", "id": "toolu_01", "name": "disk_usage", "input": {"host": "build-04"}}
         api.queue(message([THINKING, use], stop_reason="tool_use"))
         api.queue(message([{"type": "text", "text": "It is at 97%."}]))
-        env = dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000")
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "toolreplay",
-                "run",
-                "samples/ops/tools.py",
-                "--agent",
-                "claude-test",
-                "--system",
-                "samples/ops/prompt.txt",
-                "--task-file",
-                "samples/ops/task.txt",
-                "-o",
-                str(out),
-            ],
+        proc = run_toolreplay(
+            api,
+            "run",
+            "samples/ops/tools.py",
+            "--agent",
+            "claude-test",
+            "--system",
+            "samples/ops/prompt.txt",
+            "--task-file",
+            "samples/ops/task.txt",
+            "-o",
+            str(out),
             cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
         )
     assert proc.returncode == 0, proc.stderr
     first, second = api.requests

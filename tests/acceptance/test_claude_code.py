@@ -4,7 +4,6 @@ then its own transcript imported and compared with what the proxy logged."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, run_cli
-from tests.fakes.anthropic_server import message, serve
+from tests.fakes.anthropic_server import api_env, message, serve
 from toolreplay.formats.session import read_session
 
 CLAUDE = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "claude"
@@ -72,10 +71,8 @@ def test_claude_code_transcript_imports_and_matches_the_proxy_log(tmp_path: Path
     config.write_text(json.dumps({"mcpServers": {"ops": {"command": proxy[0], "args": proxy[1:]}}}), encoding="utf-8")
     with serve() as api:
         api.respond = model
-        env = dict(
-            os.environ,
-            ANTHROPIC_BASE_URL=api.url,
-            ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000",
+        env = api_env(
+            api,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_AUTOUPDATER="1",
             ENABLE_TOOL_SEARCH="false",  # offer the MCP tools directly rather than behind a search

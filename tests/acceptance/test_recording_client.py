@@ -4,9 +4,7 @@ request settings, server tools, and conversations of several turns (the real SDK
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ import pytest
 
 from tests.acceptance.test_anthropic_recording import TOOLS, conversation, queue_turns
 from tests.conftest import ROOT
-from tests.fakes.anthropic_server import message, serve
+from tests.fakes.anthropic_server import message, run_toolreplay, serve
 from toolreplay.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import RecordingClient
@@ -148,16 +146,7 @@ def test_request_settings_and_server_tools_are_kept_and_reused_by_replay(tmp_pat
 
 
 def _toolreplay(api: Any, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000")
-    return subprocess.run(
-        [sys.executable, "-m", "toolreplay", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_toolreplay(api, *args, cwd=ROOT)
 
 
 def operator(request: dict[str, Any]) -> dict[str, Any]:

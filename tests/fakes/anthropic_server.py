@@ -13,11 +13,15 @@ then ``message_delta`` (stop reason, output tokens) and ``message_stop``.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -111,6 +115,24 @@ def stream_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def api_env(api: FakeMessagesAPI, **extra: str) -> dict[str, str]:
+    """The environment a program needs to talk to ``api`` (the SDK reads the base URL and the key from it)."""
+    return dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000", **extra)
+
+
+def run_toolreplay(api: FakeMessagesAPI, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``toolreplay ARGS`` in a subprocess, its model requests going to ``api``."""
+    return subprocess.run(
+        [sys.executable, "-m", "toolreplay", *args],
+        cwd=cwd,
+        env=api_env(api),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @contextmanager
