@@ -7,15 +7,18 @@
   toolreplay ships for Claude Code's own tools (``Read``, ``Edit``, ``Bash``...),
   all of them, first: ``Bash`` is classified by its command (``rm -r`` and
   ``git push --force`` are destructive).
-- An argument that takes a different value in calls that are otherwise the same
-  (same tool, every other argument equal), and whose values look like
-  timestamps or ids, is proposed as ignored when matching calls.
+- An argument of a read-only tool that takes a different value in calls that
+  are otherwise the same (same tool, every other argument equal), whose name
+  says it is a request id, a nonce or a timestamp and whose values look like
+  one, is proposed as ignored when matching calls. A tool that writes or
+  destroys is never matched loosely.
 
 The file is written with ``tomli-w`` and reads back with ``read_rules``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Sequence
@@ -26,14 +29,16 @@ from toolreplay.canonical import JSONValue, canonical_bytes
 from toolreplay.classify import CallClass, class_from_annotations
 from toolreplay.model import Session, ToolDef
 
-# What volatile values look like: an ISO date or time, a UUID, a long hex or base64 token, an epoch number.
+# What volatile values look like: an ISO date and time, a UUID, a long hex string, an epoch number.
 _VOLATILE = re.compile(
-    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}.*)?"
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     r"|[0-9a-fA-F]{16,}"
-    r"|[A-Za-z0-9_-]{20,}"
 )
-_VOLATILE_KEYS = re.compile(r"(^|_)(id|uuid|nonce|token|timestamp|time|ts|date|request_id|trace_id)$", re.IGNORECASE)
+# What volatile arguments are called: request and trace ids, nonces, timestamps (not an object's own id).
+_VOLATILE_KEYS = re.compile(
+    r"(^|_)(request_id|trace_id|span_id|idempotency_key|nonce|timestamp|ts|sent_at|requested_at)$", re.IGNORECASE
+)
 # Pairs of calls compared per tool, at most: enough to see an argument vary, bounded on a long session.
 _MOST_CALLS = 300
 
@@ -70,7 +75,12 @@ def starter_rules(sessions: Sequence[Session]) -> tuple[dict[str, Any], list[str
         else:
             klass = class_from_annotations(tool).value
             rules.append({"tool": _literal(name), "class": klass, "note": "from its MCP annotations"})
-    ignored = _varying(sessions)
+    read_only = {
+        name
+        for name, tool in tools.items()
+        if tool is not None and tool.annotations is not None and class_from_annotations(tool) is CallClass.READ_ONLY
+    }
+    ignored = _varying(sessions, read_only)
     document: dict[str, Any] = {"rules": rules}
     if ignored:
         document["matching"] = {"tools": {tool: {"ignore": paths} for tool, paths in sorted(ignored.items())}}
@@ -78,8 +88,8 @@ def starter_rules(sessions: Sequence[Session]) -> tuple[dict[str, Any], list[str
         f"Starter rules from {len(sessions)} session(s), written by toolreplay rules init.",
         "The first matching rule wins. Review every rule; classify the tools marked REVIEW.",
     ]
-    if review:
-        header.append(f"Tools with no annotations: {', '.join(review)}.")
+    if review:  # names as JSON strings: a name from a recording is never TOML of its own
+        header.append(f"Tools with no annotations: {', '.join(json.dumps(name) for name in review)}.")
     if ignored:
         header.append("Arguments proposed as ignored vary between calls that are otherwise the same and look like")
         header.append("timestamps or ids; remove any that matter.")
@@ -91,11 +101,15 @@ def _literal(name: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", name)
 
 
-def _varying(sessions: Sequence[Session]) -> dict[str, list[str]]:
-    """Per tool, the argument paths whose values alone tell otherwise identical calls apart, when they look volatile."""
+def _varying(sessions: Sequence[Session], read_only: set[str]) -> dict[str, list[str]]:
+    """Per read-only tool, the argument paths whose values alone tell otherwise identical calls apart, when both
+    their names and their values look volatile. A call that writes or destroys is never matched loosely: ignoring
+    an argument of ``delete(id=...)`` would make two deletions one."""
     by_tool: dict[str, list[dict[str, JSONValue]]] = {}
     for session in sessions:
         for call in session.calls:
+            if call.tool not in read_only:
+                continue
             calls = by_tool.setdefault(call.tool, [])
             if len(calls) < _MOST_CALLS:
                 calls.append(dict(_leaves(call.args)))
@@ -110,7 +124,7 @@ def _varying(sessions: Sequence[Session]) -> dict[str, list[str]]:
                 if len(differing) == 1 and _volatile(differing[0], first[differing[0]], second[differing[0]]):
                     paths.add(differing[0])
         if paths:
-            found[tool] = sorted(paths)
+            found[tool] = sorted(_literal(path) for path in paths)
     return found
 
 
@@ -125,9 +139,8 @@ def _leaves(value: JSONValue, prefix: str = "") -> list[tuple[str, JSONValue]]:
 
 
 def _volatile(path: str, *values: JSONValue) -> bool:
-    if _VOLATILE_KEYS.search(path.rsplit(".", 1)[-1]):
-        return True
+    if not _VOLATILE_KEYS.search(path.rsplit(".", 1)[-1]):
+        return False
     return all(
-        (isinstance(v, str) and _VOLATILE.fullmatch(v) is not None) or (isinstance(v, int) and v > 10**9)
-        for v in values
+        (isinstance(v, str) and _VOLATILE.fullmatch(v) is not None) or (type(v) is int and v > 10**9) for v in values
     )

@@ -207,3 +207,19 @@ def test_a_three_turn_conversation_is_recorded_replayed_with_a_new_prompt_and_di
     # each later message went to the candidate after its reply to the one before
     person = [m["content"] for m in api.requests[-1]["messages"] if isinstance(m["content"], str)]
     assert person == ["usage build-04", "clean /var/log/ci/2026-07", "usage build-04"]
+
+
+def test_anything_recording_meets_is_a_warning_never_the_callers_problem(tmp_path: Path) -> None:
+    deep: Any = "bottom"
+    for _ in range(900):
+        deep = [deep]
+    with serve() as api:
+        api.queue(message([{"type": "text", "text": "hi"}]))
+        recording = client(api, tmp_path / "s.json")
+        with pytest.warns(RuntimeWarning, match="could not record"):
+            reply = recording.messages.create(
+                model="claude-test",
+                max_tokens=16,
+                messages=[{"role": "user", "content": [{"type": "text", "text": "x", "extra": deep}]}],
+            )
+    assert reply.content[0].text == "hi"

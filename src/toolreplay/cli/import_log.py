@@ -10,12 +10,20 @@ import click
 
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.errors import UsageError
-from toolreplay.formats.files import read_text
+from toolreplay.errors import InputError, UsageError
+from toolreplay.escape import one_line
+from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
 from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
-from toolreplay.formats.session import parse_tools, person_messages, read_session, write_session
+from toolreplay.formats.session import (
+    dump_session,
+    parse_session,
+    parse_tools,
+    person_messages,
+    read_session,
+    write_session,
+)
 from toolreplay.model import ToolDef
 from toolreplay.redact import Redactor
 
@@ -25,12 +33,14 @@ _MCP_ONLY = ("task", "task_file", "final_text", "run_number")
 
 def _options(function: Callable[..., Any]) -> Callable[..., Any]:
     decorators = [
-        click.argument("log", metavar="LOG"),
+        click.argument("log", metavar="FILE"),
         click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write."),
-        click.option("--task", metavar="TEXT", help="The person's first message (a proxy never sees it)."),
-        click.option("--task-file", metavar="FILE", help="The person's first message, from a file."),
+        click.option(
+            "--task", metavar="TEXT", help="With --from mcp: the person's first message (a proxy never sees it)."
+        ),
+        click.option("--task-file", metavar="FILE", help="With --from mcp: the person's first message, from a file."),
         click.option("--system", "system_file", metavar="FILE", help="The system prompt, from a file, if you have it."),
-        click.option("--final-text", metavar="TEXT", help="The agent's final reply."),
+        click.option("--final-text", metavar="TEXT", help="With --from mcp: the agent's final reply."),
         click.option("--model", metavar="NAME", help="The model name to record (default: the file's, else unknown)."),
         click.option(
             "--tools",
@@ -44,7 +54,11 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="A record-mcp log whose tools (and annotations) the transcript's MCP calls used.",
         ),
         click.option(
-            "--run", "run_number", type=int, metavar="N", help="Which run of the log (1 = first; default: last)."
+            "--run",
+            "run_number",
+            type=int,
+            metavar="N",
+            help="With --from mcp: which run of the log (1 = first; default: last).",
         ),
         click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX."),
         click.option("--no-redact", is_flag=True, help="Write secrets as they are (not recommended)."),
@@ -126,17 +140,21 @@ def _import_transcript(
     context = read_transcript(source_format, path, model, notes, tuple(tools))
     if system_file is not None:
         context = replace(context, system=read_prompt(system_file))
-    write_session(output, context, redactor)
-    session = read_session(output)  # what was written must load back
+    text = dump_session(context, redactor)
+    try:  # checked before anything is written: a file that would not load is never left at -o
+        session = parse_session(text, output)
+    except InputError as exc:
+        raise InputError(f"cannot be made a session: {exc.message}", path) from None
+    write_atomic(output, [text.encode("utf-8")])
     turns = len(person_messages(context.messages))
     said = f"{len(session.calls)} tool calls in {turns} turn{'s' if turns > 1 else ''}"
     write_text(f"wrote {output}: {said} from {path}\n")
     for note in notes.lines():
-        write_text(f"  note: {note}\n")
+        write_text(f"  note: {one_line(note)}\n")
     return 0
 
 
-HELP = """Turn LOG into a session file: a record-mcp log (--from mcp), a Claude Code
+HELP = """Turn FILE into a session file: a record-mcp log (--from mcp), a Claude Code
     transcript (claude-code), OpenTelemetry GenAI spans as OTLP JSON (otel), or
     OpenAI Chat Completions messages or Responses items (openai).
 
@@ -156,7 +174,15 @@ def command(**options: Any) -> int:
     return import_log(**options)
 
 
-@click.command("import-mcp", help=HELP)
+@click.command(
+    "import-mcp",
+    help="""Turn FILE, a record-mcp log, into a session file: the same as 'import --from mcp'.
+
+    A proxy sees the tool traffic but never the prompt, the model or its words,
+    so give the task, the system prompt, the final reply and the model name here
+    if you have them.
+    """,
+)
 @_options
 def import_mcp(**options: Any) -> int:
     return import_log(source_format="mcp", **options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import click
@@ -41,7 +42,9 @@ def init(sessions: tuple[str, ...], output: str) -> int:
     loaded = [load_session(path) for path in sessions]
     document, header = starter_rules(loaded)
     text = "".join(f"# {line}\n" for line in header) + "\n" + tomli_w.dumps(document)
+    if tomllib.loads(text) != document:  # the comments hold nothing TOML reads: checked before writing
+        raise UsageError("the starter rules would not read back as generated; please report this")
     write_atomic(output, [text.encode("utf-8")])
-    policy = read_rules(output)  # what was written must load back
+    policy = read_rules(output)  # and what was written loads as rules
     write_text(f"wrote {output}: {len(policy.rules)} rules for the tools of {len(loaded)} sessions\n")
     return 0

@@ -74,8 +74,8 @@ class SessionRecorder:
     def record(self, request: Mapping[str, Any], response: Any) -> None:
         try:
             self._write(request, response)
-        except (ToolreplayError, TypeError, KeyError, ValueError, AttributeError) as exc:
-            self.warn(str(exc))
+        except Exception as exc:
+            self.warn(f"{type(exc).__name__}: {exc}" if not isinstance(exc, ToolreplayError) else str(exc))
 
     def warn(self, problem: str) -> None:
         warnings.warn(f"toolreplay could not record {self.path}: {problem}", RuntimeWarning, stacklevel=4)

@@ -13,6 +13,7 @@ does not know are kept verbatim.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from toolreplay.canonical import JSONObject, JSONValue
@@ -52,6 +53,12 @@ class ConversationBuilder:
     def person(self, content: str | list[JSONValue]) -> None:
         """The person speaks: a new turn of the conversation (two messages in a row are one)."""
         self._close()
+        if self.messages and _has_results(self.messages[-1]):
+            # the person spoke before the agent replied to the results: an empty reply keeps the turns in order
+            self.messages.append({"role": "assistant", "content": []})
+            self.notes.left_out.append(
+                "the person spoke before the agent replied to its calls' results: an empty reply stands in"
+            )
         blocks: list[JSONValue] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         if self.messages and self.messages[-1]["role"] == "user" and not _has_results(self.messages[-1]):
             earlier = self.messages[-1]["content"]
@@ -61,7 +68,11 @@ class ConversationBuilder:
         self.messages.append({"role": "user", "content": content if isinstance(content, str) else blocks})
 
     def agent(self, blocks: list[JSONValue]) -> None:
-        """The agent says or calls something; a turn whose calls were answered is over first."""
+        """The agent says or calls something; a turn whose calls were answered is over first.
+
+        A call without a string id, a name or an object of arguments, or with an id the turn already used,
+        is left out and reported.
+        """
         if self.turn is not None and self.turn.results:
             self._close()
         if self.turn is None:
@@ -69,14 +80,33 @@ class ConversationBuilder:
                 self.person(NO_OPENING)
                 self.notes.left_out.append("the conversation starts with the agent: its opening was not recorded")
             self.turn = _Turn()
-        self.turn.blocks.extend(blocks)
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                use_id, name, args = block.get("id"), block.get("name"), block.get("input")
+                if not (isinstance(use_id, str) and use_id and isinstance(name, str) and name):
+                    self.notes.left_out.append(f"left out a call without a string id and name: {_short(block)}")
+                    continue
+                if not isinstance(args, dict):
+                    self.notes.left_out.append(f"left out a call whose arguments are not an object: {name} ({use_id})")
+                    continue
+                if use_id in _use_ids(self.turn.blocks):
+                    self.notes.left_out.append(f"left out a second call with the id {use_id} in one turn: {name}")
+                    continue
+            self.turn.blocks.append(block)
 
-    def result(self, tool_use_id: str, content: JSONValue, is_error: bool = False) -> None:
-        """A call's result."""
+    def result(self, tool_use_id: JSONValue, content: JSONValue, is_error: bool = False) -> None:
+        """A call's result (content that is neither text nor blocks is kept as its JSON text)."""
         uses = _use_ids(self.turn.blocks) if self.turn is not None else []
-        if self.turn is None or tool_use_id not in uses:
-            self.notes.orphans.append(tool_use_id)
+        if self.turn is None or not isinstance(tool_use_id, str) or tool_use_id not in uses:
+            self.notes.orphans.append(str(tool_use_id))
             return
+        if tool_use_id in self.turn.results:
+            self.notes.left_out.append(f"left out a second result for the call {tool_use_id}")
+            return
+        if content is None:
+            content = ""
+        elif not isinstance(content, (str, list)):
+            content = json.dumps(content, ensure_ascii=False)
         block: JSONObject = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
         if is_error:
             block["is_error"] = True
@@ -111,6 +141,11 @@ class ConversationBuilder:
         answers = [turn.results[use] for use in _use_ids(kept)]
         if answers:
             self.messages.append({"role": "user", "content": list(answers)})
+
+
+def _short(value: JSONValue) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _use_ids(blocks: list[JSONValue]) -> list[str]:

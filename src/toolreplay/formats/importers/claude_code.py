@@ -39,7 +39,7 @@ def tool_name(name: str) -> str:
     """An MCP tool's own name (``mcp__SERVER__TOOL`` -> ``TOOL``); any other name as it is."""
     if name.startswith(MCP_PREFIX):
         server_and_tool = name[len(MCP_PREFIX) :]
-        if "__" in server_and_tool:
+        if "__" in server_and_tool and server_and_tool.split("__", 1)[1]:
             return server_and_tool.split("__", 1)[1]
     return name
 
@@ -48,12 +48,12 @@ def import_claude_code(
     path: str | Path, model: str | None, notes: Notes, tools: Sequence[ToolDef] = ()
 ) -> SessionContext:
     """The main conversation of a Claude Code transcript, as a session."""
-    entries = _entries(path)
+    entries, parents = _entries(path)
     main = [entry for entry in entries if not entry.value.get("isSidechain")]
     chosen = main or entries  # a subagent's own transcript: its sidechain is the conversation
     if len(chosen) < len(entries):
         notes.left_out.append(f"{len(entries) - len(chosen)} entries of subagent sidechains, kept apart")
-    chain = _chain(chosen)
+    chain = _chain(chosen, parents)
     builder = ConversationBuilder(notes)
     found_model: str | None = None
     for entry in chain:
@@ -78,9 +78,10 @@ def import_claude_code(
     return SessionContext(model or found_model or "unknown", source, "", chosen_tools, messages, final)
 
 
-def _entries(path: str | Path) -> list[Node]:
-    """The transcript's user and assistant entries, each checked, with its line."""
+def _entries(path: str | Path) -> tuple[list[Node], dict[str, str | None]]:
+    """The transcript's user and assistant entries, each checked, with its line; and every line's parent."""
     entries: list[Node] = []
+    parents: dict[str, str | None] = {}
     for number, raw in enumerate(iter_raw_lines(path), 1):
         if not raw.strip():
             continue
@@ -90,6 +91,9 @@ def _entries(path: str | Path) -> list[Node]:
             raise InputError("not UTF-8 text", path, number) from None
         entry = parse_json(text, path, number).called("").object()
         kind = entry.value.get("type")
+        uuid, parent_uuid = entry.value.get("uuid"), entry.value.get("parentUuid")
+        if isinstance(uuid, str):  # every line with an id is a link of the chain, a conversation entry or not
+            parents.setdefault(uuid, parent_uuid if isinstance(parent_uuid, str) else None)
         if kind not in ("user", "assistant"):
             continue
         entry.require("uuid", "message")
@@ -100,11 +104,12 @@ def _entries(path: str | Path) -> list[Node]:
         entries.append(entry)
     if not entries:
         raise InputError("no user or assistant entries: not a Claude Code transcript", path)
-    return entries
+    return entries, parents
 
 
-def _chain(entries: list[Node]) -> list[Node]:
-    """The entries from the first to the last, following each one's parent back from the last."""
+def _chain(entries: list[Node], parents: dict[str, str | None]) -> list[Node]:
+    """The entries from the first to the last, following each one's parent back from the last; a parent that is
+    not a conversation entry (an attachment, a system note) is passed through to its own parent."""
     by_uuid = {entry.value["uuid"]: entry for entry in entries}
     chain: list[Node] = []
     seen: set[str] = set()
@@ -116,12 +121,14 @@ def _chain(entries: list[Node]) -> list[Node]:
         seen.add(uuid)
         chain.append(entry)
         parent = entry.value.get("parentUuid")
-        entry = by_uuid.get(parent) if isinstance(parent, str) else None
-        if entry is None and isinstance(parent, str):
-            # the parent is a line that is not part of the conversation (a system note, a compaction
-            # boundary): the chain goes on from the conversation entry written before the child
-            index = next(i for i, candidate in enumerate(entries) if candidate is chain[-1])
-            entry = entries[index - 1] if index > 0 else None
+        entry = None
+        while isinstance(parent, str) and entry is None:
+            entry = by_uuid.get(parent)
+            if entry is None:
+                if parent in seen:
+                    raise chain[-1].fail(f"the chain of parents loops back to {parent}")
+                seen.add(parent)
+                parent = parents.get(parent)
     chain.reverse()
     return chain
 
@@ -143,8 +150,7 @@ def _user(content: Node, builder: ConversationBuilder) -> None:
     said: list[JSONValue] = []
     for block in _blocks(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            result = block.get("content", "")
-            builder.result(str(block.get("tool_use_id")), result, block.get("is_error") is True)
+            builder.result(block.get("tool_use_id"), block.get("content", ""), block.get("is_error") is True)
         else:
             said.append(block)
     if said:
@@ -161,6 +167,6 @@ def _called(messages: tuple[JSONObject, ...]) -> list[str]:
     for message in messages:
         content = message["content"]
         for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
                 names[str(block["name"])] = None
     return list(names)

@@ -36,11 +36,11 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 def import_openai(path: str | Path, model: str | None, notes: Notes) -> SessionContext:
     """The conversation in an OpenAI file, as a session."""
     top = parse_json(read_text(path), path)
-    items, tools, system, found_model = _unwrap(top)
+    items, tools, system, found_model, responses = _unwrap(top)
     builder = ConversationBuilder(notes)
     prompt: list[str] = [system] if system else []
-    first = items[0].value if items else None
-    if isinstance(first, dict) and "type" in first:  # Responses items say what they are; chat messages do not
+    # Responses items say what they are (a message's type may be left out); chat messages never do
+    if responses or any(isinstance(item.value, dict) and "type" in item.value for item in items):
         _responses(items, builder, prompt)
     else:
         _chat(items, builder, prompt)
@@ -49,15 +49,15 @@ def import_openai(path: str | Path, model: str | None, notes: Notes) -> SessionC
     return SessionContext(model or found_model or "unknown", source, "\n\n".join(prompt), tools, messages, final)
 
 
-def _unwrap(top: Node) -> tuple[list[Node], tuple[ToolDef, ...], str, str | None]:
-    """The messages or items, the tools, the instructions and the model, from any of the accepted shapes."""
+def _unwrap(top: Node) -> tuple[list[Node], tuple[ToolDef, ...], str, str | None, bool]:
+    """The messages or items, the tools, the instructions, the model, and whether these are Responses items."""
     if isinstance(top.value, list):
-        return list(top.elements()), (), "", None
+        return list(top.elements()), (), "", None, False
     top.object()
     model = top.member("model").string() if "model" in top.value else None
     tools = _tools(top.member("tools")) if "tools" in top.value else ()
     if "messages" in top.value:
-        return list(top.member("messages").array().elements()), tools, "", model
+        return list(top.member("messages").array().elements()), tools, "", model, False
     if "input" in top.value or "output" in top.value:
         instructions = top.member("instructions").string() if top.value.get("instructions") is not None else ""
         items: list[Node] = []
@@ -73,18 +73,22 @@ def _unwrap(top: Node) -> tuple[list[Node], tuple[ToolDef, ...], str, str | None
                 )
             else:
                 items.extend(given.array().elements())
-        return items, tools, instructions, model
+        return items, tools, instructions, model, True
     raise top.fail("expected a message list, or an object with 'messages' (Chat) or 'input'/'output' (Responses)")
 
 
 def _tools(node: Node) -> tuple[ToolDef, ...]:
     tools: list[ToolDef] = []
+    seen: set[str] = set()
     for item in node.array().elements():
         item.object()
         definition = item.member("function").object() if "function" in item.value else item
         if item.value.get("type", "function") != "function":
             continue  # a built-in tool (web search, file search): the provider runs it
         name = definition.member("name").string(non_empty=True)
+        if name in seen:
+            raise definition.member("name").fail(f"tool '{name}' is defined twice")
+        seen.add(name)
         description = definition.member("description").string() if definition.value.get("description") else ""
         schema = definition.member("parameters").object().value if "parameters" in definition.value else {}
         tools.append(ToolDef(name, description, schema or {"type": "object"}))
@@ -165,7 +169,7 @@ def _chat(messages: list[Node], builder: ConversationBuilder, prompt: list[str])
 def _responses(items: list[Node], builder: ConversationBuilder, prompt: list[str]) -> None:
     for item in items:
         item.object()
-        kind = item.value.get("type", "message")
+        kind = item.member("type").string() if "type" in item.value else "message"
         if kind == "message":
             item.require("role", "content")
             role = item.member("role").string()

@@ -46,8 +46,12 @@ def import_otel(path: str | Path, model: str | None, notes: Notes) -> SessionCon
     system: JSONValue = ""
     tools: tuple[ToolDef, ...] = ()
     found_model: str | None = None
+    traces = {span.value.get("traceId") for span, _ in spans}
     if with_messages:
         span, attrs = max(with_messages, key=lambda pair: len(_messages(pair[0], pair[1], "gen_ai.input.messages")))
+        others = len(traces - {span.value.get("traceId")})
+        if others:
+            notes.left_out.append(f"{others} other trace(s) in the file: imported the longest conversation only")
         for message in _messages(span, attrs, "gen_ai.input.messages"):
             _message(message, builder)
         for message in _messages(span, attrs, "gen_ai.output.messages"):
@@ -63,7 +67,7 @@ def import_otel(path: str | Path, model: str | None, notes: Notes) -> SessionCon
                 f"v{SEMCONV})",
                 path,
             )
-        calls.sort(key=lambda pair: int(str(pair[0].value.get("startTimeUnixNano", 0)) or 0))
+        calls.sort(key=lambda pair: _start(pair[0]))
         for span, attrs in calls:
             _tool_span(span, attrs, builder)
         found_model = next(
@@ -98,6 +102,14 @@ def _spans(path: str | Path) -> list[tuple[Node, dict[str, JSONValue]]]:
     return spans
 
 
+def _start(span: Node) -> int:
+    """When a span started, in nanoseconds (a string of digits, per the JSON mapping, or an integer)."""
+    raw = span.value.get("startTimeUnixNano", 0)
+    if type(raw) is int or (isinstance(raw, str) and raw.isdigit()):
+        return int(raw)
+    raise span.member("startTimeUnixNano").fail(f"must be an integer, found {json.dumps(raw)}")
+
+
 def _list(node: Node, key: str) -> list[Node]:
     """The elements of an optional array member."""
     return list(node.object().member(key).array().elements()) if key in node.value else []
@@ -121,10 +133,9 @@ def _value(node: Node) -> JSONValue:
         return node.member("boolValue").boolean()
     if "intValue" in value:
         raw = value["intValue"]
-        try:
+        if type(raw) is int or (isinstance(raw, str) and raw.lstrip("-").isdigit()):
             return int(raw)
-        except (TypeError, ValueError):
-            raise node.member("intValue").fail(f"must be an integer, found {json.dumps(raw)}") from None
+        raise node.member("intValue").fail(f"must be an integer, found {json.dumps(raw)}")
     if "doubleValue" in value:
         return node.member("doubleValue").number()
     if "arrayValue" in value:
@@ -136,8 +147,9 @@ def _value(node: Node) -> JSONValue:
     return None
 
 
-def _structured(span: Node, attrs: dict[str, JSONValue], key: str) -> JSONValue:
-    """A structured attribute (JSON in a string, or already structured), from the span or its details event."""
+def _structured(span: Node, attrs: dict[str, JSONValue], key: str, text: bool = False) -> JSONValue:
+    """A structured attribute (JSON in a string, or already structured), from the span or its details event;
+    with ``text``, a string that is not JSON is the value itself (a tool's plain-text result)."""
     value = attrs.get(key)
     if value is None:
         for event in _list(span, "events"):
@@ -149,6 +161,8 @@ def _structured(span: Node, attrs: dict[str, JSONValue], key: str) -> JSONValue:
         try:
             return json.loads(value)  # type: ignore[no-any-return]
         except ValueError:
+            if text:
+                return value
             raise span.fail(f"attribute {key} is not JSON") from None
     return value
 
@@ -181,12 +195,10 @@ def _message(message: JSONObject, builder: ConversationBuilder) -> None:
                     arguments = {"arguments": arguments}
             if not isinstance(arguments, dict):
                 arguments = {} if arguments is None else {"arguments": arguments}
-            blocks.append(
-                {"type": "tool_use", "id": str(part.get("id")), "name": str(part.get("name")), "input": arguments}
-            )
+            blocks.append({"type": "tool_use", "id": part.get("id"), "name": part.get("name"), "input": arguments})
         elif kind == "tool_call_response":
             response = part.get("response")
-            builder.result(str(part.get("id")), response if isinstance(response, (str, list)) else json.dumps(response))
+            builder.result(part.get("id"), response if isinstance(response, (str, list)) else json.dumps(response))
         else:
             blocks.append(part)  # a part of a kind this reader does not know: kept as it is
     if not blocks:
@@ -202,12 +214,12 @@ def _tool_span(span: Node, attrs: dict[str, JSONValue], builder: ConversationBui
     if not name:
         raise span.fail("an execute_tool span without gen_ai.tool.name")
     call_id = _string(attrs.get("gen_ai.tool.call.id")) or str(span.value.get("spanId", ""))
-    arguments = _structured(span, attrs, "gen_ai.tool.call.arguments")
+    arguments = _structured(span, attrs, "gen_ai.tool.call.arguments", text=True)
     builder.agent(
         [{"type": "tool_use", "id": call_id, "name": name, "input": arguments if isinstance(arguments, dict) else {}}]
     )
     if "gen_ai.tool.call.result" in attrs:
-        result = _structured(span, attrs, "gen_ai.tool.call.result")
+        result = attrs["gen_ai.tool.call.result"]  # the tool's answer as given: text stays text
         status = span.value.get("status")
         failed = isinstance(status, dict) and status.get("code") in (2, "STATUS_CODE_ERROR")
         builder.result(call_id, result if isinstance(result, (str, list)) else json.dumps(result), failed)
