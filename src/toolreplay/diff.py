@@ -17,7 +17,9 @@ up in exactly one pair:
    one call whose arguments changed (``changed``, listed field by field).
 
 In a conversation every pass matches calls of the same turn only: a call is
-placed by the person's message it answers as well as by its order.
+placed by the person's message it answers as well as by its order. When one
+side knows no turns (a transcript, or a proxy's log, holds one message), turns
+are not compared.
 
 Whatever is left is ``removed`` (only in A) or ``added`` (only in B).
 """
@@ -75,10 +77,12 @@ class Pair:
 def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -> tuple[Pair, ...]:
     """Pair up every call of ``a`` and ``b``; the pairs come in report order."""
     # A call's identity is its turn of the conversation as well as its tool and arguments: the same call in
-    # answer to a different message from the person is a different call.
+    # answer to a different message from the person is a different call. That needs both sides to know their
+    # turns: a recording of one message (a transcript, a proxy's log) places every call in turn 1.
+    by_turn = max((c.turn for c in a), default=1) > 1 and max((c.turn for c in b), default=1) > 1
     interned: dict[tuple[int, bytes], int] = {}
-    keys_a = [interned.setdefault((call.turn, matcher.key(call)), len(interned)) for call in a]
-    keys_b = [interned.setdefault((call.turn, matcher.key(call)), len(interned)) for call in b]
+    keys_a = [interned.setdefault((call.turn if by_turn else 1, matcher.key(call)), len(interned)) for call in a]
+    keys_b = [interned.setdefault((call.turn if by_turn else 1, matcher.key(call)), len(interned)) for call in b]
 
     pairs: list[Pair] = []
     paired_a = [False] * len(a)
@@ -106,11 +110,11 @@ def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -
     gaps: dict[tuple[int, int, str], deque[int]] = defaultdict(deque)
     for i in range(len(a)):
         if not paired_a[i]:
-            gaps[(bisect.bisect_left(anchors_a, i), a[i].turn, a[i].tool)].append(i)
+            gaps[(bisect.bisect_left(anchors_a, i), a[i].turn if by_turn else 1, a[i].tool)].append(i)
     for j in range(len(b)):
         if paired_b[j]:
             continue
-        waiting_a = gaps.get((bisect.bisect_left(anchors_b, j), b[j].turn, b[j].tool))
+        waiting_a = gaps.get((bisect.bisect_left(anchors_b, j), b[j].turn if by_turn else 1, b[j].tool))
         if waiting_a:
             i = waiting_a.popleft()
             fields = field_changes(

@@ -89,3 +89,43 @@ def test_diff_matches_calls_within_a_turn(conversation: Path, tmp_path: Path) ->
     assert data["counts"]["same"] == 1  # only the clean-up answers the same turn on both sides
     kinds = sorted((d["kind"], (d["b"] or d["a"])["turn"]) for d in data["differences"])
     assert kinds == [("added", 1), ("added", 2), ("removed", 1), ("removed", 2)]
+
+
+def test_a_recording_that_knows_no_turns_compares_with_a_conversation_by_order_alone(
+    conversation: Path, tmp_path: Path
+) -> None:
+    # what a proxy would log of the same run: the same calls, every one in turn 1
+    doc = json.loads(conversation.read_text(encoding="utf-8"))
+    calls = [b for m in doc["messages"] if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+    results = {
+        b["tool_use_id"]: b
+        for m in doc["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+    }
+    flat: list[dict[str, object]] = [{"role": "user", "content": "usage"}]
+    for use in calls:
+        flat += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [results[use["id"]]]}]
+    flat.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}]})
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({**doc, "messages": flat, "final_reply": "Done."}, indent=2), encoding="utf-8")
+    same = run_cli("diff", str(conversation), str(one))
+    assert same.code == 0, same.stdout
+    assert "same 3 · moved 0 · changed 0 · added 0 · removed 0" in same.stdout
+
+
+def test_an_empty_later_message_is_refused(tmp_path: Path) -> None:
+    result = run_cli(
+        "run",
+        str(ROOT / "samples" / "ops" / "tools.py"),
+        "--agent",
+        AGENT,
+        "--task",
+        "usage",
+        "--then",
+        " ",
+        "-o",
+        str(tmp_path / "s.json"),
+    )
+    assert result.code == 2
+    assert "--then needs words" in result.stderr

@@ -369,3 +369,11 @@ def test_rules_init_never_loosens_a_call_that_writes_or_an_ordinary_argument(tmp
     path = write(tmp_path, "s.json", json.dumps(doc, indent=2))
     assert run_cli("rules", "init", str(path), "-o", str(tmp_path / "r.toml")).code == 0
     assert "[matching" not in (tmp_path / "r.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("text", ["[]", '{"messages": []}', '{"input": []}'])
+def test_a_file_with_nothing_to_import_is_refused(tmp_path: Path, text: str) -> None:
+    code, _, error = import_(write(tmp_path, "e.json", text), "openai", tmp_path / "s.json")
+    assert code == 2
+    assert "nothing to import" in error
+    assert not (tmp_path / "s.json").exists()

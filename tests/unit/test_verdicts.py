@@ -203,3 +203,10 @@ def test_numbers_never_read_on_the_wrong_side_of_the_level() -> None:
     assert beside(0.01651, 0.05 / 3) == "0.0165"
     assert float(beside(0.016667, 0.0166666)) > 0.0166666
     assert beside(0.00001, 0.05) == "<0.0001"
+
+
+def test_under_fail_on_changed_the_reports_say_the_level_the_tests_were_held_to() -> None:
+    weighed = weigh({"delete": (D, first(4))}, {}, fail_on=FailOn.CHANGED, design=Design(rounds=3))
+    assert weighed.level == pytest.approx(0.05 / 6)
+    assert reading.level_text(weighed) == "alpha 5% spread over 3 rounds and between the two families: 0.8% each"
+    assert weighed.tested[0].level == weighed.level

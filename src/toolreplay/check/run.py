@@ -285,7 +285,11 @@ class _Checker:
         )
         where = self._candidate_inputs(job, session, candidate)
         findings = _change_findings(
-            outcome.report, outcome.noise, lambda c: where.for_tool(c.tool), lambda c: _recorded(shown, c), shown
+            outcome.report,
+            outcome.noise,
+            lambda c: where.for_tool(c.tool),
+            lambda c: _recorded(shown, c),
+            f"replay {shown}",
         )
         agent = candidate.agent
         if agent.startswith("scripted:"):
@@ -358,7 +362,10 @@ class _Checker:
         def primary(change: Change) -> Location:
             return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
 
-        findings = _change_findings(report.candidate, report, primary, lambda c: _recorded(shown, c), shown)
+        # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
+        findings = _change_findings(
+            report.candidate, report, primary, lambda c: _recorded(shown, c), f"compare {shown}"
+        )
         summary = (
             f"{count(len(edited), 'edited session')} against {count(len(unchanged), 'unchanged session')}: "
             f"{_change_summary(report.candidate, report)}"
@@ -430,7 +437,14 @@ def _change_findings(
             message,
             primary(change),
             (related(change),),
-            fingerprint(rule.value, subject, change.kind.value, change.tool, canonical_bytes(change.args).decode()),
+            fingerprint(
+                rule.value,
+                subject,
+                change.kind.value,
+                change.tool,
+                canonical_bytes(change.args).decode(),
+                *((f"turn {change.turn}",) if change.turn > 1 else ()),
+            ),
         )
         for rule, message, change in found
     )

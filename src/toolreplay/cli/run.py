@@ -59,6 +59,8 @@ def command(
 ) -> int:
     if (task is None) == (task_file is None):
         raise UsageError("give the task with exactly one of --task and --task-file")
+    if any(not said.strip() for said in later):
+        raise UsageError("--then needs words: an empty message is not one a model accepts")
     prompt = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
     script = agent.removeprefix("scripted:") if agent.startswith("scripted:") else None

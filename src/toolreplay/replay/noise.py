@@ -133,6 +133,11 @@ class NoiseReport:
         return self.design.alpha
 
     @property
+    def level(self) -> float:
+        """What each test was held to: the round's level, split between the families under fail-on changed."""
+        return family_level(self.design, self.fail_on)
+
+    @property
     def undecided(self) -> tuple[TestedBehaviour, ...]:
         return tuple(t for t in self.tested if t.verdict is ChangeVerdict.UNDECIDED)
 

@@ -31,9 +31,12 @@ def percent(value: float) -> str:
 def level_text(report: NoiseReport) -> str:
     """What each test was held to: ``alpha 5%``, or ``alpha 5% spread over 3 rounds: 1.7% each``."""
     design = report.design
-    if design.rounds == 1:
+    split = report.level < design.level  # fail-on changed: the two families share each round's level
+    if design.rounds == 1 and not split:
         return f"alpha {percent(design.alpha)}"
-    return f"alpha {percent(design.alpha)} spread over {design.rounds} rounds: {percent(design.level)} each"
+    spread = [f"over {design.rounds} rounds"] if design.rounds > 1 else []
+    spread += ["between the two families"] if split else []
+    return f"alpha {percent(design.alpha)} spread {' and '.join(spread)}: {percent(report.level)} each"
 
 
 def rounds_line(report: NoiseReport) -> str | None:

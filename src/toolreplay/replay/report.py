@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.classify import CallClass, Classifier
 from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
+from toolreplay.formats.session import person_messages
 from toolreplay.model import Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.verdict import FailOn, Verdict, decide
@@ -83,7 +84,8 @@ class ReplayReport:
     @property
     def turns(self) -> int:
         """How many messages from the person the recording holds (1 unless it is a conversation)."""
-        return max((call.turn for call in self.setup.recording.calls), default=1)
+        context = self.setup.recording.context
+        return len(person_messages(context.messages)) if context is not None else 1
 
     @property
     def answered(self) -> int:

@@ -182,7 +182,7 @@ def noise_document(report: NoiseReport) -> JSONObject:
         "test": design.test.value,
         "alpha": design.alpha,
         "rounds": design.rounds,
-        "level": design.level,
+        "level": report.level,
         "rounds_run": report.round,
     }
     doc["behaviours"] = [

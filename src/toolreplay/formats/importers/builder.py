@@ -49,9 +49,15 @@ class ConversationBuilder:
         self.notes = notes
         self.messages: list[JSONObject] = []
         self.turn: _Turn | None = None
+        self.events = 0  # what the file said, in all: none is a file with nothing to import
+
+    @property
+    def empty(self) -> bool:
+        return self.events == 0
 
     def person(self, content: str | list[JSONValue]) -> None:
         """The person speaks: a new turn of the conversation (two messages in a row are one)."""
+        self.events += 1
         self._close()
         if self.messages and _has_results(self.messages[-1]):
             # the person spoke before the agent replied to the results: an empty reply keeps the turns in order
@@ -73,6 +79,7 @@ class ConversationBuilder:
         A call without a string id, a name or an object of arguments, or with an id the turn already used,
         is left out and reported.
         """
+        self.events += 1
         if self.turn is not None and self.turn.results:
             self._close()
         if self.turn is None:
@@ -96,6 +103,7 @@ class ConversationBuilder:
 
     def result(self, tool_use_id: JSONValue, content: JSONValue, is_error: bool = False) -> None:
         """A call's result (content that is neither text nor blocks is kept as its JSON text)."""
+        self.events += 1
         uses = _use_ids(self.turn.blocks) if self.turn is not None else []
         if self.turn is None or not isinstance(tool_use_id, str) or tool_use_id not in uses:
             self.notes.orphans.append(str(tool_use_id))

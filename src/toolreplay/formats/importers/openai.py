@@ -44,6 +44,8 @@ def import_openai(path: str | Path, model: str | None, notes: Notes) -> SessionC
         _responses(items, builder, prompt)
     else:
         _chat(items, builder, prompt)
+    if builder.empty:
+        raise top.fail("holds no message from the person or the agent: nothing to import")
     messages, final = builder.finish()
     source: JSONObject = {"kind": "openai", "file": Path(path).as_posix()}
     return SessionContext(model or found_model or "unknown", source, "\n\n".join(prompt), tools, messages, final)

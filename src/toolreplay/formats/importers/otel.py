@@ -73,6 +73,8 @@ def import_otel(path: str | Path, model: str | None, notes: Notes) -> SessionCon
         found_model = next(
             (_string(a.get("gen_ai.request.model")) for _, a in chats if "gen_ai.request.model" in a), None
         )
+    if builder.empty:
+        raise InputError("the GenAI spans hold no message and no call: nothing to import", path)
     messages, final = builder.finish()
     source: JSONObject = {"kind": "otel", "file": Path(path).as_posix(), "semconv": SEMCONV}
     return SessionContext(model or found_model or "unknown", source, system, tools, messages, final)
