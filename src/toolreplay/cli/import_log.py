@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -14,14 +15,15 @@ from toolreplay.errors import InputError, UsageError
 from toolreplay.escape import one_line
 from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
-from toolreplay.formats.located import parse_json
+from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
+from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import (
     dump_session,
-    parse_session,
     parse_tools,
     person_messages,
     read_session,
+    validate_session,
     write_session,
 )
 from toolreplay.model import ToolDef
@@ -142,7 +144,7 @@ def _import_transcript(
         context = replace(context, system=read_prompt(system_file))
     text = dump_session(context, redactor)
     try:  # checked before anything is written: a file that would not load is never left at -o
-        session = parse_session(text, output)
+        session = validate_session(Node(json.loads(text), Pos(1), output, ""))
     except InputError as exc:
         raise InputError(f"cannot be made a session: {exc.message}", path) from None
     write_atomic(output, [text.encode("utf-8")])
