@@ -1,9 +1,9 @@
 """Boschloo's exact test against SciPy's, exhaustively on small tables and on a sample up to 40 runs a side.
 
 SciPy finds the maximum over the common rate with a global optimiser from 32
-starting points; on tables with p values above one half it sometimes stops a
-little short of it. There the test holds ours to the true maximum, found by
-brute force on a fine grid, and to never being below SciPy's.
+starting points; on about one table in a hundred it stops a little short of it
+(or, near p = 1, returns exactly 1 where the maximum is below it). There the
+test holds ours to the true maximum, found by brute force on a fine grid.
 """
 
 from __future__ import annotations
@@ -32,12 +32,11 @@ def brute_maximum(a: int, n: int, b: int, m: int, points: int = 100_000) -> floa
 
 def assert_matches(a: int, n: int, b: int, m: int) -> None:
     ours, theirs = boschloo_greater(a, n, b, m), scipy_boschloo(a, n, b, m)
-    if theirs < 0.5:
-        assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-15), (a, n, b, m)
-    else:
-        assert ours >= theirs - 1e-12, (a, n, b, m)
-        if ours - theirs > 1e-9:  # SciPy stopped short: ours must be the true maximum
-            assert ours == pytest.approx(brute_maximum(a, n, b, m), abs=1e-9), (a, n, b, m)
+    if ours == pytest.approx(theirs, rel=1e-9, abs=1e-15):
+        return
+    # SciPy's optimiser is off on about 1% of tables: it stops short of the maximum, or near p = 1 returns
+    # exactly 1 where the maximum is below it. There ours must be the true maximum, found by brute force.
+    assert ours == pytest.approx(brute_maximum(a, n, b, m), rel=1e-9, abs=1e-15), (a, n, b, m, theirs)
 
 
 SIDES = [(n, m) for n in range(1, 7) for m in range(1, 7)]
@@ -73,6 +72,13 @@ def test_it_flags_every_table_fisher_flags_and_is_monotone(n: int, m: int) -> No
                 assert p[a + 1][b] <= p[a][b]
             if b > 0:
                 assert p[a][b - 1] <= p[a][b]
+
+
+@pytest.mark.parametrize(("a", "n", "b", "m"), [(8, 12, 2, 12), (12, 16, 0, 16), (1, 15, 39, 40)])
+def test_where_scipy_is_off_ours_is_the_true_maximum(a: int, n: int, b: int, m: int) -> None:
+    ours, theirs = boschloo_greater(a, n, b, m), scipy_boschloo(a, n, b, m)
+    assert ours != pytest.approx(theirs, rel=1e-9)  # SciPy is off here (found by bench/check_boschloo.py)
+    assert ours == pytest.approx(brute_maximum(a, n, b, m), rel=1e-12)
 
 
 def test_the_cases_the_issue_names() -> None:
