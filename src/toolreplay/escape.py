@@ -112,3 +112,15 @@ def workflow_data(text: str) -> str:
 def workflow_property(text: str) -> str:
     """``text`` as a property value of a workflow command (``file=...``)."""
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# What HTML cannot carry or should not obey, beyond its own markup (which the templates escape): control
+# characters (a parse error, or invisible), lone surrogates (not encodable as UTF-8 at all), and the
+# bidirectional overrides and isolates that make text read in another order than it is written.
+_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def for_html(text: str) -> str:
+    """``text`` fit to be escaped into HTML: every character HTML cannot carry or should not obey written out
+    (``\\x1b``, ``\\u202e``, ``\\ud800``). Markup is the template engine's to escape."""
+    return _HTML_UNSAFE.sub(_visible, text) if _HTML_UNSAFE.search(text) else text

@@ -32,6 +32,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         str(out / "r.sarif"),
         "--json",
         str(out / "r.json"),
+        "--html",
+        str(out / "r.html"),
         cwd=ROOT,
     )
     assert result.code == 1, result.stderr
@@ -40,13 +42,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "markdown": (out / "r.md").read_text(encoding="utf-8"),
         "sarif": (out / "r.sarif").read_text(encoding="utf-8"),
         "json": (out / "r.json").read_text(encoding="utf-8"),
+        "html": (out / "r.html").read_text(encoding="utf-8"),
         "stderr": result.stderr,
     }
 
 
 @pytest.mark.parametrize(
     ("kind", "golden"),
-    [("text", "check.txt"), ("markdown", "check.md"), ("sarif", "check.sarif"), ("json", "check.json")],
+    [("text", "check.txt"), ("markdown", "check.md"), ("sarif", "check.sarif"), ("json", "check.json"), ("html", "check.html")],
 )
 def test_reports_match_the_goldens(reports: dict[str, str], kind: str, golden: str) -> None:
     assert reports[kind] == (GOLDEN / golden).read_text(encoding="utf-8")

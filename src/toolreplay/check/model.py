@@ -199,6 +199,9 @@ class ChangeRow:
     q: float | None
     verdict: str
     behaviour: int  # the changes of one behaviour (made in the same runs) share its number, counts and test
+    turn: int = 1  # the person's turn of the conversation it was made in
+    made_in: tuple[int, ...] = ()  # the edited runs that made it, by number
+    baseline_made_in: tuple[int, ...] = ()  # the unchanged runs that made it
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,56 @@ class UnrecordedRow:
 
 
 @dataclass(frozen=True, slots=True)
+class CallView:
+    """One call as a report draws it: a block of a timeline, or a side of a diff row."""
+
+    tool: str
+    args: JSONObject
+    klass: str
+    line: int = 0  # its line in the file it was read from; 0 for a call a replay made
+    answered: str = "recorded"  # how a replay answered it: recorded, stub, error result or run stopped
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """One run of a replay or one compared session: its calls, and how it ended."""
+
+    side: str  # "edited" or "unchanged"; "compared" for the other recording of a diff
+    number: int
+    ending: str
+    calls: tuple[CallView, ...]
+    source: str = ""  # the session file a compared run was read from
+
+
+@dataclass(frozen=True, slots=True)
+class FieldView:
+    """One argument that differs between the two calls of a changed pair (absent on a side: None there)."""
+
+    path: str
+    before: str | None  # canonical JSON of the value
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRow:
+    """A call of A, a call of B, or both, and how they relate (same, moved, changed, added, removed)."""
+
+    kind: str
+    a: CallView | None
+    b: CallView | None
+    fields: tuple[FieldView, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DiffView:
+    """Two recordings aligned the way ``diff`` aligns them."""
+
+    a: str
+    b: str
+    rows: tuple[DiffRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class UnitResult:
     """What one analysis of one file (or group of files) found."""
 
@@ -225,6 +278,10 @@ class UnitResult:
     changes: tuple[ChangeRow, ...] = ()
     unrecorded: tuple[UnrecordedRow, ...] = ()
     inputs: tuple[str, ...] = ()
+    # What a picture of a replay or comparison needs: the recorded calls, every run, one diff.
+    recording: tuple[CallView, ...] = ()
+    runs: tuple[RunView, ...] = ()
+    diff: DiffView | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,19 @@ from toolreplay.check.locate import (
     first_difference,
     prompt_text,
 )
-from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
+from toolreplay.check.model import (
+    ChangeRow,
+    CheckFinding,
+    CheckReport,
+    Location,
+    Rule,
+    RunView,
+    UnitResult,
+    UnrecordedRow,
+)
+from toolreplay.check.views import call_view, diff_view, recording_view, run_diff, run_views
 from toolreplay.classify import CallClass, Classifier, Policy
-from toolreplay.diff import PairKind
+from toolreplay.diff import DiffResult, PairKind
 from toolreplay.errors import InputError
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
@@ -40,11 +50,12 @@ from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay import reading
 from toolreplay.replay.compare import compare_sessions
-from toolreplay.replay.drive import Candidate, load_candidate, replay_session, scripts
+from toolreplay.replay.drive import Candidate, ReplayOutcome, load_candidate, replay_session, scripts
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.scope import Scope, check_scope
+from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import FailOn
 from toolreplay.wording import count, format_call
 
@@ -283,34 +294,11 @@ class _Checker:
         outcome = replay_session(
             session, settings, self.policy, self.config.fail_on, candidate, Progress(settings.repeat + settings.noise)
         )
-        where = self._candidate_inputs(job, session, candidate)
-        findings = _change_findings(
-            outcome.report,
-            outcome.noise,
-            lambda c: where.for_tool(c.tool),
-            lambda c: _recorded(shown, c),
-            f"replay {shown}",
-        )
-        agent = candidate.agent
-        if agent.startswith("scripted:"):
-            agent = "scripted:" + self.paths.show(agent.removeprefix("scripted:"))
-        edits = [f"system {self.paths.show(p)}" for p in (settings.system,) if p]
-        edits += [f"tools {self.paths.show(p)}" for p in (settings.tools,) if p]
-        summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
-        if settings.noise:
-            summary += f", {len(outcome.baseline_runs)} unchanged"
-        summary += f": {_change_summary(outcome.report, outcome.noise)}"
-        inputs = tuple(self.paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
-        return UnitResult(
-            unit.key,
-            "replay",
-            shown,
-            summary,
-            findings,
-            _change_rows(outcome.report, outcome.noise),
-            _unrecorded_rows(outcome.report),
-            inputs,
-        )
+        fallback = None
+        if self.config.path is not None:
+            fallback = Location(self.paths.show(self.config.path), job.agent_line)
+        where = candidate_inputs(session, settings, candidate, self.paths, fallback)
+        return replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
 
     def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> None:
         """Note a Python file the check will run, once it is known to lie in the repository.
@@ -329,51 +317,173 @@ class _Checker:
             )
         self.read.append(script)
 
-    def _candidate_inputs(self, job: ReplayJob, session: Session, candidate: Candidate) -> CandidateInputs:
-        context = session.context
-        settings = job.settings
-        system = tools = None
-        changed: dict[str, Location] = {}
-        if settings.system is not None and candidate.prompt is not None and context is not None:
-            line = first_difference(prompt_text(context.system), candidate.prompt)
-            system = Location(self.paths.show(settings.system), line)
-        if settings.tools is not None and candidate.tools_node is not None and context is not None:
-            lines, first = changed_tool_lines(candidate.tools_node, candidate.tools, context.tools)
-            shown = self.paths.show(settings.tools)
-            changed = {name: Location(shown, line) for name, line in lines.items()}
-            tools = Location(shown, first or 1)
-        fallback = None
-        if self.config.path is not None:
-            fallback = Location(self.paths.show(self.config.path), job.agent_line)
-        return CandidateInputs(system, tools, changed, fallback)
-
     def compare(self, unit: Unit, group: CompareGroup) -> UnitResult:
-        shown = self.paths.show(unit.path)
         reference = self.session(group.recorded)
         if reference.context is None:
             raise InputError(
-                f"compare: {shown} is a transcript; 'recorded' must be a session", self.config.path, group.line
+                f"compare: {self.paths.show(unit.path)} is a transcript; 'recorded' must be a session",
+                self.config.path,
+                group.line,
             )
         edited = [self.session(path) for path in group.candidates]
         unchanged = [self.session(path) for path in group.baseline]
         report = compare_sessions(reference, edited, unchanged, self.policy, group.design, self.config.fail_on)
         candidates = [self.paths.show(path) for path in group.candidates]
+        baseline = [self.paths.show(path) for path in group.baseline]
+        shown = self.paths.show(unit.path)
+        return compare_result(unit.key, shown, reference, report, self.policy, candidates, baseline)
 
-        def primary(change: Change) -> Location:
-            return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
 
-        # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
-        findings = _change_findings(
-            report.candidate, report, primary, lambda c: _recorded(shown, c), f"compare {shown}"
+def candidate_inputs(
+    session: Session, settings: ReplaySettings, candidate: Candidate, paths: Paths, fallback: Location | None
+) -> CandidateInputs:
+    """The lines of the candidate's inputs that a replay's findings point at: where each differs from the
+    recording."""
+    context = session.context
+    system = tools = None
+    changed: dict[str, Location] = {}
+    if settings.system is not None and candidate.prompt is not None and context is not None:
+        line = first_difference(prompt_text(context.system), candidate.prompt)
+        system = Location(paths.show(settings.system), line)
+    if settings.tools is not None and candidate.tools_node is not None and context is not None:
+        lines, first = changed_tool_lines(candidate.tools_node, candidate.tools, context.tools)
+        shown = paths.show(settings.tools)
+        changed = {name: Location(shown, line) for name, line in lines.items()}
+        tools = Location(shown, first or 1)
+    return CandidateInputs(system, tools, changed, fallback)
+
+
+def single_report(result: UnitResult, fail_on: FailOn) -> CheckReport:
+    """One analysis's result as a whole report (what ``replay``, ``compare`` and ``diff`` draw a page from)."""
+    return CheckReport(None, "", fail_on, (result.key,), (result,))
+
+
+def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
+    """A diff as a check unit's result: each difference a finding at B's line, both sides' calls, the diff."""
+    found: list[CheckFinding] = []
+    for pair in result.differences:
+        call = pair.b if pair.b is not None else pair.a
+        if call is None:
+            continue
+        klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
+        destructive = pair in result.new_destructive
+        rule = Rule.DESTRUCTIVE_CALL if destructive else Rule.BEHAVIOUR_CHANGE
+        text = f"{pair.kind.value} call {format_call(call)} ({klass.value})"
+        if destructive:
+            text += f": destructive, and {a} does not make it"
+        where = Location(b, pair.b.line or 1) if pair.b is not None else Location(a, call.line or 1)
+        related = (Location(a, pair.a.line or 1),) if pair.a is not None and pair.b is not None else ()
+        identity = canonical_bytes(call.args).decode()
+        mark = fingerprint(rule.value, f"diff {a} {b}", pair.kind.value, call.tool, identity, str(call.index))
+        found.append(CheckFinding(rule, text, where, related, mark))
+    differences = len(result.differences)
+    summary = f"{count(len(result.b.calls), 'call')} against {len(result.a.calls)}: "
+    summary += f"{count(differences, 'difference')}" if differences else "the same calls"
+    b_ending = "final reply" if result.b.context is not None and result.b.context.final_reply else "no final reply"
+    calls = tuple(call_view(call, klass) for call, klass in zip(result.b.calls, result.classes_b, strict=True))
+    return UnitResult(
+        f"diff {a} {b}",
+        "diff",
+        b,
+        summary,
+        tuple(found),
+        inputs=(a,),
+        recording=tuple(call_view(call, klass) for call, klass in zip(result.a.calls, result.classes_a, strict=True)),
+        runs=(RunView("compared", 1, b_ending, calls, b),),
+        diff=diff_view(result, a, b),
+    )
+
+
+def replay_result(
+    key: str,
+    shown: str,
+    session: Session,
+    outcome: ReplayOutcome,
+    policy: Policy,
+    where: CandidateInputs,
+    candidate: Candidate,
+    settings: ReplaySettings,
+    paths: Paths,
+) -> UnitResult:
+    """A replay as a check unit's result: its findings where the candidate's inputs changed, its rows, its runs."""
+    findings = _change_findings(
+        outcome.report,
+        outcome.noise,
+        lambda c: where.for_tool(c.tool),
+        lambda c: _recorded(shown, c),
+        f"replay {shown}",
+    )
+    agent = candidate.agent
+    if agent.startswith("scripted:"):
+        agent = "scripted:" + paths.show(agent.removeprefix("scripted:"))
+    edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
+    edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
+    summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+    if settings.noise:
+        summary += f", {len(outcome.baseline_runs)} unchanged"
+    summary += f": {_change_summary(outcome.report, outcome.noise)}"
+    inputs = tuple(paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
+    rows = _change_rows(outcome.report, outcome.noise)
+    runs = run_views(outcome.report, "edited", policy)
+    if outcome.noise is not None:
+        runs += run_views(outcome.noise.baseline, "unchanged", policy)
+    recorded = Classifier(policy, session.context.tools if session.context is not None else ())
+    diff = None
+    if rows and rows[0].made_in:
+        number = rows[0].made_in[0]
+        run = next(run for run in outcome.report.runs if run.number == number)
+        diff = run_diff(
+            session, run, recorded, Classifier(policy, outcome.report.setup.tools), shown, f"edited run {number}"
         )
-        summary = (
-            f"{count(len(edited), 'edited session')} against {count(len(unchanged), 'unchanged session')}: "
-            f"{_change_summary(report.candidate, report)}"
-        )
-        inputs = tuple(candidates) + tuple(self.paths.show(path) for path in group.baseline)
-        return UnitResult(
-            unit.key, "compare", shown, summary, findings, _change_rows(report.candidate, report), (), inputs
-        )
+    return UnitResult(
+        key,
+        "replay",
+        shown,
+        summary,
+        findings,
+        rows,
+        _unrecorded_rows(outcome.report),
+        inputs,
+        recording_view(session, recorded),
+        runs,
+        diff,
+    )
+
+
+def compare_result(
+    key: str,
+    shown: str,
+    reference: Session,
+    report: NoiseReport,
+    policy: Policy,
+    candidates: Sequence[str],
+    baseline: Sequence[str],
+) -> UnitResult:
+    """A comparison as a check unit's result: findings at the candidate session's line, its rows, its sessions."""
+
+    def primary(change: Change) -> Location:
+        return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
+
+    # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
+    findings = _change_findings(report.candidate, report, primary, lambda c: _recorded(shown, c), f"compare {shown}")
+    summary = (
+        f"{count(len(candidates), 'edited session')} against {count(len(baseline), 'unchanged session')}: "
+        f"{_change_summary(report.candidate, report)}"
+    )
+    rows = _change_rows(report.candidate, report)
+    runs = run_views(report.candidate, "edited", policy, candidates, recorded_lines=True)
+    runs += run_views(report.baseline, "unchanged", policy, baseline, recorded_lines=True)
+    recorded = Classifier(policy, reference.context.tools if reference.context is not None else ())
+    diff = None
+    if rows and rows[0].made_in:
+        number = rows[0].made_in[0]
+        run = report.candidate.runs[number - 1]
+        edited = Classifier(policy, report.candidate.setup.tools)
+        diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
+    inputs = (*candidates, *baseline)
+    return UnitResult(
+        key, "compare", shown, summary, findings, rows, (), inputs, recording_view(reference, recorded), runs, diff
+    )
 
 
 def _recorded(shown: str, change: Change) -> Location:
@@ -481,6 +591,8 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
                 None,
                 "DESTRUCTIVE" if c.new_destructive else "changed",
                 number,
+                c.turn,
+                c.runs,
             )
             for number, c in enumerate(report.changes, 1)
         )
@@ -498,6 +610,9 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
             t.q,
             t.verdict.value,
             number,
+            c.turn,
+            t.behaviour.runs,
+            t.behaviour.baseline_runs,
         )
         for number, t in enumerate(noise.tested, 1)
         for c in t.changes

@@ -85,6 +85,7 @@ def command(
     markdown_file: str | None,
     sarif_file: str | None,
     json_file: str | None,
+    html_file: str | None,
     github_annotations: bool,
     allow_outside_root: bool,
     no_code: bool,
@@ -106,11 +107,11 @@ def command(
     config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
-    guard_reports(markdown_file, sarif_file, json_file, config.files())
+    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files())
     ran: list[str] = []
     report = run_check(config, Paths(top), chosen_shard, ran)
-    guard_reports(markdown_file, sarif_file, json_file, ran)  # the agents the sessions named, known only now
-    code = emit_reports(report, markdown_file, sarif_file, json_file, github_annotations)
+    guard_reports(markdown_file, sarif_file, json_file, html_file, ran)  # the agents the sessions named, known only now
+    code = emit_reports(report, markdown_file, sarif_file, json_file, html_file, github_annotations)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)
     return code

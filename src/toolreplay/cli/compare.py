@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from toolreplay.check.locate import Paths
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, refused
-from toolreplay.cli.output import write_json, write_text
+from toolreplay.cli.output import guard_outputs, write_json, write_text
+from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.report.json_report import render_noise_json
-from toolreplay.report.text import render_noise
+from toolreplay.report.text import noise_verdict, render_noise
 from toolreplay.settings import SettingError, parse_alpha, parse_test
 from toolreplay.verdict import FailOn
 
@@ -57,6 +61,7 @@ from toolreplay.verdict import FailOn
 )
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@html_option
 @policy_options
 def command(
     recorded: str,
@@ -66,9 +71,11 @@ def command(
     test: str,
     fail_on: str,
     as_json: bool,
+    html_file: str | None,
     rules_file: str | None,
     strict: bool,
 ) -> int:
+    guard_outputs({"--html": html_file}, [recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
@@ -80,6 +87,22 @@ def command(
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
+    if html_file is not None:
+        from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - only for a page
+
+        paths = Paths(Path.cwd())
+        shown = paths.show(recorded)
+        result = compare_result(
+            f"compare {shown}",
+            shown,
+            reference,
+            report,
+            policy,
+            [paths.show(path) for path in candidates],
+            [paths.show(path) for path in baselines],
+        )
+        page = single_report(result, FailOn(fail_on))
+        write_html(page, html_file, "compare", report.verdict, noise_verdict(report))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     if as_json:
         write_json(render_noise_json(report))

@@ -25,8 +25,9 @@ def command(
     markdown_file: str | None,
     sarif_file: str | None,
     json_file: str | None,
+    html_file: str | None,
     github_annotations: bool,
 ) -> int:
-    guard_reports(markdown_file, sarif_file, json_file, reports)
+    guard_reports(markdown_file, sarif_file, json_file, html_file, reports)
     merged = merge_reports([(path, read_check_report(path)) for path in reports])
-    return emit_reports(merged, markdown_file, sarif_file, json_file, github_annotations)
+    return emit_reports(merged, markdown_file, sarif_file, json_file, html_file, github_annotations)

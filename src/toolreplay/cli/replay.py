@@ -8,14 +8,21 @@ the recording.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from toolreplay.check.locate import Paths
+from toolreplay.check.model import Location
+from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import guard_outputs, write_json, write_lines, write_text
+from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
-from toolreplay.replay.drive import load_candidate, replay_session, scripts
-from toolreplay.report.text import render_audit, render_noise, render_replay
+from toolreplay.model import Session
+from toolreplay.replay.drive import Candidate, ReplayOutcome, load_candidate, replay_session, scripts
+from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
 
@@ -56,6 +63,7 @@ from toolreplay.verdict import Exit, FailOn, exit_for
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@html_option
 @policy_options
 def command(
     recording: str,
@@ -63,17 +71,20 @@ def command(
     runs_out: str | None,
     fail_on: str,
     as_json: bool,
+    html_file: str | None,
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
-    guard_outputs({"--runs-out": runs_out}, inputs)
+    outputs = {"--runs-out": runs_out, "--html": html_file}
+    guard_outputs(outputs, inputs)
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        if as_json or runs_out is not None:
+        if as_json or runs_out is not None or html_file is not None:
             raise UsageError(
-                f"{recording} is a transcript, which is audited, not replayed: --json and --runs-out are for a session"
+                f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out and --html are "
+                "for a session"
             )
         from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
 
@@ -85,8 +96,10 @@ def command(
         raise UsageError(f"{recording} has no conversation to replay")
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
-    guard_outputs({"--runs-out": runs_out}, [*inputs, *scripts(candidate, settings)])
+    guard_outputs(outputs, [*inputs, *scripts(candidate, settings)])
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
+    if html_file is not None:
+        _write_page(html_file, recording, session, outcome, policy, candidate, settings, FailOn(fail_on))
     if runs_out is not None or as_json:
         from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
@@ -107,3 +120,27 @@ def command(
     else:
         write_text(render_replay(replayed, settings.system, settings.tools))
     return replayed.verdict.exit_code
+
+
+def _write_page(
+    html_file: str,
+    recording: str,
+    session: Session,
+    outcome: ReplayOutcome,
+    policy: Policy,
+    candidate: Candidate,
+    settings: ReplaySettings,
+    fail_on: FailOn,
+) -> None:
+    """The replay as an HTML page, its findings pointing at the candidate's inputs (paths from here)."""
+    from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - only for a page
+
+    paths = Paths(Path.cwd())
+    shown = paths.show(recording)
+    where = candidate_inputs(session, settings, candidate, paths, Location(shown, 1))
+    result = replay_result(f"replay {shown}", shown, session, outcome, policy, where, candidate, settings, paths)
+    if outcome.noise is not None:
+        verdict, why = outcome.noise.verdict, noise_verdict(outcome.noise)
+    else:
+        verdict, why = outcome.report.verdict, replay_verdict(outcome.report)
+    write_html(single_report(result, fail_on), html_file, "replay", verdict, why)

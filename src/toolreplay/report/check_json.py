@@ -16,11 +16,16 @@ from typing import TypeVar
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.check.model import (
+    CallView,
     ChangeRow,
     CheckFinding,
     CheckReport,
+    DiffRow,
+    DiffView,
+    FieldView,
     Location,
     Rule,
+    RunView,
     UnitResult,
     UnrecordedRow,
     parse_shard,
@@ -30,7 +35,7 @@ from toolreplay.formats.located import Node, parse_json
 from toolreplay.verdict import FailOn
 
 FORMAT = "toolreplay-check"
-VERSION = 2
+VERSION = 3  # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws)
 _CHANGE_FIELDS = (
     "kind",
     "tool",
@@ -44,7 +49,13 @@ _CHANGE_FIELDS = (
     "q",
     "verdict",
     "behaviour",
+    "turn",
+    "made_in",
+    "baseline_made_in",
 )
+_CALL_FIELDS = ("tool", "args", "class", "line", "answered")
+_RUN_FIELDS = ("side", "number", "ending", "source", "calls")
+_SIDES = ("edited", "unchanged", "compared")
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -78,7 +89,36 @@ def _change(row: ChangeRow) -> JSONObject:
         "q": row.q,
         "verdict": row.verdict,
         "behaviour": row.behaviour,
+        "turn": row.turn,
+        "made_in": list(row.made_in),
+        "baseline_made_in": list(row.baseline_made_in),
     }
+
+
+def _call(call: CallView | None) -> JSONValue:
+    if call is None:
+        return None
+    return {"tool": call.tool, "args": call.args, "class": call.klass, "line": call.line, "answered": call.answered}
+
+
+def _run(run: RunView) -> JSONObject:
+    calls: list[JSONValue] = [_call(call) for call in run.calls]
+    return {"side": run.side, "number": run.number, "ending": run.ending, "source": run.source, "calls": calls}
+
+
+def _diff(diff: DiffView | None) -> JSONValue:
+    if diff is None:
+        return None
+    rows: list[JSONValue] = [
+        {
+            "kind": row.kind,
+            "a": _call(row.a),
+            "b": _call(row.b),
+            "fields": [{"path": f.path, "before": f.before, "after": f.after} for f in row.fields],
+        }
+        for row in diff.rows
+    ]
+    return {"a": diff.a, "b": diff.b, "rows": rows}
 
 
 def _unrecorded(row: UnrecordedRow) -> JSONObject:
@@ -111,6 +151,9 @@ def check_document(report: CheckReport) -> JSONObject:
             "findings": [_finding(finding) for finding in result.findings],
             "changes": [_change(row) for row in result.changes],
             "unrecorded": [_unrecorded(row) for row in result.unrecorded],
+            "recording": [_call(call) for call in result.recording],
+            "runs": [_run(run) for run in result.runs],
+            "diff": _diff(result.diff),
         }
         for result in report.results
     ]
@@ -203,7 +246,74 @@ def _read_change(node: Node) -> ChangeRow:
         _optional(node, "q", _probability),
         _text(node, "verdict"),
         _count(node, "behaviour"),
+        _positive(node, "turn"),
+        _numbers(node.member("made_in")),
+        _numbers(node.member("baseline_made_in")),
     )
+
+
+def _positive(node: Node, key: str) -> int:
+    value = node.member(key).integer()
+    if value < 1:
+        raise node.member(key).fail(f"must be 1 or more, found {value}")
+    return value
+
+
+def _numbers(node: Node) -> tuple[int, ...]:
+    """Run numbers: each 1 or more, in increasing order."""
+    numbers: list[int] = []
+    for item in node.array().elements():
+        number = item.integer()
+        if number < 1 or (numbers and number <= numbers[-1]):
+            raise item.fail(f"must be a run number above the one before it, found {number}")
+        numbers.append(number)
+    return tuple(numbers)
+
+
+def _read_call(node: Node) -> CallView:
+    node.object().only(_CALL_FIELDS, "a call").require(*_CALL_FIELDS)
+    return CallView(
+        _text(node, "tool"),
+        node.member("args").object().value,
+        _text(node, "class"),
+        _count(node, "line"),
+        _text(node, "answered"),
+    )
+
+
+def _read_run(node: Node) -> RunView:
+    node.object().only(_RUN_FIELDS, "a run").require(*_RUN_FIELDS)
+    side = _text(node, "side")
+    if side not in _SIDES:
+        raise node.member("side").fail(f"must be edited, unchanged or compared, found '{side}'")
+    return RunView(
+        side,
+        _positive(node, "number"),
+        _text(node, "ending"),
+        tuple(_read_call(item) for item in node.member("calls").array().elements()),
+        _text(node, "source"),
+    )
+
+
+def _read_field(node: Node) -> FieldView:
+    node.object().only(("path", "before", "after"), "a changed argument").require("path", "before", "after")
+    return FieldView(_text(node, "path"), _optional(node, "before", Node.string), _optional(node, "after", Node.string))
+
+
+def _read_diff(node: Node) -> DiffView:
+    node.object().only(("a", "b", "rows"), "a diff").require("a", "b", "rows")
+    rows = []
+    for item in node.member("rows").array().elements():
+        item.object().only(("kind", "a", "b", "fields"), "a diff row").require("kind", "a", "b", "fields")
+        rows.append(
+            DiffRow(
+                _text(item, "kind"),
+                _optional(item, "a", _read_call),
+                _optional(item, "b", _read_call),
+                tuple(_read_field(field) for field in item.member("fields").array().elements()),
+            )
+        )
+    return DiffView(_text(node, "a"), _text(node, "b"), tuple(rows))
 
 
 def _read_unrecorded(node: Node) -> UnrecordedRow:
@@ -220,7 +330,19 @@ def _read_unrecorded(node: Node) -> UnrecordedRow:
 
 
 def _read_result(node: Node) -> UnitResult:
-    fields = ("key", "analysis", "subject", "summary", "inputs", "findings", "changes", "unrecorded")
+    fields = (
+        "key",
+        "analysis",
+        "subject",
+        "summary",
+        "inputs",
+        "findings",
+        "changes",
+        "unrecorded",
+        "recording",
+        "runs",
+        "diff",
+    )
     node.object().only(fields, "a result").require(*fields)
     return UnitResult(
         key=_text(node, "key"),
@@ -231,6 +353,9 @@ def _read_result(node: Node) -> UnitResult:
         changes=tuple(_read_change(item) for item in node.member("changes").array().elements()),
         unrecorded=tuple(_read_unrecorded(item) for item in node.member("unrecorded").array().elements()),
         inputs=tuple(item.string() for item in node.member("inputs").array().elements()),
+        recording=tuple(_read_call(item) for item in node.member("recording").array().elements()),
+        runs=tuple(_read_run(item) for item in node.member("runs").array().elements()),
+        diff=_optional(node, "diff", _read_diff),
     )
 
 

@@ -156,6 +156,13 @@ def render_diff(result: DiffResult) -> str:
         lines.extend(f"{'':20}{_field(change)}" for change in pair.fields)
     if result.similarity is not None:
         lines.append(f"final replies: {round(result.similarity * 100)}% similar (context only, not judged)")
+    lines.append(f"verdict: {diff_verdict(result)}")
+    return _lines(lines)
+
+
+def diff_verdict(result: DiffResult) -> str:
+    """The verdict of a diff and why, as one sentence."""
+    a, b = result.a, result.b
     destructive = result.new_destructive
     if destructive:
         where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
@@ -164,8 +171,7 @@ def render_diff(result: DiffResult) -> str:
         summary = f"{count(len(result.differences), 'difference')}, none of them a new destructive call"
     else:
         summary = "the two recordings made the same calls"
-    lines.append(f"verdict: {result.verdict.value}: {summary} (--fail-on {result.fail_on.value})")
-    return _lines(lines)
+    return f"{result.verdict.value}: {summary} (--fail-on {result.fail_on.value})"
 
 
 def _turn(report: ReplayReport, turn: int) -> str:
@@ -239,6 +245,13 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
             f"tokens: {sum(u.input_tokens for u in used)} in ({cached} read from cache),"
             f" {sum(u.output_tokens for u in used)} out"
         )
+    lines.append(f"verdict: {replay_verdict(report)}")
+    return _lines(lines)
+
+
+def replay_verdict(report: ReplayReport) -> str:
+    """The verdict of a replay without a baseline and why, as one sentence."""
+    total = report.answered
     destructive: dict[str, set[int]] = {}
     for change in report.changes:
         if change.new_destructive:
@@ -255,8 +268,12 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
     else:
         summary = "the candidate made the recorded calls"
-    lines.append(f"verdict: {report.verdict.value}: {summary} (--fail-on {report.fail_on.value})")
-    return _lines(lines)
+    return f"{report.verdict.value}: {summary} (--fail-on {report.fail_on.value})"
+
+
+def noise_verdict(report: NoiseReport) -> str:
+    """The verdict of a replay or comparison against a baseline and why, as one sentence."""
+    return f"{report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})"
 
 
 def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
@@ -325,5 +342,5 @@ def render_noise(
                 f"  {len(item.runs):>3}/{runs:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
             )
     lines.extend(reading.reading(report))
-    lines.append(f"verdict: {report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})")
+    lines.append(f"verdict: {noise_verdict(report)}")
     return _lines(lines)

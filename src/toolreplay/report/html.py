@@ -1,0 +1,248 @@
+"""The check report as one self-contained HTML page: the verdict, the run grid, each run's calls, a diff.
+
+A pure function of a :class:`CheckReport` (``replay``, ``compare`` and ``diff``
+build one of a single unit), through one Jinja2 template with autoescaping on:
+everything from a recording is hostile text, escaped once by the engine after
+:func:`~toolreplay.escape.for_html` has written out what HTML cannot carry.
+The page loads nothing (its Content-Security-Policy forbids it), runs no
+script, and is the same bytes for the same report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+
+from toolreplay.canonical import JSONValue, canonical_bytes
+from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffView, RunView, UnitResult
+from toolreplay.escape import for_html
+from toolreplay.report.check_text import call_text, scope_line, verdict_line
+from toolreplay.verdict import Verdict
+from toolreplay.wording import count, p_value
+
+TITLE_LIMIT = 300  # characters of a call shown on hover; the tables show changed calls whole
+# class -> (letter, CSS class, words): the letter and the pattern carry the class without colour
+CLASSES = {
+    "read-only": ("R", "r", "read-only"),
+    "write": ("W", "w", "write"),
+    "destructive": ("D", "d", "destructive"),
+    "unknown": ("?", "u", "unknown"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One call of a timeline: its letter, its CSS classes, and what hovering or focusing it says."""
+
+    letter: str
+    css: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """Runs that made exactly the same calls and ended the same way, drawn once."""
+
+    label: str
+    ending: str
+    blocks: tuple[Block, ...]
+    calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class GridRow:
+    """One behaviour of the grid (its changes were made in the same runs): a cell per run, filled where that run
+    made it, then its counts and its test."""
+
+    behaviour: int
+    changes: tuple[tuple[str, str, str], ...]  # kind, call, class
+    klass: str  # the most serious class of its changes
+    edited: tuple[bool, ...]
+    unchanged: tuple[bool, ...]
+    counts: str
+    p: str
+    q: str
+    verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPage:
+    """What the page shows of one replay, comparison or diff."""
+
+    title: str
+    summary: str
+    recording: Timeline | None
+    timelines: tuple[Timeline, ...]
+    edited_runs: tuple[int, ...]
+    unchanged_runs: tuple[int, ...]
+    grid: tuple[GridRow, ...]
+    diff: DiffView | None
+    unrecorded: tuple[tuple[str, str, str, str], ...]
+    endings: tuple[str, ...]
+
+
+def _title(call: CallView) -> str:
+    text = call_text(call.tool, call.args)
+    if len(text) > TITLE_LIMIT:
+        text = text[: TITLE_LIMIT - 1] + "…"
+    words = CLASSES.get(call.klass, CLASSES["unknown"])[2]
+    where = f", line {call.line}" if call.line else ""
+    answered = "" if call.answered == "recorded" else f", not recorded: answered by {call.answered}"
+    return f"{text} ({words}{where}{answered})"
+
+
+def block(call: CallView) -> Block:
+    letter, css, _ = CLASSES.get(call.klass, CLASSES["unknown"])
+    if call.answered != "recorded":  # a star and a dashed edge: never recorded, whatever the colour
+        letter += "*"
+        css += " x"
+    return Block(letter, css, _title(call))
+
+
+def run_ranges(numbers: Sequence[int]) -> str:
+    """``1-3, 5, 7-9``."""
+    parts: list[str] = []
+    start = previous = None
+    for number in sorted(numbers):
+        if previous is not None and number == previous + 1:
+            previous = number
+            continue
+        if start is not None:
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = number
+    if start is not None:
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+    return ", ".join(parts)
+
+
+def _timelines(runs: Iterable[RunView]) -> tuple[Timeline, ...]:
+    """Runs grouped by side, then by exactly what they did, in order of each group's first run."""
+    groups: dict[tuple[str, str, bytes], list[RunView]] = {}
+    for run in runs:
+        made: list[JSONValue] = [[call.tool, call.args, call.klass, call.line, call.answered] for call in run.calls]
+        groups.setdefault((run.side, run.ending, canonical_bytes(made)), []).append(run)
+    timelines = []
+    for (side, ending, _), members in groups.items():
+        calls = members[0].calls
+        numbers = [run.number for run in members]
+        sources = [run.source for run in members if run.source]
+        named = f": {', '.join(sources)}" if sources else ""
+        word = "run" if len(numbers) == 1 else "runs"
+        label = f"{side} {word} {run_ranges(numbers)}{named}"
+        if side == "compared":  # the other recording of a diff
+            label = ", ".join(sources)
+        elif len(numbers) > 1:
+            label += f" ({len(numbers)} runs)"
+        timelines.append(Timeline(label, ending, tuple(block(call) for call in calls), len(calls)))
+    return tuple(timelines)
+
+
+_SEVERITY = ("destructive", "write", "unknown", "read-only")
+
+
+def _grid(rows: Sequence[ChangeRow], edited: Sequence[int], unchanged: Sequence[int]) -> tuple[GridRow, ...]:
+    behaviours: dict[int, list[ChangeRow]] = {}
+    for row in rows:
+        behaviours.setdefault(row.behaviour, []).append(row)
+    grid = []
+    for number, members in behaviours.items():
+        head = members[0]
+        made, baseline_made = set(head.made_in), set(head.baseline_made_in)
+        counts = f"{head.hits}/{head.runs}"
+        if head.baseline_runs is not None:
+            counts += f" vs {head.baseline_hits}/{head.baseline_runs}"
+        changes = tuple(
+            (row.kind, call_text(row.tool, row.args) + (f" (turn {row.turn})" if row.turn > 1 else ""), row.klass)
+            for row in members
+        )
+        classes = {row.klass for row in members}
+        grid.append(
+            GridRow(
+                number,
+                changes,
+                next((klass for klass in _SEVERITY if klass in classes), head.klass),
+                tuple(run in made for run in edited),
+                tuple(run in baseline_made for run in unchanged),
+                counts,
+                "-" if head.p is None else p_value(head.p),
+                "-" if head.q is None else p_value(head.q),
+                head.verdict,
+            )
+        )
+    return tuple(grid)
+
+
+def _endings(runs: Sequence[RunView]) -> tuple[str, ...]:
+    lines = []
+    for side in ("edited", "unchanged"):
+        counted: dict[str, int] = {}
+        for run in runs:
+            if run.side == side:
+                counted[run.ending] = counted.get(run.ending, 0) + 1
+        if counted:
+            lines.append(f"{side}: " + ", ".join(f"{ending} {n}" for ending, n in sorted(counted.items())))
+    return tuple(lines)
+
+
+def unit_page(result: UnitResult) -> UnitPage:
+    edited = tuple(sorted({run.number for run in result.runs if run.side == "edited"}))
+    unchanged = tuple(sorted({run.number for run in result.runs if run.side == "unchanged"}))
+    recording = None
+    if result.recording:
+        blocks = tuple(block(call) for call in result.recording)
+        name = result.inputs[0] if result.analysis == "diff" and result.inputs else f"recording {result.subject}"
+        recording = Timeline(name, "", blocks, len(blocks))
+    unrecorded = tuple(
+        (call_text(row.tool, row.args), row.klass, f"{row.hits}/{row.runs}", row.answered) for row in result.unrecorded
+    )
+    return UnitPage(
+        f"{result.analysis} {result.subject}",
+        result.summary,
+        recording,
+        _timelines(result.runs),
+        edited,
+        unchanged,
+        _grid(result.changes, edited, unchanged),
+        result.diff,
+        unrecorded,
+        _endings(result.runs),
+    )
+
+
+def _drawn(result: UnitResult) -> bool:
+    return bool(result.recording or result.runs or result.diff or result.changes)
+
+
+def render_html(
+    report: CheckReport, command: str = "check", verdict: Verdict | None = None, sentence: str | None = None
+) -> str:
+    """The page: the verdict and findings, then a section per replay, comparison or diff, then every analysis.
+
+    ``replay``, ``compare`` and ``diff`` give their own ``verdict`` and the
+    ``sentence`` that explains it, so the page says what the command said.
+    """
+    from jinja2 import Environment, StrictUndefined  # noqa: PLC0415 - loaded only when a page is asked for
+
+    environment = Environment(
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+        finalize=lambda value: for_html(value) if isinstance(value, str) else value,
+        keep_trailing_newline=True,
+    )
+    template = environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
+    return template.render(
+        command=command,
+        verdict=(verdict or report.verdict).value,
+        verdict_line=sentence or verdict_line(report),
+        scope_line=scope_line(report) if command == "check" else "",
+        findings=report.findings,
+        counts=report.counts,
+        units=[unit_page(result) for result in report.results if _drawn(result)],
+        results=report.results,
+        classes=CLASSES,
+        call_text=call_text,
+        count=count,
+    )
