@@ -6,13 +6,15 @@ installed. Every input arrives through the environment (``INPUT_*`` and the
 ``GITHUB_*`` variables the runner sets); nothing is interpolated into a shell.
 
     toolreplay_action.py check     run `toolreplay check`, write the job summary and the step outputs
-    toolreplay_action.py comment   create or update the sticky comment on the pull request
+    toolreplay_action.py link      link the uploaded HTML report from the job summary
+    toolreplay_action.py comment   create or update the sticky comment on the pull request (with that link)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,7 +82,7 @@ def check() -> int:
     out.mkdir(parents=True, exist_ok=True)
     command, seen = _command(workspace, out)
     args = ["check", "--markdown", str(seen / "summary.md"), "--sarif", str(seen / "toolreplay.sarif")]
-    args += ["--json", str(seen / "report.json"), "--github-annotations"]
+    args += ["--json", str(seen / "report.json"), "--html", str(seen / "report.html"), "--github-annotations"]
     if _env("INPUT_CONFIG"):
         args += ["--config", _env("INPUT_CONFIG")]
     if _env("INPUT_FAIL_ON"):
@@ -90,7 +92,12 @@ def check() -> int:
         # no Python file it names (a scripted agent) is run unless the workflow says so.
         args.append("--no-code")
     status = subprocess.run([*command, *args], cwd=workspace, check=False).returncode
-    summary, sarif, report = out / "summary.md", out / "toolreplay.sarif", out / "report.json"
+    summary, sarif, report, page = (
+        out / "summary.md",
+        out / "toolreplay.sarif",
+        out / "report.json",
+        out / "report.html",
+    )
     if status not in (0, 1) or not report.is_file():
         _append("GITHUB_STEP_SUMMARY", f"## toolreplay check could not run\n\nExit code {status}: see the step log.\n")
         _output("verdict", "ERROR")
@@ -102,6 +109,8 @@ def check() -> int:
     _output("findings", str(sum(int(n) for n in data["counts"].values())))
     _output("sarif-file", str(sarif))
     _output("summary-file", str(summary))
+    if page.is_file():
+        _output("html-file", str(page))
     _output("exit-code", str(status))
     return 0  # the action's last step fails per fail-on, once every report is out
 
@@ -125,18 +134,42 @@ class _Api:
             return json.loads(response.read() or b"null")
 
 
+# What upload-artifact gives: GitHub's own address of the artifact. Anything else is not linked.
+_ARTIFACT_URL = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9._~/-]+")
+
+
+def _report_link() -> str:
+    """The markdown line that links the HTML report's artifact, or nothing without a proper address."""
+    url = _env("ARTIFACT_URL")
+    if not _ARTIFACT_URL.fullmatch(url):
+        return ""
+    return (
+        f"📊 **[The HTML report]({url})**: the run grid, each run's calls and a diff, side by side "
+        "(a workflow artifact: a zip holding `report.html`).\n\n"
+    )
+
+
+def link() -> int:
+    """Append the report's link to the job summary, once the artifact is uploaded."""
+    line = _report_link()
+    if line:
+        _append("GITHUB_STEP_SUMMARY", "\n" + line)
+    return 0
+
+
 TRUNCATED = "*The report is longer than a comment allows; the whole report is in the job summary.*"
 DEFAULT_AUTHOR = "github-actions[bot]"  # who GITHUB_TOKEN comments as
 
 
-def _body(summary: str) -> str:
-    """The comment: the marker, and the report; a report cut to fit says so first, outside any folded block."""
-    if len(summary) <= COMMENT_LIMIT:
-        return f"{MARKER}\n{summary}"
-    cut = summary[: COMMENT_LIMIT - 2 * len(TRUNCATED)]
+def _body(summary: str, link: str = "") -> str:
+    """The comment: the marker, the report's link, and the report; a report cut to fit says so first, outside any
+    folded block."""
+    if len(summary) + len(link) <= COMMENT_LIMIT:
+        return f"{MARKER}\n{link}{summary}"
+    cut = summary[: COMMENT_LIMIT - len(link) - 2 * len(TRUNCATED)]
     cut = cut[: cut.rfind("\n") + 1]  # whole lines only
     unclosed = cut.count("<details>") - cut.count("</details>")
-    return f"{MARKER}\n{TRUNCATED}\n\n{cut}" + "\n</details>\n" * max(unclosed, 0) + f"\n{TRUNCATED}\n"
+    return f"{MARKER}\n{link}{TRUNCATED}\n\n{cut}" + "\n</details>\n" * max(unclosed, 0) + f"\n{TRUNCATED}\n"
 
 
 def _identity(api: _Api) -> str:
@@ -171,7 +204,7 @@ def comment() -> int:
     if not summary_file or not Path(summary_file).is_file():
         _notice("warning", "no report to comment with: the check did not run")
         return 0
-    body = _body(Path(summary_file).read_text(encoding="utf-8"))
+    body = _body(Path(summary_file).read_text(encoding="utf-8"), _report_link())
     api = _Api(_env("GITHUB_API_URL", "https://api.github.com"), _env("GITHUB_TOKEN"))
     number = int(pull["number"])
     try:
@@ -195,9 +228,9 @@ def comment() -> int:
 
 
 def main(argv: list[str]) -> int:
-    steps = {"check": check, "comment": comment}
+    steps = {"check": check, "link": link, "comment": comment}
     if len(argv) != 1 or argv[0] not in steps:
-        print("usage: toolreplay_action.py check|comment", file=sys.stderr)
+        print("usage: toolreplay_action.py check|link|comment", file=sys.stderr)
         return 2
     return steps[argv[0]]()
 

@@ -15,15 +15,15 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
 
 
-def format_value(value: JSONValue, width: int = _ARG_WIDTH) -> str:
-    """A JSON value on one line, shortened with an ellipsis past ``width`` characters."""
+def format_value(value: JSONValue, width: int | None = _ARG_WIDTH) -> str:
+    """A JSON value on one line, shortened with an ellipsis past ``width`` characters (None: whole)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
-def format_call(call: Call) -> str:
-    """``tool(key=value, ...)`` with each value as compact JSON."""
-    args = ", ".join(f"{key}={format_value(value)}" for key, value in call.args.items())
+def format_call(call: Call, width: int | None = _ARG_WIDTH) -> str:
+    """``tool(key=value, ...)`` with each value as compact JSON, shortened past ``width`` (None: whole)."""
+    args = ", ".join(f"{key}={format_value(value, width)}" for key, value in call.args.items())
     return f"{call.tool}({args})"
 
 

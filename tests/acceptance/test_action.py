@@ -149,6 +149,42 @@ def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]
     assert summary == Path(outputs["summary-file"]).read_text(encoding="utf-8")
     assert "::error file=samples/ops/prompt-v2.txt,line=2,title=toolreplay destructive-call::" in result.stdout
     assert github["GITHUB_WORKSPACE"] not in Path(outputs["sarif-file"]).read_text(encoding="utf-8")
+    page = Path(outputs["html-file"]).read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "toolreplay check: FAIL" in page
+
+
+def test_the_html_report_is_linked_from_the_summary_and_the_comment(
+    github: dict[str, str], api: tuple[str, _Comments]
+) -> None:
+    url = "https://github.com/octo/agents/actions/runs/42/artifacts/4242"
+    assert _step("check", github).returncode == 0
+    summary_file = _outputs(github["GITHUB_OUTPUT"])["summary-file"]
+    before = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert _step("link", {**github, "ARTIFACT_URL": url}).returncode == 0
+    after = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert after.startswith(before)
+    assert f"**[The HTML report]({url})**" in after[len(before) :]
+    result = _step("comment", {**github, "SUMMARY_FILE": summary_file, "ARTIFACT_URL": url})
+    assert result.returncode == 0, result.stderr
+    (body,) = [c["body"] for c in api[1].comments.values() if c["user"]["login"] == "github-actions[bot]"]
+    assert body.splitlines()[1].startswith(f"📊 **[The HTML report]({url})**")  # first, where no cut reaches it
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "",
+        "javascript:alert(1)",
+        "https://x.test/a) [click](https://evil.test",
+        "https://x.test/a\n## forged",
+        "http://x.test/a",
+    ],
+)
+def test_only_a_proper_artifact_address_is_linked(github: dict[str, str], url: str) -> None:
+    Path(github["GITHUB_STEP_SUMMARY"]).write_text("report\n", encoding="utf-8")
+    assert _step("link", {**github, "ARTIFACT_URL": url}).returncode == 0
+    assert Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8") == "report\n"
 
 
 def test_a_check_that_cannot_run_fails_the_step(github: dict[str, str]) -> None:
@@ -283,6 +319,14 @@ def test_the_action_declares_its_interface() -> None:
     }
     assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in action["inputs"])
     assert action["inputs"]["token"]["default"] == "${{ github.token }}"
-    assert set(action["outputs"]) == {"verdict", "findings", "sarif-file", "summary-file"}
+    assert set(action["outputs"]) == {"verdict", "findings", "sarif-file", "summary-file", "html-file", "report-url"}
+    upload = next(step for step in action["runs"]["steps"] if step.get("id") == "report")
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    assert upload["with"]["path"] == "${{ steps.check.outputs.html-file }}"
+    names = [step["name"] for step in action["runs"]["steps"]]
+    # the report is uploaded and linked before the comment, and before anything that may fail on its own
+    assert (
+        names.index("Upload the HTML report") < names.index("Comment on the pull request") < names.index("Upload SARIF")
+    )
     assert action["branding"]["icon"]
     assert action["runs"]["steps"][-1]["name"] == "Apply fail-on"

@@ -49,7 +49,13 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("kind", "golden"),
-    [("text", "check.txt"), ("markdown", "check.md"), ("sarif", "check.sarif"), ("json", "check.json"), ("html", "check.html")],
+    [
+        ("text", "check.txt"),
+        ("markdown", "check.md"),
+        ("sarif", "check.sarif"),
+        ("json", "check.json"),
+        ("html", "check.html"),
+    ],
 )
 def test_reports_match_the_goldens(reports: dict[str, str], kind: str, golden: str) -> None:
     assert reports[kind] == (GOLDEN / golden).read_text(encoding="utf-8")
@@ -182,10 +188,13 @@ def test_merged_shards_equal_the_unsharded_check(tmp_path: Path, reports: dict[s
         str(tmp_path / "m.sarif"),
         "--json",
         str(tmp_path / "m.json"),
+        "--html",
+        str(tmp_path / "m.html"),
         cwd=ROOT,
     )
     assert merged.code == 1
     assert merged.stdout == reports["text"]
+    assert (tmp_path / "m.html").read_text(encoding="utf-8") == reports["html"]  # the grid and runs travel in JSON
     assert (tmp_path / "m.md").read_text(encoding="utf-8") == reports["markdown"]
     assert (tmp_path / "m.sarif").read_text(encoding="utf-8") == reports["sarif"]
     assert (tmp_path / "m.json").read_text(encoding="utf-8") == reports["json"]

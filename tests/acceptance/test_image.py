@@ -132,11 +132,14 @@ def test_check_on_the_samples_mounted_read_only(client: Any, image: Any, tmp_pat
         "/out/r.md",
         "--json",
         "/out/r.json",
+        "--html",
+        "/out/r.html",
         volumes=volumes,
     )
     assert (code, stderr) == (1, "")
     assert stdout.startswith("toolreplay check: FAIL\nconfig: samples/.toolreplay.yml · 12 analyses\n")
-    reports = {name: (out / name).read_text(encoding="utf-8") for name in ("r.sarif", "r.md", "r.json")}
+    reports = {name: (out / name).read_text(encoding="utf-8") for name in ("r.sarif", "r.md", "r.json", "r.html")}
+    assert reports["r.html"] == (ROOT / "tests" / "golden" / "check.html").read_text(encoding="utf-8")
     assert all("/work" not in text for text in reports.values())
     uris = {
         result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]

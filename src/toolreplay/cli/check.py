@@ -107,6 +107,7 @@ def command(
     config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
+    html_file = html_file or config.html
     guard_reports(markdown_file, sarif_file, json_file, html_file, config.files())
     ran: list[str] = []
     report = run_check(config, Paths(top), chosen_shard, ran)

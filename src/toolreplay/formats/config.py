@@ -82,6 +82,7 @@ class Config:
     text: str = field(default="", repr=False)
     notice: str = ""  # what to tell the user about how the recordings were found
     repository: Path | None = None  # files the check reads must lie under it; None: anywhere
+    html: str | None = None  # where check writes its HTML page, unless --html says elsewhere
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -112,6 +113,7 @@ _TOP_KEYS = (
     "test",
     "replay",
     "compare",
+    "html",
 )
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 
@@ -123,14 +125,14 @@ class _ConfigReader:
         self.base = Path(path).parent
         self.root = root  # files must stay under it; None allows any
 
-    def inside(self, node: Node, key: str, name: str, path: str) -> str:
+    def inside(self, node: Node, key: str, name: str, path: str, verb: str = "reads") -> str:
         """``path``, once it (through any symlink) is inside the repository."""
         if self.root is not None:
             real = Path(path).resolve()
             if real != self.root and self.root not in real.parents:
                 raise InputError(
                     f"'{key}': {name} leads outside the repository ({self.root}); "
-                    "check --allow-outside-root reads it anyway",
+                    f"check --allow-outside-root {verb} it anyway",
                     node.path,
                     node.line,
                 )
@@ -156,6 +158,19 @@ class _ConfigReader:
         if not path.is_file():
             raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
         return self.inside(node, key, name, os.path.normpath(path))
+
+    def output(self, node: Node, key: str) -> str:
+        """A page the check writes, relative to the config file: an .html file in an existing directory inside the
+        repository (a config from a pull request must not choose what the check overwrites)."""
+        name = self.named(node, key).string()
+        if not name.endswith((".html", ".htm")):
+            raise InputError(f"'{key}' must name an .html file, not '{name}'", node.path, node.line)
+        path = self.base / name
+        if not path.parent.is_dir():
+            raise InputError(f"'{key}': no such directory: {Path(name).parent}", node.path, node.line)
+        if path.is_dir():
+            raise InputError(f"'{key}': {name} is a directory", node.path, node.line)
+        return self.inside(node, key, name, os.path.normpath(path), "writes")  # through any symlink, where it writes
 
     def globs(self, node: Node, key: str) -> tuple[str, ...]:
         """The files a glob or a list of globs matches, each glob matching at least one."""
@@ -212,7 +227,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
     design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
     get = top.get
-    strict, fail_on, rules = get("strict"), get("fail-on"), get("rules")
+    strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
     return Config(
         path=path,
         recordings=recordings,
@@ -228,6 +243,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         compares=tuple(_compares(reader, top.member("compare"), design)) if "compare" in top.value else (),
         text=text,
         repository=top_root,
+        html=reader.output(html, "html") if html is not None else None,
     )
 
 

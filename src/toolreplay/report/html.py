@@ -14,12 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 
-from toolreplay.canonical import JSONValue, canonical_bytes
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffView, RunView, UnitResult
 from toolreplay.escape import for_html
-from toolreplay.report.check_text import call_text, scope_line, verdict_line
+from toolreplay.model import Call
+from toolreplay.report.check_text import scope_line, verdict_line
 from toolreplay.verdict import Verdict
-from toolreplay.wording import count, p_value
+from toolreplay.wording import count, format_call, p_value
 
 TITLE_LIMIT = 300  # characters of a call shown on hover; the tables show changed calls whole
 # class -> (letter, CSS class, words): the letter and the pattern carry the class without colour
@@ -36,7 +37,7 @@ class Block:
     """One call of a timeline: its letter, its CSS classes, and what hovering or focusing it says."""
 
     letter: str
-    css: str
+    css: str  # one token (r, w, d, u; rx, wx, dx, ux when never recorded), written unquoted
     title: str
 
 
@@ -82,21 +83,25 @@ class UnitPage:
     endings: tuple[str, ...]
 
 
+def call_text(tool: str, args: JSONObject) -> str:
+    """A call with its arguments whole: the page has room, and a reviewer needs every byte of them."""
+    return format_call(Call(0, tool, args, None, 0), None)
+
+
 def _title(call: CallView) -> str:
     text = call_text(call.tool, call.args)
     if len(text) > TITLE_LIMIT:
         text = text[: TITLE_LIMIT - 1] + "…"
-    words = CLASSES.get(call.klass, CLASSES["unknown"])[2]
-    where = f", line {call.line}" if call.line else ""
-    answered = "" if call.answered == "recorded" else f", not recorded: answered by {call.answered}"
-    return f"{text} ({words}{where}{answered})"
+    where = f" line {call.line}" if call.line else ""
+    answered = "" if call.answered == "recorded" else f" (not recorded: answered by {call.answered})"
+    return f"{text}{where}{answered}"
 
 
 def block(call: CallView) -> Block:
     letter, css, _ = CLASSES.get(call.klass, CLASSES["unknown"])
     if call.answered != "recorded":  # a star and a dashed edge: never recorded, whatever the colour
         letter += "*"
-        css += " x"
+        css += "x"
     return Block(letter, css, _title(call))
 
 
