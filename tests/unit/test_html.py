@@ -6,6 +6,7 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
+from bench.bench_html import large_report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -104,26 +105,7 @@ def test_the_samples_report_is_well_under_a_megabyte() -> None:
 
 def test_a_100_run_500_call_report_where_every_run_differs_stays_under_5_mb() -> None:
     """The worst case for size: no two runs alike, so none are drawn once for several."""
-    tools = ("read_file", "list_dir", "write_file", "delete_path")
-    classes = ("read-only", "read-only", "write", "destructive")
-
-    def call(index: int, run: int) -> CallView:
-        path = f"/srv/data/project/file-{index:04d}.txt" if index != 7 else f"/srv/changed/{run}"
-        return _call(tools[index % 4], {"path": path}, classes[index % 4])
-
-    recording = tuple(call(i, 0) for i in range(500))
-    runs = tuple(
-        RunView("edited" if number <= 50 else "unchanged", (number - 1) % 50 + 1, "final reply",
-                tuple(call(i, number) for i in range(500)))
-        for number in range(1, 101)
-    )  # fmt: skip
-    rows = tuple(
-        ChangeRow("changed", "delete_path", {"path": f"/srv/changed/{n}"}, "destructive", 1, 50, 0, 50, 0.5, 1.0,
-                  "not shown", n, 1, (n,), ())
-        for n in range(1, 51)
-    )  # fmt: skip
-    result = UnitResult("replay x", "replay", "x.json", "", (), rows, (), (), recording, runs)
-    page = render_html(CheckReport(None, "", FailOn.DESTRUCTIVE, (result.key,), (result,))).encode()
+    page = render_html(large_report(100, 500)).encode()
     assert page.count(b"<li class=") == 500 * 101  # every call drawn: 100 distinct runs and the recording
     assert len(page) < 5_000_000
 
