@@ -123,14 +123,15 @@ class ReplaySettings:
     """A candidate to replay a session against, and how many runs of it and of the unchanged agent.
 
     ``system``, ``tools`` and ``stubs`` are paths to files; ``agent`` is a Claude
-    model id or ``scripted:PATH``, and None means the model the session was
-    recorded with. Build it with :func:`parse_settings`; constructing it
+    model id, ``scripted:PATH`` or ``cmd:COMMAND`` (a program that speaks MCP),
+    and None means the model the session was recorded with. Build it with :func:`parse_settings`; constructing it
     directly checks the same ranges.
     """
 
     system: str | None = None
     tools: str | None = None
     agent: str | None = None
+    baseline_agent: str | None = None  # the unchanged agent; None: the recorded one (a cmd: agent's own command)
     repeat: int = 1
     seed: int = 1
     noise: int = 0
@@ -156,8 +157,12 @@ class ReplaySettings:
         for name in _PATHS:
             if getattr(self, name) == "":
                 raise SettingError(name, "must name a file, not an empty string")
-        if self.agent is not None and self.agent in ("", "scripted:"):
-            raise SettingError("agent", "must be a Claude model id or scripted:FILE, as in scripted:agent.py")
+        for name in ("agent", "baseline_agent"):
+            if getattr(self, name) is not None and getattr(self, name).strip() in ("", "scripted:", "cmd:"):
+                raise SettingError(
+                    setting_key(name),
+                    "must be a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py",
+                )
         if self.noise and self.rounds * max(self.repeat, self.noise) > MAX_EXACT_RUNS:
             raise SettingError(
                 "rounds",

@@ -18,6 +18,7 @@ class Usage:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cost_usd: float = 0.0  # what a program says it spent (Claude Code does); a model's runs leave it 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,11 @@ def refuse_user_code(reason: str) -> None:
     _REFUSED.append(reason)
 
 
+def user_code_refused() -> str | None:
+    """Why no user code runs in this process (``check --no-code``), or None."""
+    return _REFUSED[0] if _REFUSED else None
+
+
 def load_module(path: str | Path, what: str) -> ModuleType:
     """Import a user's Python file by path, once per process; a missing or broken file is a UsageError.
 

@@ -25,7 +25,18 @@ _DEFAULTS = ReplaySettings()
 _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "system": ((), {"metavar": "FILE", "help": "A replacement system prompt."}),
     "tools": ((), {"metavar": "FILE", "help": "Replacement tool definitions (a JSON array)."}),
-    "agent": (("--model",), {"metavar": "SPEC", "help": "A Claude model id, or scripted:FILE."}),
+    "agent": (
+        ("--model",),
+        {"metavar": "SPEC", "help": "A Claude model id, scripted:FILE, or cmd:'COMMAND' (docs/agents.md)."},
+    ),
+    "baseline_agent": (
+        (),
+        {
+            "metavar": "SPEC",
+            "help": "The unchanged agent, for --noise (default: the recorded model or script; for a cmd: agent, the "
+            "same command).",
+        },
+    ),
     "repeat": ((), {"metavar": "N", "help": "How many runs."}),
     "seed": ((), {"metavar": "N", "help": "A scripted agent's seed (the first run's, when there are several)."}),
     "on_unrecorded": (
@@ -45,7 +56,7 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         (),
         {
             "metavar": "N",
-            "help": "Model runs in flight at once (async client); scripted runs are in-process, one at a time.",
+            "help": "Model or cmd: runs in flight at once; scripted runs are in-process, one at a time.",
         },
     ),
     "noise": (
@@ -81,7 +92,11 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "request_timeout": ((), {"metavar": "SECONDS", "help": "Give up on one model request after this long."}),
     "run_timeout": (
         (),
-        {"metavar": "SECONDS", "help": "End a run that takes longer than this (an error: not counted)."},
+        {
+            "metavar": "SECONDS",
+            "help": "End a run that takes longer than this: a model's run is an error (not counted); a cmd: "
+            "program's process group is ended, and the calls it made count.",
+        },
     ),
 }
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -272,14 +273,17 @@ def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
         yield ScopeSetting(reader.file(entry.member("file"), "file"), applies)
 
 
-def _agent(reader: _ConfigReader, node: Node) -> str:
-    """A model id, or ``scripted:PATH`` with the path found from the config's directory."""
-    agent = reader.named(node, "agent").string()
+def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> str:
+    """A model id; ``scripted:PATH`` with the path found from the config's directory; ``cmd:COMMAND`` with
+    ``{here}`` standing for the config's directory."""
+    agent = reader.named(node, key).string()
     if agent.startswith("scripted:"):
         script = agent.removeprefix("scripted:")
         if not (reader.base / script).is_file():
-            raise InputError(f"'agent': no such file: {script}", node.path, node.line)
-        agent = "scripted:" + reader.inside(node, "agent", script, os.path.normpath(reader.base / script))
+            raise InputError(f"'{key}': no such file: {script}", node.path, node.line)
+        agent = "scripted:" + reader.inside(node, key, script, os.path.normpath(reader.base / script))
+    elif agent.startswith("cmd:"):
+        agent = agent.replace("{here}", shlex.quote(str(reader.base.resolve())))
     return agent
 
 
@@ -310,12 +314,14 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], desig
             raise _refused(exc, entry.get(exc.key) or item) from None
         # Files are named relative to the config, and must exist.
         system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
+        baseline_agent = given["baseline_agent"]
         settings = replace(
             settings,
             system=reader.file(system, "system") if system is not None else None,
             tools=reader.file(tools, "tools") if tools is not None else None,
             stubs=reader.file(stubs, "stubs") if stubs is not None else None,
             agent=_agent(reader, agent) if agent is not None else None,
+            baseline_agent=_agent(reader, baseline_agent, "baseline-agent") if baseline_agent is not None else None,
         )
         yield ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
 

@@ -8,19 +8,26 @@ stubs) are read once, into a :class:`Candidate`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from toolreplay.agents.scripted import user_code_refused
 from toolreplay.agents.spec import make_agent, read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
 from toolreplay.design import Design
-from toolreplay.errors import InputError, ToolreplayError
+from toolreplay.errors import InputError, ToolreplayError, UsageError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import Session, SessionContext, ToolDef
+from toolreplay.replay.command import PREFIX as COMMAND
+from toolreplay.replay.command import CommandRuns, command_runs, parse_command, prepare
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
@@ -65,7 +72,24 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     context = conversation_of(session)
     prompt = read_prompt(settings.system) if settings.system is not None else None
     tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
+    if settings.agent is not None and settings.agent.startswith(COMMAND):
+        parse_command(settings.agent)  # refused now, not after the first run
+        baseline = settings.baseline_agent or settings.agent
+        if baseline.startswith(COMMAND):
+            parse_command(baseline)
+        return Candidate(
+            system=prompt if prompt is not None else context.system,
+            tools=parse_tools(tools_node) if tools_node is not None else context.tools,
+            stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
+            agent=settings.agent,
+            baseline_agent=baseline,
+            label=settings.agent,
+            prompt=prompt,
+            tools_node=tools_node,
+        )
     recorded = recorded_agent(context.model, session.path)
+    if settings.baseline_agent is not None:
+        recorded = settings.baseline_agent
     if recorded is None and (settings.agent is None or settings.noise):
         raise InputError(
             f"recorded with {context.model}, which is found neither from here nor above the session; "
@@ -129,18 +153,25 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
+    programs = _Programs(settings)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
                 progress.more(settings.repeat + settings.noise)
             first = settings.seed + len(runs)
             seeds: Sequence[int] = range(first, first + settings.repeat)
-            runs += drive_runs(setup, chosen.agent, seeds, settings, progress, len(runs) + 1)
+            runs += drive_runs(setup, chosen.agent, seeds, settings, progress, len(runs) + 1, programs.side("edited"))
             if not settings.noise:
                 break
             seeds = seeds_for_baseline(settings.seed, settings.noise, len(baseline_runs))
             baseline_runs += drive_runs(
-                unchanged, chosen.baseline_agent, seeds, settings, progress, len(baseline_runs) + 1
+                unchanged,
+                chosen.baseline_agent,
+                seeds,
+                settings,
+                progress,
+                len(baseline_runs) + 1,
+                programs.side("unchanged"),
             )
             _enough_answered(runs, "the candidate", settings.min_runs, session)
             _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
@@ -152,6 +183,7 @@ def replay_session(
                 break
     finally:
         progress.close()
+        programs.close()
     _enough_answered(runs, "the candidate", settings.min_runs, session)
     if weighed is not None:
         return ReplayOutcome(weighed.candidate, weighed, tuple(runs), tuple(baseline_runs))
@@ -174,11 +206,48 @@ def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session
     )
 
 
+class _Programs:
+    """Where a replay's cmd: runs keep their directories (created on first use, removed at the end)."""
+
+    def __init__(self, settings: ReplaySettings) -> None:
+        self.settings = settings
+        self.root: Path | None = None
+        self.here = os.getcwd()
+
+    def side(self, side: str) -> Callable[[ReplaySetup, str], CommandRuns]:
+        def runs(setup: ReplaySetup, spec: str) -> CommandRuns:
+            refused = user_code_refused()
+            if refused is not None:
+                raise UsageError(f"agent {spec} is not run: {refused}")
+            if self.root is None:
+                self.root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
+            directory = self.root / f"{side}-served"
+            served = prepare(setup, directory, self.settings.on_unrecorded, self.settings.stubs)
+            words = parse_command(spec)
+            return CommandRuns(words, setup, served, self.root, side, self.settings.run_timeout, self.here)
+
+        return runs
+
+    def close(self) -> None:
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
 def drive_runs(
-    setup: ReplaySetup, spec: str, seeds: Sequence[int], settings: ReplaySettings, progress: Progress, start: int = 1
+    setup: ReplaySetup,
+    spec: str,
+    seeds: Sequence[int],
+    settings: ReplaySettings,
+    progress: Progress,
+    start: int = 1,
+    programs: Callable[[ReplaySetup, str], CommandRuns] | None = None,
 ) -> list[Run]:
     """The runs of one configuration, numbered from ``start``: scripted runs one by one with their seeds; model
-    runs maybe at once."""
+    and program runs maybe at once."""
+    if spec.startswith(COMMAND):
+        if programs is None:
+            raise ValueError("a cmd: agent needs a place for its runs")
+        return command_runs(programs(setup, spec), seeds, start, settings.concurrency, progress.run)
     if spec.startswith("scripted:"):
         agents = [(make_agent(spec, seed, setup.request), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run, start)

@@ -1,0 +1,321 @@
+"""Replaying an agent that is a program: any command that speaks MCP, run once per run against the recording.
+
+``--agent 'cmd:claude -p {task} --mcp-config {mcp_config} ...'``: for each run
+toolreplay writes the MCP configuration the program reads (the ``mcpServers``
+JSON of Claude Code and the Agent SDK) naming one server, the recorded session
+served by ``toolreplay serve`` behind ``toolreplay record-mcp``; runs the
+program in a working directory and ``HOME`` of its own, in a process group of
+its own, ended after ``run_timeout``; then turns what the proxy logged into the
+run's calls, and the program's output into its final reply (Claude Code's JSON
+``result``, else the last line it printed) and what it says it spent.
+
+A run that crashes, hangs or prints nonsense ends that way, and what its proxy
+logged counts. A run that failed before making a single call is no evidence of
+what the agent does (the program never got going): it ends in an error, like a
+model that never answered, and counts in no test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from toolreplay.agents.base import Usage
+from toolreplay.canonical import JSONValue
+from toolreplay.errors import ToolreplayError, UsageError
+from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
+from toolreplay.formats.session import dump_session, parse_session, person_messages, write_session
+from toolreplay.model import Call
+from toolreplay.replay.answers import RecordedAnswers, answer_call
+from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.settings import Unrecorded
+
+PREFIX = "cmd:"
+PLACEHOLDERS = ("mcp_config", "task", "run", "seed", "workdir", "here")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+SERVER = "replay"  # the MCP server's name in the configuration: Claude Code calls its tools mcp__replay__TOOL
+OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
+REPLY_LIMIT = 100_000  # characters of a final reply kept
+GRACE = 2.0  # seconds between asking a timed-out run's process group to end and killing it
+
+
+def parse_command(spec: str) -> tuple[str, ...]:
+    """The words of ``cmd:COMMAND``, split as a POSIX shell splits them (no shell runs them)."""
+    text = spec.removeprefix(PREFIX)
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"agent {spec!r}: {exc}") from None
+    if not words:
+        raise UsageError("a cmd: agent needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
+    return words
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """What one side's runs are served: a session file (the recording, with that side's tools), how to match."""
+
+    session: Path
+    rules: Path | None
+    on_unrecorded: Unrecorded
+    stubs: str | None
+
+
+def serve_command(served: Served, log: Path) -> list[str]:
+    """The MCP server a run's program starts: ``serve`` behind ``record-mcp``, which logs every message."""
+    toolreplay = [sys.executable, "-m", "toolreplay"]
+    serve = [*toolreplay, "serve", str(served.session), "--on-unrecorded", served.on_unrecorded.value]
+    if served.stubs is not None:
+        serve += ["--stubs", str(Path(served.stubs).resolve())]
+    if served.rules is not None:
+        serve += ["--rules", str(served.rules)]
+    return [*toolreplay, "record-mcp", "-o", str(log), "--", *serve]
+
+
+def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stubs: str | None) -> Served:
+    """Write what one side serves into ``directory``: its session (with the tools this side's agent is given)
+    and, when calls are matched ignoring some arguments, those rules."""
+    context = setup.recording.context
+    if context is None:
+        raise ToolreplayError("only a session can be replayed", setup.recording.path)
+    directory.mkdir(parents=True, exist_ok=True)
+    session = directory / "served.json"
+    write_session(session, replace(context, tools=tuple(setup.tools)))
+    rules = None
+    matcher = setup.matcher
+    if matcher.ignore or matcher.ignore_by_tool:
+        import tomli_w  # noqa: PLC0415 - only when calls are matched ignoring arguments
+
+        table: dict[str, object] = {"ignore": list(matcher.ignore)}
+        table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
+        rules = directory / "matching.toml"
+        rules.write_text(tomli_w.dumps({"matching": table}), encoding="utf-8")
+    return Served(session, rules, on_unrecorded, stubs)
+
+
+def task_text(setup: ReplaySetup) -> str:
+    """What the person first asked, as text: what ``{task}`` stands for."""
+    context = setup.recording.context
+    if context is None:
+        return ""
+    opening = person_messages(context.messages)[0]["content"]
+    if isinstance(opening, str):
+        return opening
+    if isinstance(opening, list):
+        return "\n".join(str(b.get("text", "")) for b in opening if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def fill(words: Sequence[str], values: dict[str, str]) -> list[str]:
+    """Each word with its placeholders replaced; anything else in braces is left as written."""
+    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], word) for word in words]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a program said at the end: its final reply, and what it spent when it says."""
+
+    text: str | None
+    usage: Usage
+    failed: bool = False  # it said so itself (Claude Code's is_error)
+
+
+def _int(value: JSONValue) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def read_reply(output: Path) -> Reply:
+    """The final reply in a program's output: a JSON result object (Claude Code's ``--output-format json``,
+    or the last line of a stream of them) when it prints one, else its last line."""
+    size = output.stat().st_size
+    with output.open("rb") as handle:
+        handle.seek(max(0, size - OUTPUT_TAIL))
+        tail = handle.read().decode("utf-8", "replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return Reply(None, Usage())
+    for candidate in (tail.strip(), lines[-1]):
+        try:
+            parsed = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("result"), str):
+            usage = parsed.get("usage")
+            spent = usage if isinstance(usage, dict) else {}
+            cost = parsed.get("total_cost_usd")
+            return Reply(
+                parsed["result"][:REPLY_LIMIT],
+                Usage(
+                    _int(spent.get("input_tokens")),
+                    _int(spent.get("output_tokens")),
+                    _int(spent.get("cache_read_input_tokens")),
+                    _int(spent.get("cache_creation_input_tokens")),
+                    float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else 0.0,
+                ),
+                parsed.get("is_error") is True,
+            )
+    return Reply(lines[-1][:REPLY_LIMIT], Usage())
+
+
+def logged_calls(log: Path) -> tuple[Call, ...]:
+    """The calls a run's proxy logged with their answers (a call the program never got an answer to is not one)."""
+    if not log.is_file() or log.stat().st_size == 0:
+        return ()
+    try:
+        context, _ = session_from_log(log, ImportOptions(task="(a program's run)"), LogNotes())
+    except ToolreplayError:
+        return ()  # nothing a session could be made of: the server never started, or the log holds no run
+    return parse_session(dump_session(context), log).calls
+
+
+def origins(calls: Sequence[Call], setup: ReplaySetup, on_unrecorded: Unrecorded) -> tuple[str, ...]:
+    """How the server answered each call, worked out as it does: from the recording, a stub, an error."""
+    answers = RecordedAnswers(setup.recording.calls, setup.matcher)
+    found = []
+    for call in calls:
+        answer = answer_call(answers, call, on_unrecorded, setup.stubs)
+        found.append(answer.origin if answer is not None else "none")
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """How a program's process ended."""
+
+    code: int | None  # its exit code; None when it was ended for running too long
+    timeout: float
+
+    def words(self) -> str:
+        if self.code is None:
+            return f"timed out after {self.timeout:g} s"
+        if self.code < 0:
+            return f"killed by signal {-self.code}"
+        return f"exited with {self.code}" if self.code else "exited"
+
+
+def _signal_group(group: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)
+
+
+def _end_group(process: subprocess.Popen[bytes], finished: bool) -> None:
+    """End the run's whole process group (its MCP server included): asked to end, then killed after a grace.
+
+    A program that finished has left at most what it started (its server, which is done once its client is):
+    those are asked to end now and killed later in the background, so a finished run waits for nothing."""
+    _signal_group(process.pid, signal.SIGTERM)
+    if finished:
+        timer = threading.Timer(GRACE, _signal_group, (process.pid, signal.SIGKILL))
+        timer.daemon = True
+        timer.start()
+        return
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(GRACE)
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, errors: Path, timeout: float) -> Ended:
+    """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
+    env = dict(os.environ, HOME=str(home), PWD=str(workdir))
+    with output.open("wb") as out, errors.open("wb") as err:
+        try:
+            process = subprocess.Popen(
+                list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True,
+            )  # fmt: skip
+        except OSError as exc:
+            err.write(f"{argv[0]}: {exc.strerror or exc}\n".encode())
+            return Ended(127, timeout)
+        try:
+            code: int | None = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        _end_group(process, code is not None)  # what it left behind (a server it started, a child) goes with it
+        return Ended(code, timeout)
+
+
+def _tail(path: Path, limit: int = 400) -> str:
+    size = path.stat().st_size if path.is_file() else 0
+    if not size:
+        return ""
+    with path.open("rb") as handle:
+        handle.seek(max(0, size - 4096))
+        text = handle.read().decode("utf-8", "replace")
+    lines = [line.strip() for line in text.splitlines() if any(char.isalnum() for char in line)]
+    return lines[-1][:limit] if lines else ""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRuns:
+    """One side's runs of a program: the command, what it is served, where the runs' directories go."""
+
+    words: tuple[str, ...]
+    setup: ReplaySetup
+    served: Served
+    root: Path
+    side: str
+    timeout: float
+    here: str  # what {here} stands for: the directory the command was given from
+
+    def run(self, number: int, seed: int) -> Run:
+        directory = self.root / f"{self.side}-{number:04d}"
+        workdir, home = directory / "work", directory / "home"
+        workdir.mkdir(parents=True)
+        home.mkdir()
+        log, config = directory / "mcp.log", directory / "mcp.json"
+        server = serve_command(self.served, log)
+        config.write_text(
+            json.dumps({"mcpServers": {SERVER: {"command": server[0], "args": server[1:]}}}, indent=2) + "\n",
+            encoding="utf-8",
+        )
+        values = {
+            "mcp_config": str(config),
+            "task": task_text(self.setup),
+            "run": str(number),
+            "seed": str(seed),
+            "workdir": str(workdir),
+            "here": self.here,
+        }
+        output, errors = directory / "stdout", directory / "stderr"
+        ended = run_program(fill(self.words, values), workdir, home, output, errors, self.timeout)
+        calls = logged_calls(log)
+        reply = read_reply(output)
+        made = origins(calls, self.setup, self.served.on_unrecorded)
+        failed = ended.code != 0
+        if failed and not calls:  # it never got going: no evidence of what the agent does
+            why = _tail(errors) or _tail(output) or "no output"
+            return Run(number, seed, (), (), "error", None, reply.usage, f"{ended.words()} before any call: {why}")
+        ending = ended.words() if failed else ("final reply" if reply.text else "no final reply")
+        if reply.failed and not failed:
+            ending = "error reply"
+        return Run(number, seed, calls, made, ending, reply.text, reply.usage)
+
+
+def command_runs(
+    runs: CommandRuns, seeds: Sequence[int], start: int, concurrency: int, done: Callable[[Run], None]
+) -> list[Run]:
+    """The runs numbered from ``start``, ``concurrency`` at a time, in number order."""
+    lock = threading.Lock()
+
+    def one(item: tuple[int, int]) -> Run:
+        number, seed = item
+        made = runs.run(number, seed)
+        with lock:
+            done(made)
+        return made
+
+    items = [(start + offset, seed) for offset, seed in enumerate(seeds)]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        return list(pool.map(one, items))
