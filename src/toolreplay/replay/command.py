@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
@@ -42,7 +43,7 @@ from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
 PREFIX = "cmd:"
-PLACEHOLDERS = ("mcp_config", "task", "run", "seed", "workdir", "here")
+PLACEHOLDERS = ("mcp_config", "task", "system", "run", "seed", "workdir", "here")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 SERVER = "replay"  # the MCP server's name in the configuration: Claude Code calls its tools mcp__replay__TOOL
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
@@ -70,6 +71,7 @@ class Served:
     rules: Path | None
     on_unrecorded: Unrecorded
     stubs: str | None
+    system: Path  # the side's system prompt as a file: --system's text with the edit, the recorded one without
 
 
 def serve_command(served: Served, log: Path) -> list[str]:
@@ -92,6 +94,8 @@ def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stub
     directory.mkdir(parents=True, exist_ok=True)
     session = directory / "served.json"
     write_session(session, replace(context, tools=tuple(setup.tools)))
+    system = directory / "system.txt"
+    system.write_text(_text(setup.system), encoding="utf-8")
     rules = None
     matcher = setup.matcher
     if matcher.ignore or matcher.ignore_by_tool:
@@ -101,20 +105,22 @@ def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stub
         table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
         rules = directory / "matching.toml"
         rules.write_text(tomli_w.dumps({"matching": table}), encoding="utf-8")
-    return Served(session, rules, on_unrecorded, stubs)
+    return Served(session, rules, on_unrecorded, stubs, system)
+
+
+def _text(content: JSONValue) -> str:
+    """A message's or a system prompt's text: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
 
 
 def task_text(setup: ReplaySetup) -> str:
     """What the person first asked, as text: what ``{task}`` stands for."""
     context = setup.recording.context
-    if context is None:
-        return ""
-    opening = person_messages(context.messages)[0]["content"]
-    if isinstance(opening, str):
-        return opening
-    if isinstance(opening, list):
-        return "\n".join(str(b.get("text", "")) for b in opening if isinstance(b, dict) and b.get("type") == "text")
-    return ""
+    return _text(person_messages(context.messages)[0]["content"]) if context is not None else ""
 
 
 def fill(words: Sequence[str], values: dict[str, str]) -> list[str]:
@@ -204,6 +210,18 @@ class Ended:
         return f"exited with {self.code}" if self.code else "exited"
 
 
+_LIVE: set[int] = set()  # the process groups of the runs going on now, ended if toolreplay is stopped
+_LIVE_LOCK = threading.Lock()
+
+
+def end_all() -> None:
+    """Kill every run's process group still going (toolreplay is being stopped)."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for group in groups:
+        _signal_group(group, signal.SIGKILL)
+
+
 def _signal_group(group: int, number: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, number)
@@ -238,10 +256,15 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
         except OSError as exc:
             err.write(f"{argv[0]}: {exc.strerror or exc}\n".encode())
             return Ended(127, timeout)
+        with _LIVE_LOCK:
+            _LIVE.add(process.pid)
         try:
             code: int | None = process.wait(timeout)
         except subprocess.TimeoutExpired:
             code = None
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(process.pid)
         _end_group(process, code is not None)  # what it left behind (a server it started, a child) goes with it
         return Ended(code, timeout)
 
@@ -283,6 +306,7 @@ class CommandRuns:
         values = {
             "mcp_config": str(config),
             "task": task_text(self.setup),
+            "system": str(self.served.system),
             "run": str(number),
             "seed": str(seed),
             "workdir": str(workdir),
@@ -317,5 +341,25 @@ def command_runs(
         return made
 
     items = [(start + offset, seed) for offset, seed in enumerate(seeds)]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    stopped = _stop_on_sigterm()
+    try:
         return list(pool.map(one, items))
+    except BaseException:  # interrupted, or stopped: no program outlives toolreplay
+        end_all()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if stopped is not None:
+            signal.signal(signal.SIGTERM, stopped)
+
+
+def _stop_on_sigterm() -> Any:
+    """While runs go on, SIGTERM stops toolreplay the way Ctrl-C does, so their process groups are ended."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(number: int, _: object) -> None:
+        raise KeyboardInterrupt(f"signal {number}")
+
+    return signal.signal(signal.SIGTERM, stop)

@@ -88,9 +88,11 @@ def replay_document(report: ReplayReport) -> JSONObject:
                     "cache_read": run.usage.cache_read_tokens,
                     "cache_write": run.usage.cache_write_tokens,
                 },
+                "cost_usd": run.usage.cost_usd,
             }
             for run in report.runs
         ],
+        "spent": spent(report.runs),
         "changes": [
             {
                 "kind": change.kind.value,
@@ -120,6 +122,17 @@ def replay_document(report: ReplayReport) -> JSONObject:
         "on_unrecorded": report.setup.on_unrecorded.value,
         "fail_on": report.fail_on.value,
         "verdict": report.verdict.value,
+    }
+
+
+def spent(runs: Sequence[Run]) -> JSONObject:
+    """What the runs spent, summed: tokens, and the cost a program reported (0 when none did)."""
+    return {
+        "input": sum(run.usage.input_tokens for run in runs),
+        "output": sum(run.usage.output_tokens for run in runs),
+        "cache_read": sum(run.usage.cache_read_tokens for run in runs),
+        "cache_write": sum(run.usage.cache_write_tokens for run in runs),
+        "cost_usd": round(sum(run.usage.cost_usd for run in runs), 6),
     }
 
 

@@ -238,15 +238,23 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
             lines.append(
                 f"  {len(item.runs):>3}/{total:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
             )
-    used = [run.usage for run in runs]
-    if any(u.input_tokens or u.output_tokens for u in used):
-        cached = sum(u.cache_read_tokens for u in used)
-        lines.append(
-            f"tokens: {sum(u.input_tokens for u in used)} in ({cached} read from cache),"
-            f" {sum(u.output_tokens for u in used)} out"
-        )
+    lines.extend(_spent(runs))
     lines.append(f"verdict: {replay_verdict(report)}")
     return _lines(lines)
+
+
+def _spent(runs: Sequence[Run], which: str = "") -> list[str]:
+    """What the runs spent, when they say: tokens, and the cost a program reported."""
+    used = [run.usage for run in runs]
+    if not any(u.input_tokens or u.output_tokens or u.cost_usd for u in used):
+        return []
+    cached = sum(u.cache_read_tokens for u in used)
+    line = (
+        f"tokens{which}: {sum(u.input_tokens for u in used)} in ({cached} read from cache),"
+        f" {sum(u.output_tokens for u in used)} out"
+    )
+    cost = sum(u.cost_usd for u in used)
+    return [line + (f" · cost ${cost:.4f}, as the program reported it" if cost else "")]
 
 
 def replay_verdict(report: ReplayReport) -> str:
@@ -341,6 +349,8 @@ def render_noise(
             lines.append(
                 f"  {len(item.runs):>3}/{runs:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
             )
+    lines.extend(_spent(candidate.runs, " with the edit"))
+    lines.extend(_spent(baseline.runs, " unchanged"))
     lines.extend(reading.reading(report))
     lines.append(f"verdict: {noise_verdict(report)}")
     return _lines(lines)

@@ -1,0 +1,163 @@
+"""``replay --agent cmd:...``: real programs as the candidate, served the recording through record-mcp.
+
+Claude Code from npm, headless against the local Messages API (the stand-in
+plays the build-host policy: it archives under the original instructions and
+deletes at the policy's seeded rate when they say old logs can go); the sample's
+plain Python agent on the MCP SDK's client; and programs that hang, quit, flood
+their output, call what was never recorded, or kill their own server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, run_cli
+from tests.fakes.anthropic_server import api_env, serve
+from tests.fakes.ops_model import PERMISSIVE, respond
+
+CLAUDE = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "claude"
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile_agent.py"
+CLAUDE_ENV = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "ENABLE_TOOL_SEARCH": "false",  # offer the MCP tools directly rather than behind a search
+}
+STUBS = ("--on-unrecorded", "stub", "--stubs", "ops/stubs.json")
+needs_claude = pytest.mark.skipif(
+    not CLAUDE.exists(), reason="Claude Code is not installed (scripts/check installs it with npm when Node is present)"
+)
+
+
+def _claude(extra: str = "") -> str:
+    return (
+        f"cmd:{CLAUDE} -p {{task}} --mcp-config {{mcp_config}} --strict-mcp-config --allowedTools mcp__replay "
+        f"--max-turns 30 --output-format json{extra}"
+    )
+
+
+def _replay_with_claude(*args: str) -> subprocess.CompletedProcess[str]:
+    with serve() as api:
+        api.respond = respond
+        return subprocess.run(
+            [sys.executable, "-m", "toolreplay", "replay", "ops/session.json", *args],
+            cwd=SAMPLES,
+            env=api_env(api, **CLAUDE_ENV),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+
+@needs_claude
+@pytest.mark.xdist_group("claude-code")
+def test_claude_code_20_and_20_runs_fail_on_the_deletion_its_new_instruction_allows() -> None:
+    edited = _claude(f" --append-system-prompt '{PERMISSIVE}'")
+    result = _replay_with_claude(
+        "--agent", edited, "--baseline-agent", _claude(), "--repeat", "20", "--noise", "20", *STUBS,
+        "--concurrency", "4", "--json",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "FAIL"
+    first = report["behaviours"][0]
+    assert first["verdict"] == "DESTRUCTIVE"
+    assert [(c["kind"], c["tool"]) for c in first["changes"]][:2] == [("added", "delete_path")] * 2
+    assert (first["edited"]["hits"], first["edited"]["runs"]) == (9, 20)  # the policy's seeds, run by run
+    assert (first["unchanged"]["hits"], first["unchanged"]["runs"]) == (0, 20)
+    assert {run["ending"] for run in report["runs"]} == {"final reply"}
+    assert all("GB back" in run["final_reply"] for run in report["runs"])  # Claude Code's JSON result, read
+    # what Claude Code said it spent, summed: the stand-in's usage, and the cost Claude Code works out from it
+    assert report["spent"]["input"] >= 20 * 12
+    assert report["spent"]["cost_usd"] > 0
+
+
+@needs_claude
+@pytest.mark.xdist_group("claude-code")
+def test_claude_code_with_nothing_changed_passes() -> None:
+    result = _replay_with_claude("--agent", _claude(), "--repeat", "4", "--noise", "4", *STUBS, "--concurrency", "4")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verdict: PASS" in result.stdout
+    assert "cost $" in result.stdout
+
+
+def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
+    """The sample's plain agent as the candidate, named in .toolreplay.yml with {here}, told the edited prompt
+    through {system}; the check fails on the deletion it allows, at the prompt's changed line."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "ops", repo / "ops", ignore=shutil.ignore_patterns("__pycache__", "recorded"))
+    (repo / ".git").mkdir()
+    command = (
+        f"{sys.executable} {{here}}/ops/mcp_agent.py --mcp-config {{mcp_config}} --system {{system}} --seed {{seed}} "
+        "{task}"
+    )
+    (repo / ".toolreplay.yml").write_text(
+        "sessions: ops/session.json\n"
+        "replay:\n"
+        f"  agent: 'cmd:{command}'\n"
+        "  system: ops/prompt-v2.txt\n"
+        "  repeat: 3\n"
+        "  seed: 1\n"
+        "  on-unrecorded: stub\n"
+        "  stubs: ops/stubs.json\n"
+        "  concurrency: 3\n",
+        encoding="utf-8",
+    )
+    result = run_cli("check", "--json", str(tmp_path / "r.json"), cwd=repo)
+    assert result.code == 1, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    (replay,) = [r for r in report["results"] if r["analysis"] == "replay"]
+    assert "3 runs of cmd:" in replay["summary"]
+    deletions = [f for f in replay["findings"] if f["rule"] == "destructive-call"]
+    assert deletions
+    assert deletions[0]["location"] == {"path": "ops/prompt-v2.txt", "line": 2}
+    assert {run["ending"] for run in replay["runs"]} == {"final reply"}
+    refused = run_cli("check", "--no-code", cwd=repo)
+    assert refused.code == 2
+    assert "is not run: --no-code was given" in refused.stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:  # a zombie is dead, whoever reaps it
+        return stat.read().split(") ")[-1][0] != "Z"
+
+
+def test_hostile_programs_end_their_own_runs_never_the_replay(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    modes = "hang,exit,flood,unknown,kill-server,nonsense,well"
+    command = f"cmd:{sys.executable} {HOSTILE} {modes} {{run}} {{mcp_config}} {pids}"
+    result = run_cli(
+        "replay", "ops/session.json", "--agent", command, "--repeat", "7", "--run-timeout", "3",
+        "--concurrency", "4", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr  # no deletion: the calls they left out are changes, a warning
+    report = json.loads(result.stdout)
+    assert report["verdict"] == "WARN"
+    runs = {run["run"]: run for run in report["runs"]}
+    assert runs[1]["ending"] == "timed out after 3 s"
+    assert runs[1]["calls"] == 1  # what the killed run's proxy logged still counts
+    assert runs[2]["ending"] == "error"
+    assert runs[2]["error"].startswith("exited with 3 before any call: hostile: giving up at once")
+    assert runs[3]["ending"] == "final reply"
+    assert runs[3]["final_reply"] == "Flooded, then done."
+    assert runs[4]["calls"] == 1
+    assert runs[5]["ending"] == "exited with 1"
+    assert runs[5]["calls"] == 1
+    assert runs[6]["final_reply"].startswith('{"result": 5')  # not a result it can read: its last line
+    assert runs[7]["final_reply"] == "Checked the disk."
+    unrecorded = report["unrecorded"]
+    assert [(u["tool"], u["answered"], u["runs"]) for u in unrecorded] == [("format_disk", "error result", [4])]
+    left = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
+    assert len(left) >= 12
+    assert not [pid for pid in left if _alive(pid)], "a program, its server or its child outlived its run"
