@@ -85,6 +85,30 @@ def test_a_client_replayed_through_serve_and_record_mcp_compares_clean(tmp_path:
     assert "same 6 · moved 0 · changed 0 · added 0 · removed 0" in diff.stdout
 
 
+def test_serve_logs_its_own_traffic_as_the_proxy_does(tmp_path: Path) -> None:
+    """``serve --log`` writes what record-mcp in front of it writes: the same calls import, the same diff."""
+    session = json.loads((ROOT / "samples" / "ops" / "session.json").read_text())
+    calls = [
+        (block["name"], block["input"])
+        for message in session["messages"]
+        if message["role"] == "assistant" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_use"
+    ]
+    proxied, direct = tmp_path / "proxied.log", tmp_path / "direct.log"
+    client([sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(proxied), "--", *SERVE], calls)
+    client([*SERVE, "--log", str(direct)], calls)
+    imported = []
+    for log in (proxied, direct):
+        out = tmp_path / f"{log.stem}.json"
+        assert run_cli("import", str(log), "--from", "mcp", "-o", str(out), cwd=ROOT).code == 0
+        imported.append(json.loads(out.read_text())["messages"])
+    assert imported[0] == imported[1]
+    refused = run_cli("serve", "samples/ops/session.json", "--log", "samples/ops/session.json", cwd=ROOT)
+    assert refused.code == 2
+    assert "--log" in refused.stderr
+
+
 def test_serve_needs_a_session() -> None:
     result = run_cli("serve", "samples/session-dirty.jsonl", cwd=ROOT)
     assert result.code == 2

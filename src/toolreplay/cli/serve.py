@@ -8,6 +8,7 @@ import sys
 import click
 
 from toolreplay.cli.options import load_policy, settings_options
+from toolreplay.cli.output import guard_outputs
 from toolreplay.errors import UsageError
 from toolreplay.escape import one_line
 from toolreplay.formats.faults import read_faults
@@ -66,6 +67,12 @@ from toolreplay.wording import format_call
     metavar="FILE",
     help="Failures to inject into chosen calls: errors, error results, delays, hangs, a dropped connection.",
 )
+@click.option(
+    "--log",
+    "traffic_file",
+    metavar="LOG",
+    help="Also log every message as record-mcp would (a new run appended to LOG), with no proxy in front.",
+)
 def command(
     recording: str,
     server_command: tuple[str, ...],
@@ -75,7 +82,10 @@ def command(
     rules_file: str | None,
     run_number: int | None,
     faults_file: str | None,
+    traffic_file: str | None,
 ) -> int:
+    if traffic_file is not None:
+        guard_outputs({"--log": traffic_file}, [recording, settings.stubs, rules_file, faults_file])
     stubs = read_stubs(settings.stubs) if settings.stubs else ()
     faults = read_faults(faults_file) if faults_file else ()
     matcher = load_policy(rules_file, False).matcher
@@ -108,6 +118,9 @@ def command(
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
         live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
         server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
+    if traffic_file is not None:
+        server.traffic = LogWriter(traffic_file, Redactor.default(), "toolreplay serve")
+        server.traffic.start(["toolreplay", "serve", recording])
     try:
         # The client leaving, by closing its end or by interrupting, is the normal end of a session.
         with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
@@ -115,6 +128,8 @@ def command(
     finally:
         if live is not None:
             live.close()
+        if server.traffic is not None:
+            server.traffic.close()
     _summary(server.log, bool(faults), live is not None)
     return 0
 

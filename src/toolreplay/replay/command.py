@@ -3,7 +3,8 @@
 ``--agent 'cmd:claude -p {task} --mcp-config {mcp_config} ...'``: for each run
 toolreplay writes the MCP configuration the program reads (the ``mcpServers``
 JSON of Claude Code and the Agent SDK) naming one server, the recorded session
-served by ``toolreplay serve`` behind ``toolreplay record-mcp``; runs the
+served by ``toolreplay serve --log``, which logs every message as
+``record-mcp`` does (one process per run instead of a proxy and a server); runs the
 program in a working directory and ``HOME`` of its own, in a process group of
 its own, ended after ``run_timeout``; then turns what the proxy logged into the
 run's calls, and the program's output into its final reply (Claude Code's JSON
@@ -75,14 +76,14 @@ class Served:
 
 
 def serve_command(served: Served, log: Path) -> list[str]:
-    """The MCP server a run's program starts: ``serve`` behind ``record-mcp``, which logs every message."""
-    toolreplay = [sys.executable, "-m", "toolreplay"]
-    serve = [*toolreplay, "serve", str(served.session), "--on-unrecorded", served.on_unrecorded.value]
+    """The MCP server a run's program starts: ``serve``, logging every message as record-mcp logs it."""
+    serve = [sys.executable, "-m", "toolreplay", "serve", str(served.session), "--log", str(log)]
+    serve += ["--on-unrecorded", served.on_unrecorded.value]
     if served.stubs is not None:
         serve += ["--stubs", str(Path(served.stubs).resolve())]
     if served.rules is not None:
         serve += ["--rules", str(served.rules)]
-    return [*toolreplay, "record-mcp", "-o", str(log), "--", *serve]
+    return serve
 
 
 def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stubs: str | None) -> Served:

@@ -33,7 +33,7 @@ from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
 from toolreplay.formats.located import lone_surrogate
-from toolreplay.formats.mcp_log import Exchange, LogRun
+from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Session
@@ -315,6 +315,7 @@ class ReplayServer:
         self.faults = faults
         self._fault_uses = [0] * len(faults)
         self.log = ServeLog()
+        self.traffic: LogWriter | None = None  # every message, as record-mcp logs it (serve --log)
 
     def handle(self, message: JSONObject) -> list[JSONObject]:
         """What to send back for one message: notifications first, then the response; nothing for a notification."""
@@ -415,12 +416,26 @@ class ReplayServer:
         if not isinstance(message, dict):  # a batch (which MCP does not use) or a bare value
             return [_error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
         try:
-            return self.handle(message)
+            answer = self.handle(message)
         except _Dropped:
             raise
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
             return [_error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
+        if self.traffic is not None:
+            _note(self.traffic, message, answer)
+        return answer
+
+
+def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject]) -> None:
+    """Log one message and what it got, as record-mcp would have seen them pass."""
+    if "id" not in message:
+        traffic.notification("client", message)
+        return
+    for sent in answer[:-1]:
+        traffic.notification("server", sent)
+    if answer:
+        traffic.exchange(message, answer[-1])
 
 
 _NO_ANSWERS = RecordedAnswers((), Matcher())

@@ -1,0 +1,65 @@
+"""A cmd: agent's words, its placeholders, and what its output says it replied and spent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolreplay.errors import UsageError
+from toolreplay.replay.command import Ended, fill, parse_command, read_reply
+
+
+def test_a_command_is_split_as_a_shell_would_but_never_run_by_one() -> None:
+    assert parse_command("cmd:claude -p {task} --append-system-prompt 'a b; rm -rf /'") == (
+        "claude", "-p", "{task}", "--append-system-prompt", "a b; rm -rf /",
+    )  # fmt: skip
+    with pytest.raises(UsageError, match="No closing quotation"):
+        parse_command("cmd:claude 'unclosed")
+    with pytest.raises(UsageError, match="needs a command"):
+        parse_command("cmd:   ")
+
+
+def test_placeholders_fill_whole_words_and_anything_else_in_braces_stays() -> None:
+    values = {"task": "free space; $(reboot)", "run": "3", "seed": "3", "workdir": "/w", "mcp_config": "/c.json"}
+    words = ["-p", "{task}", "--settings", '{"a": {run}}', "{unknown}", "x{seed}y", "{mcp_config}"]
+    assert fill(words, {**values, "system": "/s", "here": "/h"}) == [
+        "-p", "free space; $(reboot)", "--settings", '{"a": 3}', "{unknown}", "x3y", "/c.json",
+    ]  # fmt: skip
+
+
+def _reply(tmp_path: Path, text: str | bytes) -> tuple[str | None, float, int, bool]:
+    out = tmp_path / "stdout"
+    out.write_bytes(text if isinstance(text, bytes) else text.encode())
+    reply = read_reply(out)
+    return reply.text, reply.usage.cost_usd, reply.usage.input_tokens, reply.failed
+
+
+def test_claude_codes_json_result_gives_the_reply_and_what_it_spent(tmp_path: Path) -> None:
+    result = {
+        "type": "result", "result": "Archived.", "is_error": False, "total_cost_usd": 0.0123,
+        "usage": {"input_tokens": 40, "output_tokens": 9, "cache_read_input_tokens": 3},
+    }  # fmt: skip
+    assert _reply(tmp_path, json.dumps(result, indent=2)) == ("Archived.", 0.0123, 40, False)
+    stream = "\n".join(json.dumps(line) for line in ({"type": "system"}, {"type": "assistant"}, result))
+    assert _reply(tmp_path, stream) == ("Archived.", 0.0123, 40, False)
+    assert _reply(tmp_path, json.dumps({**result, "is_error": True}))[3] is True
+
+
+def test_anything_else_gives_its_last_line_and_nothing_spent(tmp_path: Path) -> None:
+    assert _reply(tmp_path, "working...\nDone: 2 archived.\n\n") == ("Done: 2 archived.", 0.0, 0, False)
+    bad = {"result": 5, "usage": "lots", "total_cost_usd": "free"}
+    assert _reply(tmp_path, json.dumps(bad)) == (json.dumps(bad), 0.0, 0, False)
+    nested = "[" * 100_000 + "]" * 100_000
+    assert _reply(tmp_path, nested)[0] == nested[:100_000]
+    negative = {"result": "x", "total_cost_usd": -1, "usage": {"input_tokens": -5}}
+    assert _reply(tmp_path, json.dumps(negative)) == ("x", 0.0, 0, False)
+    assert _reply(tmp_path, b"\xff\xfe junk \x00\n") == ("\ufffd\ufffd junk \x00", 0.0, 0, False)
+    assert _reply(tmp_path, "") == (None, 0.0, 0, False)
+
+
+def test_how_a_program_ended_in_words() -> None:
+    assert [Ended(code, 30).words() for code in (0, 1, -9, None)] == [
+        "exited", "exited with 1", "killed by signal 9", "timed out after 30 s",
+    ]  # fmt: skip
