@@ -282,8 +282,13 @@ def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> str:
         if not (reader.base / script).is_file():
             raise InputError(f"'{key}': no such file: {script}", node.path, node.line)
         agent = "scripted:" + reader.inside(node, key, script, os.path.normpath(reader.base / script))
-    elif agent.startswith("cmd:"):
-        agent = agent.replace("{here}", shlex.quote(str(reader.base.resolve())))
+    elif agent.startswith("cmd:") and "{here}" in agent:  # filled word by word, so a path with spaces stays one
+        try:
+            words = shlex.split(agent.removeprefix("cmd:"))
+        except ValueError as exc:
+            raise InputError(f"'{key}': {exc}", node.path, node.line) from None
+        here = str(reader.base.resolve())
+        agent = "cmd:" + shlex.join(word.replace("{here}", here) for word in words)
     return agent
 
 
