@@ -141,7 +141,8 @@ _ARTIFACT_URL = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9._~/-]+"
 def _report_link() -> str:
     """The markdown line that links the HTML report's artifact, or nothing without a proper address."""
     url = _env("ARTIFACT_URL")
-    if not _ARTIFACT_URL.fullmatch(url):
+    server = _env("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    if not _ARTIFACT_URL.fullmatch(url) or not url.startswith(server + "/"):  # GitHub's own address, nothing else
         return ""
     return (
         f"📊 **[The HTML report]({url})**: the run grid, each run's calls and a diff, side by side "

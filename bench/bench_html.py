@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from toolreplay.canonical import JSONValue
 from toolreplay.check.model import CallView, ChangeRow, CheckReport, RunView, UnitResult
 from toolreplay.report.check_json import render_check_json
 from toolreplay.report.html import render_html
@@ -32,13 +33,17 @@ _TOOLS = (
 )
 
 
-def large_report(runs: int = 100, calls: int = 500) -> CheckReport:
-    """A replay where every run makes ``calls`` calls and each run differs from every other in one of them."""
+def large_report(runs: int = 100, calls: int = 500, note: int = 0) -> CheckReport:
+    """A replay where every run makes ``calls`` calls and each run differs from every other in one of them; each call
+    also carries a ``note`` argument of that many characters, quotes among them, when ``note`` is given."""
 
     def call(index: int, run: int) -> CallView:
         tool, klass = _TOOLS[index % len(_TOOLS)]
         path = f"/srv/data/project/file-{index:04d}.txt" if index != 7 else f"/srv/changed/{run}"
-        return CallView(tool, {"path": path}, klass)
+        args: dict[str, JSONValue] = {"path": path}
+        if note:
+            args["note"] = ('"quoted" & ' * note)[:note]
+        return CallView(tool, args, klass)
 
     half = runs // 2
     views = tuple(
@@ -71,12 +76,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--note", type=int, default=0, help="Characters of a note argument on every call.")
     args = parser.parse_args()
-    report = large_report(args.runs, args.calls)
+    report = large_report(args.runs, args.calls, args.note)
     render_html(report)  # the template compiled and Jinja2 imported before timing
     json_time, json_size = _median(render_check_json, report, args.rounds)
     html_time, html_size = _median(render_html, report, args.rounds)
-    print(f"{args.runs} runs of {args.calls} calls, no two alike ({args.rounds} rounds, medians)")
+    note = f", a {args.note}-character note on each" if args.note else ""
+    print(f"{args.runs} runs of {args.calls} calls{note}, no two alike ({args.rounds} rounds, medians)")
     print(f"check JSON:  {json_time * 1000:8.1f} ms  {json_size / 1e6:6.2f} MB")
     print(f"HTML page:   {html_time * 1000:8.1f} ms  {html_size / 1e6:6.2f} MB")
     print(f"ratio HTML/JSON: time {html_time / json_time:.2f}x, size {html_size / json_size:.2f}x")

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except tab and newline, DEL, C1 controls (which some terminals obey like ESC sequences), and the
-# Unicode line and paragraph separators (which some readers take for line ends).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# C0 controls except tab and newline, DEL, C1 controls (which some terminals obey like ESC sequences), the
+# Unicode line and paragraph separators (which some readers take for line ends), and the characters that change
+# how text reads without being seen: bidirectional overrides, embeddings and isolates, zero-width and other
+# invisible format characters (a soft hyphen, the joiners and marks, the byte-order mark), and the tag
+# characters. Two arguments that differ only by one of these must not look the same.
+_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+_CONTROL_OR_NEWLINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
 
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -23,7 +27,8 @@ def _visible(match: re.Match[str]) -> str:
     char = match.group()
     if char in _NAMED:
         return _NAMED[char]
-    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 # What a GitHub runner obeys in a step's output: a line that starts with ``::`` once leading whitespace is
@@ -46,7 +51,15 @@ def for_terminal(text: str) -> str:
 
 # Characters valid unescaped inside a JSON string that a terminal may obey (DEL, C1 controls, line and
 # paragraph separators): JSON written to a terminal or a log spells them as \u escapes, which read back the same.
-_JSON_RAW_CONTROL = re.compile("[\x7f-\x9f\u2028\u2029]")
+_JSON_RAW_CONTROL = re.compile(f"[\x7f-\x9f{_INVISIBLE}]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)  # JSON's surrogate pair
+    return f"\\u{high:04x}\\u{low:04x}"
 
 
 def json_for_terminal(text: str) -> str:
@@ -54,7 +67,7 @@ def json_for_terminal(text: str) -> str:
     escape, and so does the ``#`` that would start a runner's ``##[`` command. (A line of JSON never starts with
     ``::``: a string starts with a quote, and a JSON string holds no line break.)"""
     if _JSON_RAW_CONTROL.search(text):
-        text = _JSON_RAW_CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+        text = _JSON_RAW_CONTROL.sub(_json_escape, text)
     return text.replace("##[", "#\\u0023[") if "##[" in text else text
 
 
@@ -114,10 +127,10 @@ def workflow_property(text: str) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-# What HTML cannot carry or should not obey, beyond its own markup (which the templates escape): control
-# characters (a parse error, or invisible), lone surrogates (not encodable as UTF-8 at all), and the
-# bidirectional overrides and isolates that make text read in another order than it is written.
-_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# What HTML cannot carry or should not show as it is, beyond its own markup (which the templates escape): control
+# characters (a parse error, or invisible), the invisible and bidirectional characters above, and lone surrogates
+# (not encodable as UTF-8 at all).
+_HTML_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 
 
 def for_html(text: str) -> str:

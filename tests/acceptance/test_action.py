@@ -178,6 +178,8 @@ def test_the_html_report_is_linked_from_the_summary_and_the_comment(
         "javascript:alert(1)",
         "https://x.test/a) [click](https://evil.test",
         "https://x.test/a\n## forged",
+        "https://evil.example/octo/agents/actions/runs/42/artifacts/4242",
+        "https://github.com.evil.example/a",
         "http://x.test/a",
     ],
 )

@@ -124,6 +124,18 @@ def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
     assert "is not run: --no-code was given" in refused.stderr
 
 
+def test_no_report_is_written_over_a_file_the_programs_command_names(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    shutil.copyfile(SAMPLES / "ops" / "mcp_agent.py", agent)
+    before = agent.read_bytes()
+    command = f"cmd:{sys.executable} {agent} --mcp-config {{mcp_config}} --system {{system}} {{task}}"
+    for option in ("--html", "--runs-out"):
+        result = run_cli("replay", "ops/session.json", "--agent", command, option, str(agent))
+        assert result.code == 2
+        assert f"{option} {agent} is one of this command's inputs" in result.stderr
+    assert agent.read_bytes() == before
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from importlib import resources
@@ -308,3 +309,31 @@ def test_shard_must_be_k_of_n() -> None:
         result = run_cli("check", "--config", CONFIG, "--shard", bad, cwd=ROOT)
         assert result.code == 2
         assert "--shard must be K/N" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_written_out_in_every_report(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    name = os.fsencode(repo) + b"/x\xff.json"
+    shutil.copyfile(ROOT / "samples" / "ops" / "session.json", name)
+    reports = [("--json", "r.json"), ("--markdown", "r.md"), ("--sarif", "r.sarif"), ("--html", "r.html")]
+    args = [arg for option, file in reports for arg in (option, str(tmp_path / file))]
+    result = run_cli("check", *args, cwd=repo)
+    assert result.code == 0, result.stderr
+    assert "x\\xff.json" in result.stdout
+    for file in ("r.md", "r.html"):
+        assert "x\\xff.json" in (tmp_path / file).read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["results"][0]["subject"] == "x\\xff.json"
+    json.loads((tmp_path / "r.sarif").read_text(encoding="utf-8"))  # no finding, but whole
+    diff = run_cli("diff", os.fsdecode(name), str(ROOT / "samples" / "ops" / "session-edited.json"), "--html",
+                   str(tmp_path / "d.html"), cwd=repo)  # fmt: skip
+    assert diff.code == 1, diff.stderr
+    assert "x\\xff.json" in (tmp_path / "d.html").read_text(encoding="utf-8")
+
+
+def test_the_reports_are_the_same_from_any_directory(tmp_path: Path, reports: dict[str, str]) -> None:
+    """Every path a report shows is from the repository root, the rules file's in a finding's words too."""
+    inner = ROOT / "samples" / "ops"
+    result = run_cli("check", "--config", "../.toolreplay.yml", "--html", str(tmp_path / "r.html"), cwd=inner)
+    assert result.stdout == reports["text"]
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == reports["html"]

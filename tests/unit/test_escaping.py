@@ -22,7 +22,16 @@ from hypothesis import strategies as st
 
 from toolreplay.audit import AuditReport
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
-from toolreplay.escape import for_markdown, for_terminal, markdown_code, one_line, workflow_data, workflow_property
+from toolreplay.escape import (
+    for_html,
+    for_markdown,
+    for_terminal,
+    json_for_terminal,
+    markdown_code,
+    one_line,
+    workflow_data,
+    workflow_property,
+)
 from toolreplay.model import Call, Finding, FindingKind, Session
 from toolreplay.report.check_text import render_check
 from toolreplay.report.github import render_annotations
@@ -52,6 +61,10 @@ ATTACKS = [
     "\u3000\t::add-mask::wide space",
     "text then ##[error]the first form, anywhere in a line",
     ":",
+    "/var/log/ci\u200b",
+    "delete\u202eevil",
+    "rm\U000e0020\U000e002d\U000e0072\U000e0066",
+    "\ufeffsoft\u00adhyphen\u2060joiner\u200dzwj",
 ]
 hostile = st.one_of(st.sampled_from(ATTACKS), st.text(max_size=40))
 
@@ -62,8 +75,11 @@ def obeyed(text: str) -> list[str]:
     return [line for line in text.split("\n") if line.lstrip().startswith("::") or "##[" in line]
 
 
-# Terminal control characters (C0 but newline, DEL, C1); a report's own newlines end its lines.
-CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Terminal control characters (C0 but newline, DEL, C1), and what changes how text reads without being seen
+# (bidirectional controls, zero-width and other invisible format characters, tags); a report's own newlines end
+# its lines.
+INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f"
+CONTROL = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 def report_from(texts: list[str]) -> CheckReport:
@@ -126,6 +142,9 @@ def test_the_terminal_reports_hold_under_any_text(tool: str, key: str, path: str
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_each_escape_on_its_own(attack: str) -> None:
+    for escaped in (one_line(attack), for_terminal(attack), for_html(attack), json_for_terminal(json.dumps(attack))):
+        assert not re.search(f"[{INVISIBLE}]", escaped)  # nothing that reads differently from what it is
+    assert json.loads(json_for_terminal(json.dumps(attack, ensure_ascii=False))) == attack
     assert "\n" not in one_line(attack)
     assert not obeyed(one_line(attack))
     assert "\x1b" not in for_terminal(attack)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
+import pytest
 from bench.bench_html import large_report
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,8 +18,9 @@ from toolreplay.canonical import JSONObject
 from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffRow, DiffView, FieldView, RunView, UnitResult
 from toolreplay.check.views import side_by_side
 from toolreplay.diff import PairKind, diff_calls
+from toolreplay.errors import InputError
 from toolreplay.model import Call
-from toolreplay.report.check_json import check_document, read_check_report
+from toolreplay.report.check_json import check_document, read_check_report, results_digest
 from toolreplay.report.html import render_html, run_ranges
 from toolreplay.verdict import FailOn
 
@@ -103,11 +107,18 @@ def test_the_samples_report_is_well_under_a_megabyte() -> None:
     assert len((GOLDEN / "check.html").read_bytes()) < 100_000
 
 
-def test_a_100_run_500_call_report_where_every_run_differs_stays_under_5_mb() -> None:
-    """The worst case for size: no two runs alike, so none are drawn once for several."""
-    page = render_html(large_report(100, 500)).encode()
-    assert page.count(b"<li class=") == 500 * 101  # every call drawn: 100 distinct runs and the recording
-    assert len(page) < 5_000_000
+@pytest.mark.parametrize("note", [0, 100])
+def test_a_100_run_500_call_report_where_every_run_differs_stays_under_5_mb(note: int) -> None:
+    """The worst case for size: no two runs alike, so none are drawn once for several. However long the
+    arguments (and full of characters that escape to five bytes), the runs' hover text is cut to fit; the
+    recording's keeps its full length."""
+    page = render_html(large_report(100, 500, note))
+    assert page.count("<li class=") == 500 * 101  # every call drawn: 100 distinct runs and the recording
+    assert len(page.encode()) < 5_000_000
+    lines = page.split('<ol class="tl"')[1:]
+    assert len(lines) == 101
+    assert all(line.count("…") == 500 for line in lines[1:])  # every run's hover text cut to fit
+    assert "…" not in lines[0] if not note else len(lines[0]) > 2 * len(lines[1])  # the recording: up to 300 bytes
 
 
 def test_run_numbers_read_as_ranges() -> None:
@@ -130,3 +141,33 @@ def test_a_call_only_a_made_sits_after_the_row_of_as_call_before_it() -> None:
         (PairKind.ADDED, None, "new"),
         (PairKind.SAME, "c", "c"),
     ]
+
+
+def _replay_result(doc: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = next(r for r in doc["results"] if r["analysis"] == "replay")
+    return found
+
+
+FORGED: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("negative baseline", lambda d: _replay_result(d)["changes"][0].update(baseline_hits=-5), "between 0 and"),
+    ("more hits than runs", lambda d: _replay_result(d)["changes"][0].update(hits=99), "at most runs"),
+    ("made_in not the hits", lambda d: _replay_result(d)["changes"][0].update(made_in=[1, 3]), "must name the 9"),
+    ("a run it lacks", lambda d: _replay_result(d)["changes"][4].update(made_in=[1, 2, 6, 8, 17, 500]), "run 500"),
+    ("a run twice", lambda d: _replay_result(d)["runs"].append(_replay_result(d)["runs"][0]), "appears twice"),
+    ("a huge turn", lambda d: _replay_result(d)["changes"][0].update(turn=10**30), "between 1 and"),
+    ("an empty diff row", lambda d: _replay_result(d)["diff"]["rows"][0].update(a=None, b=None), "one side"),
+    ("a unit twice", lambda d: d["units"].append(d["units"][0]), "appears twice in the check's units"),
+]
+
+
+@pytest.mark.parametrize(("name", "forge", "expected"), FORGED, ids=[case[0] for case in FORGED])
+def test_a_report_that_cannot_be_true_is_refused_even_with_its_digest_redone(
+    tmp_path: Path, name: str, forge: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    doc = json.loads((GOLDEN / "check.json").read_text(encoding="utf-8"))
+    forge(doc)
+    doc["results_digest"] = results_digest(doc)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    with pytest.raises(InputError, match=expected):
+        read_check_report(path)

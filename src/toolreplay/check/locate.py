@@ -28,12 +28,18 @@ class Paths:
     root: Path
 
     def show(self, path: str | Path) -> str:
-        return Path(os.path.relpath(Path(path).resolve(), self.root)).as_posix()
+        """The path relative to the root; a name's bytes that are not UTF-8 written out (``x\\xff.json``), as a
+        report is text."""
+        shown = Path(os.path.relpath(Path(path).resolve(), self.root)).as_posix()
+        if shown.isascii():
+            return shown
+        return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def fingerprint(*parts: str) -> str:
     """A stable identity for a finding, from what it is about rather than where the lines fall."""
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    # A file name that is not UTF-8 reaches here with its bytes as lone surrogates: hashed as they are.
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def prompt_text(system: JSONValue) -> str:

@@ -14,7 +14,7 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolreplay import __version__
@@ -50,7 +50,14 @@ from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay import reading
 from toolreplay.replay.compare import compare_sessions
-from toolreplay.replay.drive import Candidate, ReplayOutcome, load_candidate, replay_session, scripts
+from toolreplay.replay.drive import (
+    Candidate,
+    ReplayOutcome,
+    load_candidate,
+    program_files,
+    replay_session,
+    scripts,
+)
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
@@ -150,7 +157,8 @@ def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]
 def config_digest(config: Config) -> str:
     """What every shard of one check shares: the toolreplay version and the config's text (or the recordings found)."""
     digest = hashlib.sha256(__version__.encode())
-    digest.update(config.text.encode() if config.path else "\n".join(config.recordings).encode())
+    found = "\n".join(config.recordings).encode("utf-8", "surrogateescape")  # a name's bytes, whatever they are
+    digest.update(config.text.encode() if config.path else found)
     return digest.hexdigest()
 
 
@@ -174,7 +182,9 @@ class _Checker:
     def __init__(self, config: Config, paths: Paths) -> None:
         self.config = config
         self.paths = paths
-        self.policy = read_rules(config.rules, config.strict) if config.rules else Policy(strict=config.strict)
+        self.policy = Policy(strict=config.strict)
+        if config.rules:  # its findings name it as every report names a file: from the repository root
+            self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
         self._sessions: dict[str, Session] = {}
         self.read: list[str] = []  # files read beyond those the config names (the agents sessions name)
         self._scopes: dict[str, Scope] = {}
@@ -291,6 +301,7 @@ class _Checker:
         candidate = load_candidate(session, settings)
         for script in scripts(candidate, settings):
             self._may_run(script, unit, job)
+        self.read.extend(program_files(candidate, settings))  # a program's files are inputs too
         outcome = replay_session(
             session, settings, self.policy, self.config.fail_on, candidate, Progress(settings.repeat + settings.noise)
         )
@@ -575,8 +586,11 @@ def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
 
 
 def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:
-    if noise is None:
+    if noise is None:  # a behaviour is still the changes made in the same runs, numbered as first met
         runs = report.answered
+        behaviours: dict[tuple[int, ...], list[Change]] = {}
+        for change in report.changes:
+            behaviours.setdefault(change.runs, []).append(change)
         return tuple(
             ChangeRow(
                 c.kind.value,
@@ -594,7 +608,8 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
                 c.turn,
                 c.runs,
             )
-            for number, c in enumerate(report.changes, 1)
+            for number, changes in enumerate(behaviours.values(), 1)
+            for c in changes
         )
     return tuple(
         ChangeRow(

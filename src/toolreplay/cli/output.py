@@ -36,6 +36,9 @@ def guard_outputs(outputs: Mapping[str, str | None], inputs: Iterable[str | None
     written over, and two reports never race for one file.
     """
     named = [(option, path) for option, path in outputs.items() if path is not None]
+    for option, path in named:
+        if not path.strip():
+            raise UsageError(f"{option} needs a file name, not an empty string")
     sources = [source for source in inputs if source is not None]
     for number, (option, path) in enumerate(named):
         for source in sources:

@@ -21,7 +21,14 @@ from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.model import Session
-from toolreplay.replay.drive import Candidate, ReplayOutcome, load_candidate, replay_session, scripts
+from toolreplay.replay.drive import (
+    Candidate,
+    ReplayOutcome,
+    load_candidate,
+    program_files,
+    replay_session,
+    scripts,
+)
 from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
@@ -96,7 +103,7 @@ def command(
         raise UsageError(f"{recording} has no conversation to replay")
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
-    guard_outputs(outputs, [*inputs, *scripts(candidate, settings)])
+    guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate, settings)])
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
     if html_file is not None:
         _write_page(html_file, recording, session, outcome, policy, candidate, settings, FailOn(fail_on))

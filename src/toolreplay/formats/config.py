@@ -21,7 +21,7 @@ from pathlib import Path
 
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import InputError
-from toolreplay.formats.files import read_text, repository_root
+from toolreplay.formats.files import named_files, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.settings import (
     SETTINGS,
@@ -95,11 +95,23 @@ class Config:
             named += job.sessions
             chosen = job.settings
             named += [p for p in (chosen.system, chosen.tools, chosen.stubs) if p]
-            if chosen.agent and chosen.agent.startswith("scripted:"):
-                named.append(chosen.agent.removeprefix("scripted:"))
+            for agent in (chosen.agent, chosen.baseline_agent):
+                if agent and agent.startswith("scripted:"):
+                    named.append(agent.removeprefix("scripted:"))
+                elif agent and agent.startswith("cmd:"):  # the files its command names: its program, its prompts
+                    named += command_words_files(agent)
         for group in self.compares:
             named += [group.recorded, *group.candidates, *group.baseline]
         return tuple(dict.fromkeys(named))
+
+
+def command_words_files(agent: str) -> list[str]:
+    """The existing files a ``cmd:`` agent's words name (``{here}`` is already filled when a config is read)."""
+    try:
+        words = shlex.split(agent.removeprefix("cmd:"))
+    except ValueError:
+        return []
+    return named_files(words)
 
 
 _TOP_KEYS = (
@@ -171,6 +183,8 @@ class _ConfigReader:
             raise InputError(f"'{key}': no such directory: {Path(name).parent}", node.path, node.line)
         if path.is_dir():
             raise InputError(f"'{key}': {name} is a directory", node.path, node.line)
+        if ".git" in Path(os.path.normpath(path)).parts:
+            raise InputError(f"'{key}': {name} is inside .git, which the check never writes to", node.path, node.line)
         return self.inside(node, key, name, os.path.normpath(path), "writes")  # through any symlink, where it writes
 
     def globs(self, node: Node, key: str) -> tuple[str, ...]:

@@ -254,10 +254,11 @@ _SURROGATE_ESCAPE = re.compile(
 class _LocatingParser:
     """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
 
-    def __init__(self, text: str, first_line: int = 1, enclosing: int = 0) -> None:
+    def __init__(self, text: str, first_line: int = 1, enclosing: int = 0, depth: int = JSON_DEPTH) -> None:
         self.text = text
         self.first_line = first_line
         self.enclosing = enclosing  # levels of a larger document around this text
+        self.depth = depth
         self.counted = (0, first_line)  # (offset, line) of the last value started: values start in document order
         self.scalars: dict[int, Pos] = {}  # one shared Pos per line for values with no members
         self.stack: list[_Frame] = [_Frame()]
@@ -288,7 +289,7 @@ class _LocatingParser:
 
     def record(self, scan: Callable[[str, int], tuple[Any, int]], string: str, idx: int) -> tuple[Any, int]:
         line = self.line_at(idx)  # on the way in, so offsets come in document order
-        if len(self.opened) + self.enclosing >= JSON_DEPTH:
+        if len(self.opened) + self.enclosing >= self.depth:
             raise _TooDeep(line)
         frame = _Frame()
         self.stack.append(frame)
@@ -324,7 +325,7 @@ class _LocatingParser:
 
     def parse(self, text: str, path: str | Path) -> Node:
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, JSON_DEPTH * 6 + 500))  # each level is about six Python frames
+        sys.setrecursionlimit(max(limit, self.depth * 6 + 500))  # each level is about six Python frames
         try:
             value = self.decoder.decode(text)
         except json.JSONDecodeError as exc:
@@ -333,7 +334,7 @@ class _LocatingParser:
         except _DuplicateKey as exc:
             raise InputError(f"not valid JSON: {exc}", path, exc.line) from None
         except _TooDeep as exc:
-            raise InputError(f"not read: nested more than {JSON_DEPTH} levels deep", path, exc.line) from None
+            raise InputError(f"not read: nested more than {self.depth} levels deep", path, exc.line) from None
         except ValueError as exc:
             raise InputError(f"not valid JSON: {exc}", path, self.failed_at()) from None
         except RecursionError:
@@ -351,15 +352,15 @@ class _LocatingParser:
         return Node(value, self.stack[0].kids[0], str(path), "", "json")
 
 
-def parse_json(text: str, path: str | Path, first_line: int = 1, enclosing: int = 0) -> Node:
+def parse_json(text: str, path: str | Path, first_line: int = 1, enclosing: int = 0, depth: int = JSON_DEPTH) -> Node:
     """Parse one JSON document strictly, noting the line of every value; errors name their line.
 
     For a piece of a larger file: ``first_line`` is the line ``text`` starts on,
-    ``enclosing`` the number of values it sits in (which count towards the depth limit).
+    ``enclosing`` the number of values it sits in (which count towards the ``depth`` limit).
     """
     if text.startswith("\ufeff"):
         raise InputError("starts with a byte-order mark; save the file as UTF-8 without one", path, first_line)
-    return _LocatingParser(text, first_line, enclosing).parse(text, path)
+    return _LocatingParser(text, first_line, enclosing, depth).parse(text, path)
 
 
 _YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end

@@ -36,6 +36,7 @@ from typing import Any
 from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import ToolreplayError, UsageError
+from toolreplay.formats.files import named_files
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session, parse_session, person_messages, write_session
 from toolreplay.model import Call
@@ -62,6 +63,11 @@ def parse_command(spec: str) -> tuple[str, ...]:
     if not words:
         raise UsageError("a cmd: agent needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
     return words
+
+
+def command_files(spec: str, here: str) -> list[str]:
+    """The existing files a command names (a word, or what follows ``=`` in one): what no report may overwrite."""
+    return named_files(fill(parse_command(spec), {**dict.fromkeys(PLACEHOLDERS, ""), "here": here}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +261,7 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
                 start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
-            err.write(f"{argv[0]}: {exc.strerror or exc}\n".encode())
+            err.write(f"{argv[0]}: {exc.strerror or exc}\n".encode("utf-8", "backslashreplace"))
             return Ended(127, timeout)
         with _LIVE_LOCK:
             _LIVE.add(process.pid)

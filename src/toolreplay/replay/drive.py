@@ -27,7 +27,7 @@ from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import Session, SessionContext, ToolDef
 from toolreplay.replay.command import PREFIX as COMMAND
-from toolreplay.replay.command import CommandRuns, command_runs, parse_command, prepare
+from toolreplay.replay.command import CommandRuns, command_files, command_runs, parse_command, prepare
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
@@ -65,6 +65,16 @@ def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
     """The Python files this replay will run (the candidate's, and the baseline's with a noise baseline)."""
     agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
     return sorted(agent.removeprefix("scripted:") for agent in agents if agent.startswith("scripted:"))
+
+
+def program_files(candidate: Candidate, settings: ReplaySettings) -> list[str]:
+    """The files the cmd: agents of this replay name (their programs, their prompts): inputs, never outputs."""
+    agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
+    found: list[str] = []
+    for agent in sorted(agents):
+        if agent.startswith(COMMAND):
+            found += command_files(agent, os.getcwd())
+    return found
 
 
 def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:

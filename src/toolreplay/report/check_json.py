@@ -31,7 +31,7 @@ from toolreplay.check.model import (
     parse_shard,
 )
 from toolreplay.formats.files import read_text
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 from toolreplay.verdict import FailOn
 
 FORMAT = "toolreplay-check"
@@ -56,6 +56,7 @@ _CHANGE_FIELDS = (
 _CALL_FIELDS = ("tool", "args", "class", "line", "answered")
 _RUN_FIELDS = ("side", "number", "ending", "source", "calls")
 _SIDES = ("edited", "unchanged", "compared")
+REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
 
@@ -233,6 +234,27 @@ def _read_finding(node: Node) -> CheckFinding:
 
 def _read_change(node: Node) -> ChangeRow:
     node.object().only(_CHANGE_FIELDS, "a change").require(*_CHANGE_FIELDS)
+    row = _change_row(node)
+    if row.hits > row.runs:
+        raise node.member("hits").fail(f"must be at most runs ({row.runs}), found {row.hits}")
+    if len(row.made_in) != row.hits:
+        raise node.member("made_in").fail(f"must name the {row.hits} runs that made it, found {len(row.made_in)}")
+    if (row.baseline_hits is None) != (row.baseline_runs is None):
+        raise node.member("baseline_hits").fail("and baseline_runs must both be numbers, or both null")
+    if row.baseline_hits is not None and row.baseline_runs is not None:
+        if not 0 <= row.baseline_hits <= row.baseline_runs:
+            where = node.member("baseline_hits")
+            raise where.fail(f"must be between 0 and baseline_runs ({row.baseline_runs}), found {row.baseline_hits}")
+        if len(row.baseline_made_in) != row.baseline_hits:
+            raise node.member("baseline_made_in").fail(
+                f"must name the {row.baseline_hits} unchanged runs that made it, found {len(row.baseline_made_in)}"
+            )
+    elif row.baseline_made_in:
+        raise node.member("baseline_made_in").fail("must be empty without a baseline")
+    return row
+
+
+def _change_row(node: Node) -> ChangeRow:
     return ChangeRow(
         _text(node, "kind"),
         _text(node, "tool"),
@@ -241,7 +263,7 @@ def _read_change(node: Node) -> ChangeRow:
         _count(node, "hits"),
         _count(node, "runs"),
         _optional(node, "baseline_hits", Node.integer),
-        _optional(node, "baseline_runs", Node.integer),
+        _optional(node, "baseline_runs", _count_node),
         _optional(node, "p", _probability),
         _optional(node, "q", _probability),
         _text(node, "verdict"),
@@ -252,10 +274,20 @@ def _read_change(node: Node) -> ChangeRow:
     )
 
 
+MAX_NUMBER = 1_000_000  # runs a replay can make (10,000 a round, 100 rounds), and turns a conversation can have
+
+
+def _count_node(node: Node) -> int:
+    value = node.integer()
+    if value < 0:
+        raise node.fail(f"must be 0 or more, found {value}")
+    return value
+
+
 def _positive(node: Node, key: str) -> int:
     value = node.member(key).integer()
-    if value < 1:
-        raise node.member(key).fail(f"must be 1 or more, found {value}")
+    if not 1 <= value <= MAX_NUMBER:
+        raise node.member(key).fail(f"must be between 1 and {MAX_NUMBER:,}, found {value}")
     return value
 
 
@@ -264,7 +296,7 @@ def _numbers(node: Node) -> tuple[int, ...]:
     numbers: list[int] = []
     for item in node.array().elements():
         number = item.integer()
-        if number < 1 or (numbers and number <= numbers[-1]):
+        if not 1 <= number <= MAX_NUMBER or (numbers and number <= numbers[-1]):
             raise item.fail(f"must be a run number above the one before it, found {number}")
         numbers.append(number)
     return tuple(numbers)
@@ -305,14 +337,15 @@ def _read_diff(node: Node) -> DiffView:
     rows = []
     for item in node.member("rows").array().elements():
         item.object().only(("kind", "a", "b", "fields"), "a diff row").require("kind", "a", "b", "fields")
-        rows.append(
-            DiffRow(
-                _text(item, "kind"),
-                _optional(item, "a", _read_call),
-                _optional(item, "b", _read_call),
-                tuple(_read_field(field) for field in item.member("fields").array().elements()),
-            )
+        row = DiffRow(
+            _text(item, "kind"),
+            _optional(item, "a", _read_call),
+            _optional(item, "b", _read_call),
+            tuple(_read_field(field) for field in item.member("fields").array().elements()),
         )
+        if row.a is None and row.b is None:
+            raise item.fail("a diff row needs a call on one side at least")
+        rows.append(row)
     return DiffView(_text(node, "a"), _text(node, "b"), tuple(rows))
 
 
@@ -344,6 +377,25 @@ def _read_result(node: Node) -> UnitResult:
         "diff",
     )
     node.object().only(fields, "a result").require(*fields)
+    result = _unit_result(node)
+    sides: dict[str, set[int]] = {"edited": set(), "unchanged": set(), "compared": set()}
+    for item, run in zip(node.member("runs").array().elements(), result.runs, strict=True):
+        if run.number in sides[run.side]:
+            raise item.member("number").fail(f"{run.side} run {run.number} appears twice")
+        sides[run.side].add(run.number)
+    if result.runs:
+        for item, row in zip(node.member("changes").array().elements(), result.changes, strict=True):
+            for key, side, numbers in (
+                ("made_in", "edited", row.made_in),
+                ("baseline_made_in", "unchanged", row.baseline_made_in),
+            ):
+                missing = sorted(set(numbers) - sides[side])
+                if missing:
+                    raise item.member(key).fail(f"names {side} run {missing[0]}, which the result does not hold")
+    return result
+
+
+def _unit_result(node: Node) -> UnitResult:
     return UnitResult(
         key=_text(node, "key"),
         analysis=_text(node, "analysis"),
@@ -387,7 +439,10 @@ def read_check_report(path: str | Path) -> CheckReport:
     The verdict and the counts are derived from the results, so they must be
     what the results give: a shard edited by hand is refused.
     """
-    top = parse_json(read_text(path), path).called("a check report").object().called("")
+    # A recording's arguments sit a few levels deeper here than in the session they came from (results, runs,
+    # calls): what a session may hold, a report of it may hold too.
+    top = parse_json(read_text(path), path, depth=JSON_DEPTH + REPORT_WRAPPING)
+    top = top.called("a check report").object().called("")
     if top.value.get("format") != FORMAT:
         where = top.member("format") if "format" in top.value else top
         raise where.fail(f'not a toolreplay check report (no "format": "{FORMAT}")')
@@ -396,7 +451,11 @@ def read_check_report(path: str | Path) -> CheckReport:
     if type(version.value) is not int or version.value != VERSION:
         raise version.fail(f"check report version {json.dumps(version.value)} is not supported (expected {VERSION})")
     top.require(*_TOP_FIELDS)
-    units = tuple(item.string() for item in top.member("units").array().elements())
+    units: tuple[str, ...] = ()
+    for item in top.member("units").array().elements():
+        if item.string() in units:
+            raise item.fail(f"'{item.value}' appears twice in the check's units")
+        units += (item.string(),)
     results: list[UnitResult] = []
     seen: set[str] = set()
     for item in top.member("results").array().elements():

@@ -23,6 +23,12 @@ from toolreplay.verdict import Verdict
 from toolreplay.wording import count, format_call, p_value
 
 TITLE_LIMIT = 300  # characters of a call shown on hover; the tables show changed calls whole
+# A page's size is held under 5 MB however many runs it draws: past PAGE_BUDGET / blocks, each run's hover text is
+# cut shorter (never below TITLE_FLOOR characters, as escaped), while the recording's calls keep TITLE_LIMIT.
+PAGE_BUDGET = 4_000_000
+BLOCK_MARKUP = 40  # <li class=r tabindex=0 title="">R, in bytes
+TITLE_FLOOR = 24
+_ESCAPED = {"&": 5, "<": 4, ">": 4, '"': 5, "'": 5}
 # class -> (letter, CSS class, words): the letter and the pattern carry the class without colour
 CLASSES = {
     "read-only": ("R", "r", "read-only"),
@@ -88,21 +94,37 @@ def call_text(tool: str, args: JSONObject) -> str:
     return format_call(Call(0, tool, args, None, 0), None)
 
 
-def _title(call: CallView) -> str:
-    text = call_text(call.tool, call.args)
-    if len(text) > TITLE_LIMIT:
-        text = text[: TITLE_LIMIT - 1] + "…"
+def _size(char: str) -> int:
+    """The bytes a character takes in an attribute: escaped, or in UTF-8."""
+    return _ESCAPED.get(char) or len(char.encode("utf-8", "surrogatepass"))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or as much of it as fits in ``limit`` bytes once escaped into an attribute, and an ellipsis."""
+    whole = len(text.encode("utf-8", "surrogatepass")) + 4 * (text.count('"') + text.count("'") + text.count("&"))
+    if whole + 3 * (text.count("<") + text.count(">")) <= limit:
+        return text
+    size = len("…".encode())
+    for index, char in enumerate(text):
+        size += _size(char)
+        if size > limit:
+            return text[:index] + "…"
+    return text
+
+
+def _title(call: CallView, limit: int = TITLE_LIMIT) -> str:
+    text = _cut(call_text(call.tool, call.args), limit)
     where = f" line {call.line}" if call.line else ""
     answered = "" if call.answered == "recorded" else f" (not recorded: answered by {call.answered})"
     return f"{text}{where}{answered}"
 
 
-def block(call: CallView) -> Block:
+def block(call: CallView, limit: int = TITLE_LIMIT) -> Block:
     letter, css, _ = CLASSES.get(call.klass, CLASSES["unknown"])
     if call.answered != "recorded":  # a star and a dashed edge: never recorded, whatever the colour
         letter += "*"
         css += "x"
-    return Block(letter, css, _title(call))
+    return Block(letter, css, _title(call, limit))
 
 
 def run_ranges(numbers: Sequence[int]) -> str:
@@ -121,26 +143,28 @@ def run_ranges(numbers: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def _timelines(runs: Iterable[RunView]) -> tuple[Timeline, ...]:
+def run_groups(runs: Iterable[RunView]) -> list[list[RunView]]:
     """Runs grouped by side, then by exactly what they did, in order of each group's first run."""
     groups: dict[tuple[str, str, bytes], list[RunView]] = {}
     for run in runs:
         made: list[JSONValue] = [[call.tool, call.args, call.klass, call.line, call.answered] for call in run.calls]
         groups.setdefault((run.side, run.ending, canonical_bytes(made)), []).append(run)
-    timelines = []
-    for (side, ending, _), members in groups.items():
-        calls = members[0].calls
-        numbers = [run.number for run in members]
-        sources = [run.source for run in members if run.source]
-        named = f": {', '.join(sources)}" if sources else ""
-        word = "run" if len(numbers) == 1 else "runs"
-        label = f"{side} {word} {run_ranges(numbers)}{named}"
-        if side == "compared":  # the other recording of a diff
-            label = ", ".join(sources)
-        elif len(numbers) > 1:
-            label += f" ({len(numbers)} runs)"
-        timelines.append(Timeline(label, ending, tuple(block(call) for call in calls), len(calls)))
-    return tuple(timelines)
+    return list(groups.values())
+
+
+def _timeline(members: Sequence[RunView], limit: int) -> Timeline:
+    """One line of calls for runs that made exactly the same ones, labelled with their numbers."""
+    side, ending, calls = members[0].side, members[0].ending, members[0].calls
+    numbers = [run.number for run in members]
+    sources = [run.source for run in members if run.source]
+    named = f": {', '.join(sources)}" if sources else ""
+    word = "run" if len(numbers) == 1 else "runs"
+    label = f"{side} {word} {run_ranges(numbers)}{named}"
+    if side == "compared":  # the other recording of a diff
+        label = ", ".join(sources)
+    elif len(numbers) > 1:
+        label += f" ({len(numbers)} runs)"
+    return Timeline(label, ending, tuple(block(call, limit) for call in calls), len(calls))
 
 
 _SEVERITY = ("destructive", "write", "unknown", "read-only")
@@ -190,7 +214,7 @@ def _endings(runs: Sequence[RunView]) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def unit_page(result: UnitResult) -> UnitPage:
+def unit_page(result: UnitResult, groups: Sequence[Sequence[RunView]], limit: int = TITLE_LIMIT) -> UnitPage:
     edited = tuple(sorted({run.number for run in result.runs if run.side == "edited"}))
     unchanged = tuple(sorted({run.number for run in result.runs if run.side == "unchanged"}))
     recording = None
@@ -205,7 +229,7 @@ def unit_page(result: UnitResult) -> UnitPage:
         f"{result.analysis} {result.subject}",
         result.summary,
         recording,
-        _timelines(result.runs),
+        tuple(_timeline(members, limit) for members in groups),
         edited,
         unchanged,
         _grid(result.changes, edited, unchanged),
@@ -238,14 +262,20 @@ def render_html(
         keep_trailing_newline=True,
     )
     template = environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
+    drawn = [(result, run_groups(result.runs)) for result in report.results if _drawn(result)]
+    blocks = sum(len(members[0].calls) for _, groups in drawn for members in groups)
+    limit = max(TITLE_FLOOR, min(TITLE_LIMIT, PAGE_BUDGET // max(blocks, 1) - BLOCK_MARKUP))
+    units = [unit_page(result, groups, limit) for result, groups in drawn]
+    starred = any(b.css.endswith("x") for u in units for t in u.timelines for b in t.blocks)
     return template.render(
         command=command,
+        starred=starred,
         verdict=(verdict or report.verdict).value,
         verdict_line=sentence or verdict_line(report),
         scope_line=scope_line(report) if command == "check" else "",
         findings=report.findings,
         counts=report.counts,
-        units=[unit_page(result) for result in report.results if _drawn(result)],
+        units=units,
         results=report.results,
         classes=CLASSES,
         call_text=call_text,
