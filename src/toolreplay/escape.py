@@ -16,8 +16,9 @@ import re
 # invisible format characters (a soft hyphen, the joiners and marks, the byte-order mark), and the tag
 # characters. Two arguments that differ only by one of these must not look the same.
 _INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f"
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
-_CONTROL_OR_NEWLINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
+# A lone surrogate (a file name's byte that is not UTF-8) is written out too: it cannot be printed at all.
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+_CONTROL_OR_NEWLINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -51,7 +52,7 @@ def for_terminal(text: str) -> str:
 
 # Characters valid unescaped inside a JSON string that a terminal may obey (DEL, C1 controls, line and
 # paragraph separators): JSON written to a terminal or a log spells them as \u escapes, which read back the same.
-_JSON_RAW_CONTROL = re.compile(f"[\x7f-\x9f{_INVISIBLE}]")
+_JSON_RAW_CONTROL = re.compile(f"[\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
