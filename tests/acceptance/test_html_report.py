@@ -187,7 +187,8 @@ def test_the_screenshot_of_the_samples_report(browser: Any, samples_page: Path, 
     # the top of the page down to the end of the replay's timelines: the verdict, the grid, the runs
     height = browser.execute_script(
         "const s = [...document.querySelectorAll('section.unit')][0];"
-        "return Math.ceil([...s.querySelectorAll('ol.tl')].pop().getBoundingClientRect().bottom + window.scrollY + 24);"
+        "const last = [...s.querySelectorAll('ol.tl')].pop().getBoundingClientRect().bottom + window.scrollY;"
+        "return Math.ceil(last + 24 + window.outerHeight - window.innerHeight);"
     )
     browser.set_window_size(1280, min(int(height), 4000))
     png = base64.b64decode(browser.get_screenshot_as_base64())
