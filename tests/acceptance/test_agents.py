@@ -82,7 +82,7 @@ def test_claude_code_20_and_20_runs_fail_on_the_deletion_its_new_instruction_all
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
 def test_claude_code_with_nothing_changed_passes() -> None:
-    result = _replay_with_claude("--agent", _claude(), "--repeat", "4", "--noise", "4", *STUBS, "--concurrency", "4")
+    result = _replay_with_claude("--agent", _claude(), "--repeat", "3", "--noise", "3", *STUBS, "--concurrency", "3")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "verdict: PASS" in result.stdout
     assert "cost $" in result.stdout
