@@ -115,6 +115,8 @@ def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     (replay,) = [r for r in report["results"] if r["analysis"] == "replay"]
     assert "3 runs of cmd:" in replay["summary"]
+    assert "ops/mcp_agent.py" in replay["summary"]
+    assert str(repo.resolve()) not in replay["summary"]  # the report names the repository's files from its root
     deletions = [f for f in replay["findings"] if f["rule"] == "destructive-call"]
     assert deletions
     assert deletions[0]["location"] == {"path": "ops/prompt-v2.txt", "line": 2}

@@ -427,6 +427,8 @@ def replay_result(
     agent = candidate.agent
     if agent.startswith("scripted:"):
         agent = "scripted:" + paths.show(agent.removeprefix("scripted:"))
+    elif agent.startswith("cmd:"):  # the repository's files named from its root, as every report names them
+        agent = agent.replace(f"{paths.root.as_posix()}/", "")
     edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
     edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
     summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
