@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -124,6 +126,41 @@ def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
     refused = run_cli("check", "--no-code", cwd=repo)
     assert refused.code == 2
     assert "is not run: --no-code was given" in refused.stderr
+
+
+def test_no_call_is_lost_no_run_changes_another_and_nothing_outlives_the_replay(tmp_path: Path) -> None:
+    """A malformed request costs no other call, a second server's calls count, a child that ignores SIGTERM is
+    killed once the runs are over, and a run that spoils its served session spoils no later run's."""
+    pids = tmp_path / "pids"
+    command = f"cmd:{sys.executable} {HOSTILE} hide,twice,tamper,well,leftover {{run}} {{mcp_config}} {pids}"
+    result = run_cli("replay", "ops/session.json", "--agent", command, "--repeat", "5", "--json")
+    assert result.code == 1, result.stderr  # the deletion a malformed request came after still counts
+    report = json.loads(result.stdout)
+    runs = {run["run"]: run for run in report["runs"]}
+    assert [runs[n]["calls"] for n in (1, 2, 3, 4, 5)] == [1, 2, 1, 1, 1]
+    deletions = [u for u in report["unrecorded"] if u["tool"] == "delete_path"]
+    assert deletions[0]["runs"] == [1, 2]
+    assert not [u for u in report["unrecorded"] if u["tool"] == "disk_usage"]  # answered from the recording
+    left = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
+    assert not [pid for pid in left if _alive(pid)], "a child of a finished run outlived the replay"
+
+
+def test_stopping_toolreplay_ends_every_run_and_starts_no_other(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = f"cmd:{sys.executable} {HOSTILE} hang {{run}} {{mcp_config}} {pids}"
+    argv = [sys.executable, "-m", "toolreplay", "replay", "ops/session.json", "--agent", command, "--repeat", "50"]
+    process = subprocess.Popen([*argv, "--concurrency", "2"], cwd=SAMPLES, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 6):
+        time.sleep(0.1)  # two runs going: each program, its server and its child
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode != 0
+    assert "Traceback" not in stderr
+    started = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
+    assert len(started) <= 9  # no run started after the stop (at most one was starting as it came)
+    time.sleep(0.5)
+    assert not [pid for pid in started if _alive(pid)]
 
 
 def test_no_report_is_written_over_a_file_the_programs_command_names(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolreplay.errors import UsageError
-from toolreplay.replay.command import Ended, fill, parse_command, read_reply
+from toolreplay.replay.command import Ended, fill, parse_command, read_reply, run_program
 
 
 def test_a_command_is_split_as_a_shell_would_but_never_run_by_one() -> None:
@@ -57,6 +57,15 @@ def test_anything_else_gives_its_last_line_and_nothing_spent(tmp_path: Path) -> 
     assert _reply(tmp_path, json.dumps(negative)) == ("x", 0.0, 0, False)
     assert _reply(tmp_path, b"\xff\xfe junk \x00\n") == ("\ufffd\ufffd junk \x00", 0.0, 0, False)
     assert _reply(tmp_path, "") == (None, 0.0, 0, False)
+    for cost in ("1e400", "-1e400", "1e300", str(10**400), "NaN"):  # not a cost: non-finite, absurd, or unreadable
+        assert _reply(tmp_path, f'{{"result": "x", "total_cost_usd": {cost}}}')[:2] == ("x", 0.0)
+
+
+def test_a_program_that_cannot_start_is_an_ending_with_its_reason(tmp_path: Path) -> None:
+    out, err = tmp_path / "out", tmp_path / "err"
+    for argv, reason in ((["echo", "a\x00b"], "null byte"), ([str(tmp_path / "missing")], "No such file")):
+        assert run_program(argv, tmp_path, tmp_path, out, err, 5.0).code == 127
+        assert reason in err.read_text(encoding="utf-8")
 
 
 def test_how_a_program_ended_in_words() -> None:

@@ -119,7 +119,9 @@ def command(
         live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
         server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
     if traffic_file is not None:
-        server.traffic = LogWriter(traffic_file, Redactor.default(), "toolreplay serve")
+        server.traffic = LogWriter(
+            traffic_file, Redactor.default(), "toolreplay serve", new_run=False
+        )  # servers share it
         server.traffic.start(["toolreplay", "serve", recording])
     try:
         # The client leaving, by closing its end or by interrupting, is the normal end of a session.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -302,6 +303,12 @@ def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> str:
         except ValueError as exc:
             raise InputError(f"'{key}': {exc}", node.path, node.line) from None
         here = str(reader.base.resolve())
+        if re.search(r"\{[a-z_]+\}", here):  # it would be filled again, as a placeholder, when the command runs
+            raise InputError(
+                f"'{key}': {{here}} cannot stand for {here}, whose name holds braces; move the config",
+                node.path,
+                node.line,
+            )
         agent = "cmd:" + shlex.join(word.replace("{here}", here) for word in words)
     return agent
 

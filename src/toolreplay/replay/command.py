@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shlex
@@ -34,11 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from toolreplay.agents.base import Usage
-from toolreplay.canonical import JSONValue
+from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.formats.files import named_files
-from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
-from toolreplay.formats.session import dump_session, parse_session, person_messages, write_session
+from toolreplay.formats.session import dump_session, person_messages
 from toolreplay.model import Call
 from toolreplay.replay.answers import RecordedAnswers, answer_call
 from toolreplay.replay.engine import ReplaySetup, Run
@@ -72,37 +72,45 @@ def command_files(spec: str, here: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """What one side's runs are served: a session file (the recording, with that side's tools), how to match."""
+    """What one side's runs are served, as the texts each run gets its own copy of: no run can change what a later
+    run is served."""
 
-    session: Path
-    rules: Path | None
+    session: str  # the recording, with the tools this side's agent is given
+    system: str  # the side's system prompt: --system's text with the edit, the recorded one without
+    rules: str | None  # the argument matching, when calls are matched ignoring some arguments
     on_unrecorded: Unrecorded
     stubs: str | None
-    system: Path  # the side's system prompt as a file: --system's text with the edit, the recorded one without
+
+    def write(self, directory: Path) -> tuple[Path, Path, Path | None]:
+        """This run's copies: its session, its system prompt, its rules."""
+        session, system = directory / "served.json", directory / "system.txt"
+        session.write_text(self.session, encoding="utf-8")
+        system.write_text(self.system, encoding="utf-8")
+        rules = None
+        if self.rules is not None:
+            rules = directory / "matching.toml"
+            rules.write_text(self.rules, encoding="utf-8")
+        return session, system, rules
 
 
-def serve_command(served: Served, log: Path) -> list[str]:
-    """The MCP server a run's program starts: ``serve``, logging every message as record-mcp logs it."""
-    serve = [sys.executable, "-m", "toolreplay", "serve", str(served.session), "--log", str(log)]
+def serve_command(served: Served, session: Path, rules: Path | None, log: Path) -> list[str]:
+    """The MCP server a run's program starts: ``serve``, logging every message as record-mcp logs it (each server
+    the program starts appends to the run's one log)."""
+    serve = [sys.executable, "-m", "toolreplay", "serve", str(session), "--log", str(log)]
     serve += ["--on-unrecorded", served.on_unrecorded.value]
     if served.stubs is not None:
         serve += ["--stubs", str(Path(served.stubs).resolve())]
-    if served.rules is not None:
-        serve += ["--rules", str(served.rules)]
+    if rules is not None:
+        serve += ["--rules", str(rules)]
     return serve
 
 
-def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stubs: str | None) -> Served:
-    """Write what one side serves into ``directory``: its session (with the tools this side's agent is given)
-    and, when calls are matched ignoring some arguments, those rules."""
+def prepare(setup: ReplaySetup, on_unrecorded: Unrecorded, stubs: str | None) -> Served:
+    """What one side serves: its session (with the tools this side's agent is given), its system prompt, and, when
+    calls are matched ignoring some arguments, those rules."""
     context = setup.recording.context
     if context is None:
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
-    directory.mkdir(parents=True, exist_ok=True)
-    session = directory / "served.json"
-    write_session(session, replace(context, tools=tuple(setup.tools)))
-    system = directory / "system.txt"
-    system.write_text(_text(setup.system), encoding="utf-8")
     rules = None
     matcher = setup.matcher
     if matcher.ignore or matcher.ignore_by_tool:
@@ -110,9 +118,9 @@ def prepare(setup: ReplaySetup, directory: Path, on_unrecorded: Unrecorded, stub
 
         table: dict[str, object] = {"ignore": list(matcher.ignore)}
         table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
-        rules = directory / "matching.toml"
-        rules.write_text(tomli_w.dumps({"matching": table}), encoding="utf-8")
-    return Served(session, rules, on_unrecorded, stubs, system)
+        rules = tomli_w.dumps({"matching": table})
+    session = dump_session(replace(context, tools=tuple(setup.tools)))
+    return Served(session, _text(setup.system), rules, on_unrecorded, stubs)
 
 
 def _text(content: JSONValue) -> str:
@@ -148,6 +156,19 @@ def _int(value: JSONValue) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
+MAX_COST = 1_000_000.0  # dollars one run may say it spent; a larger or non-finite figure is not a cost
+
+
+def _cost(value: JSONValue) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        cost = float(value)
+    except OverflowError:  # an integer past any float
+        return 0.0
+    return cost if math.isfinite(cost) and 0 <= cost <= MAX_COST else 0.0
+
+
 def read_reply(output: Path) -> Reply:
     """The final reply in a program's output: a JSON result object (Claude Code's ``--output-format json``,
     or the last line of a stream of them) when it prints one, else its last line."""
@@ -174,7 +195,7 @@ def read_reply(output: Path) -> Reply:
                     _int(spent.get("output_tokens")),
                     _int(spent.get("cache_read_input_tokens")),
                     _int(spent.get("cache_creation_input_tokens")),
-                    float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else 0.0,
+                    _cost(cost),
                 ),
                 parsed.get("is_error") is True,
             )
@@ -182,14 +203,46 @@ def read_reply(output: Path) -> Reply:
 
 
 def logged_calls(log: Path) -> tuple[Call, ...]:
-    """The calls a run's proxy logged with their answers (a call the program never got an answer to is not one)."""
-    if not log.is_file() or log.stat().st_size == 0:
+    """Every call the run's server logged with its answer, an error answer included (a refused deletion was still
+    asked for), from every server the program started, in the order they were answered. A line that is not a
+    well-formed call (a malformed request the server refused, a torn line, text the program wrote) is not one,
+    and costs none of the others."""
+    if not log.is_file():
         return ()
-    try:
-        context, _ = session_from_log(log, ImportOptions(task="(a program's run)"), LogNotes())
-    except ToolreplayError:
-        return ()  # nothing a session could be made of: the server never started, or the log holds no run
-    return parse_session(dump_session(context), log).calls
+    calls: list[Call] = []
+    with log.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            try:
+                entry = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            call = _logged_call(entry, len(calls), number)
+            if call is not None:
+                calls.append(call)
+    return tuple(calls)
+
+
+def _logged_call(entry: JSONValue, index: int, line: int) -> Call | None:
+    if not isinstance(entry, dict) or entry.get("event") != "request":
+        return None
+    request, response = entry.get("request"), entry.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict) or request.get("method") != "tools/call":
+        return None
+    params = request.get("params")
+    if not isinstance(params, dict):
+        return None
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(arguments, dict) or _malformed(response):
+        return None
+    result = response.get("result")
+    failed = "error" in response or (isinstance(result, dict) and result.get("isError") is True)
+    return Call(index, name, arguments, result if isinstance(result, dict) else response.get("error"), line, failed)
+
+
+def _malformed(response: JSONObject) -> bool:
+    """Whether the server refused the request itself (invalid params), rather than the call."""
+    error = response.get("error")
+    return isinstance(error, dict) and error.get("code") in (-32600, -32602)
 
 
 def origins(calls: Sequence[Call], setup: ReplaySetup, on_unrecorded: Unrecorded) -> tuple[str, ...]:
@@ -217,14 +270,16 @@ class Ended:
         return f"exited with {self.code}" if self.code else "exited"
 
 
-_LIVE: set[int] = set()  # the process groups of the runs going on now, ended if toolreplay is stopped
+_LIVE: set[int] = set()  # the process groups of the runs going on now, and of finished runs not yet killed
 _LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()  # toolreplay is being stopped: no program starts any more
 
 
 def end_all() -> None:
-    """Kill every run's process group still going (toolreplay is being stopped)."""
+    """Kill every run's process group still there: what runs now, and what finished runs left behind."""
     with _LIVE_LOCK:
         groups = list(_LIVE)
+        _LIVE.clear()
     for group in groups:
         _signal_group(group, signal.SIGKILL)
 
@@ -234,20 +289,29 @@ def _signal_group(group: int, number: int) -> None:
         os.killpg(group, number)
 
 
+def _kill_later(group: int) -> None:
+    with _LIVE_LOCK:
+        if group not in _LIVE:
+            return  # killed already, with every other
+        _LIVE.discard(group)
+    _signal_group(group, signal.SIGKILL)
+
+
 def _end_group(process: subprocess.Popen[bytes], finished: bool) -> None:
     """End the run's whole process group (its MCP server included): asked to end, then killed after a grace.
 
     A program that finished has left at most what it started (its server, which is done once its client is):
-    those are asked to end now and killed later in the background, so a finished run waits for nothing."""
+    those are asked to end now and killed after the grace in the background, so a finished run waits for
+    nothing, or when the runs are over (:func:`end_all`), whichever comes first."""
     _signal_group(process.pid, signal.SIGTERM)
     if finished:
-        timer = threading.Timer(GRACE, _signal_group, (process.pid, signal.SIGKILL))
+        timer = threading.Timer(GRACE, _kill_later, (process.pid,))
         timer.daemon = True
         timer.start()
         return
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(GRACE)
-    _signal_group(process.pid, signal.SIGKILL)
+    _kill_later(process.pid)
     process.wait()
 
 
@@ -255,23 +319,24 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
     """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
     env = dict(os.environ, HOME=str(home), PWD=str(workdir))
     with output.open("wb") as out, errors.open("wb") as err:
-        try:
-            process = subprocess.Popen(
-                list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                start_new_session=True,
-            )  # fmt: skip
-        except OSError as exc:
-            err.write(f"{argv[0]}: {exc.strerror or exc}\n".encode("utf-8", "backslashreplace"))
-            return Ended(127, timeout)
-        with _LIVE_LOCK:
+        with _LIVE_LOCK:  # started and noted at once, so a stop in between cannot miss it
+            if _STOPPING.is_set():
+                err.write(b"toolreplay was stopped before this run started\n")
+                return Ended(-signal.SIGTERM, timeout)
+            try:
+                process = subprocess.Popen(
+                    list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    start_new_session=True,
+                )  # fmt: skip
+            except (OSError, ValueError) as exc:  # no such program; a NUL in an argument
+                message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                err.write(f"{argv[0]}: {message}\n".encode("utf-8", "backslashreplace"))
+                return Ended(127, timeout)
             _LIVE.add(process.pid)
         try:
             code: int | None = process.wait(timeout)
         except subprocess.TimeoutExpired:
             code = None
-        finally:
-            with _LIVE_LOCK:
-                _LIVE.discard(process.pid)
         _end_group(process, code is not None)  # what it left behind (a server it started, a child) goes with it
         return Ended(code, timeout)
 
@@ -305,7 +370,8 @@ class CommandRuns:
         workdir.mkdir(parents=True)
         home.mkdir()
         log, config = directory / "mcp.log", directory / "mcp.json"
-        server = serve_command(self.served, log)
+        session, system, rules = self.served.write(directory)
+        server = serve_command(self.served, session, rules, log)
         config.write_text(
             json.dumps({"mcpServers": {SERVER: {"command": server[0], "args": server[1:]}}}, indent=2) + "\n",
             encoding="utf-8",
@@ -313,7 +379,7 @@ class CommandRuns:
         values = {
             "mcp_config": str(config),
             "task": task_text(self.setup),
-            "system": str(self.served.system),
+            "system": str(system),
             "run": str(number),
             "seed": str(seed),
             "workdir": str(workdir),
@@ -352,11 +418,14 @@ def command_runs(
     stopped = _stop_on_sigterm()
     try:
         return list(pool.map(one, items))
-    except BaseException:  # interrupted, or stopped: no program outlives toolreplay
+    except BaseException:  # interrupted, or stopped: no program starts again, and none outlives toolreplay
+        _STOPPING.set()
         end_all()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        end_all()  # what finished runs left behind, not yet killed
+        _STOPPING.clear()
         if stopped is not None:
             signal.signal(signal.SIGTERM, stopped)
 

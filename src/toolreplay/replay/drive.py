@@ -68,8 +68,9 @@ def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
 
 
 def program_files(candidate: Candidate, settings: ReplaySettings) -> list[str]:
-    """The files the cmd: agents of this replay name (their programs, their prompts): inputs, never outputs."""
-    agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
+    """The files the cmd: agents of this replay name (their programs, their prompts), the baseline's even when it
+    does not run: inputs, never outputs."""
+    agents = {candidate.agent, candidate.baseline_agent}
     found: list[str] = []
     for agent in sorted(agents):
         if agent.startswith(COMMAND):
@@ -231,8 +232,7 @@ class _Programs:
                 raise UsageError(f"agent {spec} is not run: {refused}")
             if self.root is None:
                 self.root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
-            directory = self.root / f"{side}-served"
-            served = prepare(setup, directory, self.settings.on_unrecorded, self.settings.stubs)
+            served = prepare(setup, self.settings.on_unrecorded, self.settings.stubs)
             words = parse_command(spec)
             return CommandRuns(words, setup, served, self.root, side, self.settings.run_timeout, self.here)
 
