@@ -154,17 +154,27 @@ def _readable(directory: Path) -> None:
         path.chmod(0o644)
 
 
-def test_a_bad_config_exits_2(client: Any, image: Any, tmp_path: Path) -> None:
-    (tmp_path / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
-    _readable(tmp_path)
-    code, stdout, stderr = _run(client, "check", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}})
-    assert (code, stdout) == (2, "")
-    assert stderr == "toolreplay: error: .toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file\n"
-
-
-def test_a_clean_check_exits_0(client: Any, image: Any, tmp_path: Path) -> None:
-    (tmp_path / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
-    _readable(tmp_path)
-    code, stdout, _ = _run(client, "check", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}})
-    assert code == 0
-    assert "toolreplay check: PASS" in stdout
+def test_a_bad_config_exits_2_and_a_clean_check_0(client: Any, image: Any, tmp_path: Path) -> None:
+    """Two checks in one container (each container costs seconds on a copying storage driver)."""
+    bad, clean = tmp_path / "bad", tmp_path / "clean"
+    bad.mkdir()
+    clean.mkdir()
+    (bad / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
+    (clean / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
+    for directory in (tmp_path, bad, clean):
+        _readable(directory)
+    script = (
+        "import subprocess, json; "
+        "runs = [subprocess.run(['toolreplay', 'check'], cwd=d, capture_output=True, text=True) "
+        "for d in ('/work/bad', '/work/clean')]; "
+        "print(json.dumps([[r.returncode, r.stdout, r.stderr] for r in runs]))"
+    )
+    code, stdout, stderr = _run(
+        client, "-c", script, entrypoint="python", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}}
+    )
+    assert (code, stderr) == (0, "")
+    (bad_code, bad_out, bad_err), (clean_code, clean_out, _) = json.loads(stdout)
+    assert (bad_code, bad_out) == (2, "")
+    assert bad_err == "toolreplay: error: .toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file\n"
+    assert clean_code == 0
+    assert "toolreplay check: PASS" in clean_out

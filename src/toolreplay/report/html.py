@@ -10,9 +10,11 @@ script, and is the same bytes for the same report.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffView, RunView, UnitResult
@@ -21,6 +23,9 @@ from toolreplay.model import Call
 from toolreplay.report.check_text import scope_line, verdict_line
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, format_call, p_value
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 TITLE_LIMIT = 300  # characters of a call shown on hover; the tables show changed calls whole
 # A page's size is held under 5 MB however many runs it draws: past PAGE_BUDGET / blocks, each run's hover text is
@@ -243,14 +248,9 @@ def _drawn(result: UnitResult) -> bool:
     return bool(result.recording or result.runs or result.diff or result.changes)
 
 
-def render_html(
-    report: CheckReport, command: str = "check", verdict: Verdict | None = None, sentence: str | None = None
-) -> str:
-    """The page: the verdict and findings, then a section per replay, comparison or diff, then every analysis.
-
-    ``replay``, ``compare`` and ``diff`` give their own ``verdict`` and the
-    ``sentence`` that explains it, so the page says what the command said.
-    """
+@functools.cache
+def _template() -> Template:
+    """The page's template, compiled once per process."""
     from jinja2 import Environment, StrictUndefined  # noqa: PLC0415 - loaded only when a page is asked for
 
     environment = Environment(
@@ -261,7 +261,18 @@ def render_html(
         finalize=lambda value: for_html(value) if isinstance(value, str) else value,
         keep_trailing_newline=True,
     )
-    template = environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
+    return environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
+
+
+def render_html(
+    report: CheckReport, command: str = "check", verdict: Verdict | None = None, sentence: str | None = None
+) -> str:
+    """The page: the verdict and findings, then a section per replay, comparison or diff, then every analysis.
+
+    ``replay``, ``compare`` and ``diff`` give their own ``verdict`` and the
+    ``sentence`` that explains it, so the page says what the command said.
+    """
+    template = _template()
     drawn = [(result, run_groups(result.runs)) for result in report.results if _drawn(result)]
     blocks = sum(len(members[0].calls) for _, groups in drawn for members in groups)
     limit = max(TITLE_FLOOR, min(TITLE_LIMIT, PAGE_BUDGET // max(blocks, 1) - BLOCK_MARKUP))
