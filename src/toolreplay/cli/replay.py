@@ -61,6 +61,13 @@ from toolreplay.verdict import Exit, FailOn, exit_for
     --seed, --seed+1, ... Exits 1 on a destructive call the recording never
     made, or with --noise on one shown to be the edit's (see --fail-on).
 
+    --agent 'cmd:COMMAND' replays any program that speaks MCP (Claude Code,
+    an Agent SDK app, your own): each run gets an MCP configuration serving
+    the recording ({mcp_config}), its own directory and HOME, and ends after
+    --run-timeout; {task}, {system}, {run}, {seed}, {workdir} and {here} are
+    filled in. --baseline-agent is the unchanged program (default: the same
+    command). See docs/agents.md.
+
     Given a flat transcript (.jsonl), replay is the auditor's self-audit, as
     'toolreplay audit'.
     """,
