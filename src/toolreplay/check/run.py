@@ -605,7 +605,7 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
                 None,
                 None,
                 None,
-                "DESTRUCTIVE" if c.new_destructive else "changed",
+                "DESTRUCTIVE" if any(d.new_destructive for d in changes) else "changed",  # the behaviour's verdict
                 number,
                 c.turn,
                 c.runs,
