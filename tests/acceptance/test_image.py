@@ -166,11 +166,11 @@ def test_a_bad_config_exits_2_and_a_clean_check_0(client: Any, image: Any, tmp_p
     script = (
         "import subprocess, json; "
         "runs = [subprocess.run(['toolreplay', 'check'], cwd=d, capture_output=True, text=True) "
-        "for d in ('/work/bad', '/work/clean')]; "
+        "for d in ('/checks/bad', '/checks/clean')]; "
         "print(json.dumps([[r.returncode, r.stdout, r.stderr] for r in runs]))"
     )
     code, stdout, stderr = _run(
-        client, "-c", script, entrypoint="python", volumes={str(tmp_path): {"bind": "/work", "mode": "ro"}}
+        client, "-c", script, entrypoint="python", volumes={str(tmp_path): {"bind": "/checks", "mode": "ro"}}
     )
     assert (code, stderr) == (0, "")
     (bad_code, bad_out, bad_err), (clean_code, clean_out, _) = json.loads(stdout)
