@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.formats.session import write_session as write_session_file
+from toolreplay.model import SessionContext, ToolDef
 
 _WORDS = [
     "agent",
@@ -95,20 +98,45 @@ def synthetic_call(rng: random.Random, index: int) -> tuple[str, JSONObject, JSO
     )
 
 
-def write_transcript(path: Path, calls: int, seed: int = 1) -> int:
-    """Write a transcript of ``calls`` calls; returns its size in bytes."""
+def synthetic_calls(calls: int, seed: int = 1) -> Iterator[tuple[str, JSONObject, JSONObject]]:
+    """``calls`` calls as (tool, arguments, response), about one in ten repeating an earlier one."""
     rng = random.Random(seed)
     history: list[tuple[str, JSONObject, JSONObject]] = []
+    for index in range(calls):
+        if history and rng.random() < 0.1:
+            tool, args, response = rng.choice(history)
+        else:
+            tool, args, response = synthetic_call(rng, index)
+            if len(history) < 5000:
+                history.append((tool, args, response))
+        yield tool, args, response
+
+
+def write_transcript(path: Path, calls: int, seed: int = 1) -> int:
+    """Write a transcript of ``calls`` calls; returns its size in bytes."""
     size = 0
     with path.open("w", encoding="utf-8") as out:
-        for index in range(calls):
-            if history and rng.random() < 0.1:
-                tool, args, response = rng.choice(history)
-            else:
-                tool, args, response = synthetic_call(rng, index)
-                if len(history) < 5000:
-                    history.append((tool, args, response))
+        for index, (tool, args, response) in enumerate(synthetic_calls(calls, seed)):
             line = json.dumps({"index": index, "tool": tool, "args": args, "response": response}) + "\n"
             size += len(line)
             out.write(line)
     return size
+
+
+def write_session(path: Path, calls: int, seed: int = 1) -> int:
+    """Write, as toolreplay writes a session, the calls :func:`write_transcript` writes with the same seed: one per
+    assistant turn, each result as its JSON text; returns the file's size in bytes."""
+    messages: list[JSONObject] = [{"role": "user", "content": "Tidy the repository."}]
+    names: set[str] = set()
+    for index, (tool, args, response) in enumerate(synthetic_calls(calls, seed)):
+        names.add(tool)
+        use_id = f"toolu_{index:06d}"
+        use: JSONObject = {"type": "tool_use", "id": use_id, "name": tool, "input": args}
+        result: JSONObject = {"type": "tool_result", "tool_use_id": use_id, "content": json.dumps(response)}
+        messages.append({"role": "assistant", "content": [use], "stop_reason": "tool_use"})
+        messages.append({"role": "user", "content": [result]})
+    messages.append({"role": "assistant", "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn"})
+    tools = tuple(ToolDef(name, "", {"type": "object"}) for name in sorted(names))
+    context = SessionContext("claude-test", {"kind": "bench"}, "", tools, tuple(messages), "Done.")
+    write_session_file(path, context)
+    return path.stat().st_size

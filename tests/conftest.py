@@ -32,6 +32,44 @@ class Completed:
 
 
 def run_cli(*args: str, cwd: Path = SAMPLES) -> Completed:
+    """Run the CLI in this process, as ``toolreplay ARGS`` in ``cwd``: the same entry point, exit-code mapping
+    and streams a user's process has, without starting an interpreter per test. Its standard input is empty.
+
+    Where the process itself is what is tested (signals, pipes, file descriptors, the interpreter's own
+    output encoding), use :func:`run_cli_process`.
+    """
+    from click.testing import CliRunner  # noqa: PLC0415
+
+    from toolreplay.cli import main  # noqa: PLC0415
+
+    here, path, modules = os.getcwd(), list(sys.path), set(sys.modules)
+    with CliRunner().isolation() as (out, err, _):
+        os.chdir(cwd)
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        finally:
+            os.chdir(here)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            # A process ends with the user's code it loaded (a scripted agent, a tools module, what they import);
+            # the next command starts without it, as the next process would.
+            sys.path[:] = path
+            for name in set(sys.modules) - modules:
+                if not _installed(getattr(sys.modules[name], "__file__", None)):
+                    del sys.modules[name]
+        return Completed(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
+
+
+_INSTALLED = tuple(str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, str(ROOT / "src")))
+
+
+def _installed(file: str | None) -> bool:
+    return file is None or str(Path(file).resolve()).startswith(_INSTALLED)
+
+
+def run_cli_process(*args: str, cwd: Path = SAMPLES) -> Completed:
     """Run ``python -m toolreplay`` in a child process, as a user would."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.run(

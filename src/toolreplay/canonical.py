@@ -4,7 +4,8 @@ Hashing, call identity and every comparison of two JSON values go through
 :func:`canonical_bytes`: the bytes of ``json.dumps(value, sort_keys=True,
 separators=(",", ":"))`` with Python's other defaults (non-ASCII escaped as
 ``\\uXXXX``). Two values are the same for toolreplay exactly when their
-canonical bytes are equal.
+canonical bytes are equal. :func:`json_utf8` is how every file and stream of
+JSON text is encoded.
 """
 
 from __future__ import annotations
@@ -61,3 +62,14 @@ canonical_bytes: Callable[[JSONValue], bytes] = _make_encoder()
 def canonical_call(tool: str, args: JSONObject) -> bytes:
     """Return the canonical identity of a call: ``{"args":...,"tool":...}``."""
     return canonical_bytes({"args": args, "tool": tool})
+
+
+def json_utf8(text: str) -> bytes:
+    """JSON text as the UTF-8 every writer writes: non-ASCII as itself, and a lone surrogate as its escape.
+
+    ``"\\ud800"`` is valid JSON (a JavaScript client sends one for an emoji cut in
+    half), but no UTF-8 can carry the code point it stands for. Only a JSON
+    string can hold one, where ``\\ud800`` (what ``backslashreplace`` writes for
+    it, and for nothing else UTF-8 can encode) is the same string again.
+    """
+    return text.encode("utf-8", "backslashreplace")

@@ -12,7 +12,6 @@ directions stream: nothing is kept but the previous digest.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -29,11 +28,14 @@ GENESIS = "0" * 64
 # sealing encode each value once; tests check the splice against
 # canonical_bytes of the whole link.
 _ARGS_OPEN = b'{"args":'
+_PART_KEYS = frozenset(("index", "part", "value"))  # a sealed session's link, but for prev and digest
 
 
 def digest_of(record: JSONObject) -> str:
     """The digest of a link: SHA-256 of its record's canonical bytes (``prev`` included), in hex."""
-    return hashlib.sha256(canonical_bytes(record)).hexdigest()
+    from hashlib import sha256  # noqa: PLC0415 - OpenSSL loaded only by what hashes (a replay does not)
+
+    return sha256(canonical_bytes(record)).hexdigest()
 
 
 def call_record(call: Call, prev: str) -> JSONObject:
@@ -43,22 +45,41 @@ def call_record(call: Call, prev: str) -> JSONObject:
 
 def seal(calls: Iterable[Call]) -> Iterator[bytes]:
     """Yield the canonical bytes of each sealed transcript link, without line endings."""
+    from hashlib import sha256  # noqa: PLC0415 - as above
+
     prev = GENESIS
     for call in calls:
         args = canonical_bytes(call.args)
         rest = canonical_bytes({"index": call.index, "prev": prev, "response": call.result, "tool": call.tool})[1:]
-        digest = hashlib.sha256(b"".join((_ARGS_OPEN, args, b",", rest))).hexdigest()
+        digest = sha256(b"".join((_ARGS_OPEN, args, b",", rest))).hexdigest()
         yield b"".join((_ARGS_OPEN, args, b',"digest":"', digest.encode("ascii"), b'",', rest))
         prev = digest
 
 
 def seal_records(records: Iterable[JSONObject]) -> Iterator[bytes]:
-    """Yield sealed links for records of any shape (each without ``prev`` and ``digest``)."""
+    """Yield sealed links for records of any shape (each without ``prev`` and ``digest``).
+
+    Where every key of the record sorts after ``digest`` (a session's parts), the link's canonical bytes are the
+    digested bytes with the digest member spliced in first, so each record is encoded once; a session's part
+    (``index``, ``part``, ``value``, with ``prev`` between the last two) is composed from the canonical bytes of
+    its members, as a transcript's link is.
+    """
+    from hashlib import sha256  # noqa: PLC0415 - as above
+
     prev = GENESIS
     for record in records:
-        linked = {**record, "prev": prev}
-        digest = digest_of(linked)
-        yield canonical_bytes({**linked, "digest": digest})
+        part = record.keys() == _PART_KEYS
+        if part:
+            index, name, value = canonical_bytes(record["index"]), canonical_bytes(record["part"]), record["value"]
+            body = b"".join((b'{"index":', index, b',"part":', name, b',"prev":"', prev.encode(), b'","value":'))
+            body += canonical_bytes(value) + b"}"
+        else:
+            body = canonical_bytes({**record, "prev": prev})
+        digest = sha256(body).hexdigest()
+        if part or min(record, default="") > "digest":
+            yield b"".join((b'{"digest":"', digest.encode("ascii"), b'",', body[1:]))
+        else:
+            yield canonical_bytes({**record, "prev": prev, "digest": digest})
         prev = digest
 
 

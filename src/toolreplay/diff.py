@@ -4,13 +4,11 @@ Three passes line B's calls up against A's, and every call on both sides ends
 up in exactly one pair:
 
 1. **Anchor.** Identical calls (same tool, same arguments after matching) in the
-   same order are matched first, with ``difflib.SequenceMatcher`` (autojunk off)
-   over the calls' identities. Anchoring on identical calls first keeps a
-   repeated read from pulling the alignment off course. On long sessions the
-   matcher would go quadratic over calls that repeat (a status check made
-   hundreds of times), so calls made exactly once on each side are anchored
-   first, as the longest run in the same order (patience diff), and the matcher
-   aligns only the stretches between them.
+   same order are matched first: as many of them as possible, by
+   ``align.common_subsequence`` over the calls' identities (a longest common
+   subsequence, exact below a documented cut-off, and bounded for any input:
+   no shape of session makes it quadratic). Anchoring on identical calls first
+   keeps a repeated read from pulling the alignment off course.
 2. **Moves.** When the same call is still unpaired on both sides after
    anchoring, the run made it elsewhere: one ``moved`` pair, first with first.
 3. **Pairs.** Between two anchors, a call left on each side to the same tool is
@@ -28,11 +26,11 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections import Counter, defaultdict, deque
+from collections import defaultdict, deque
 from collections.abc import Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
+from dataclasses import dataclass, field
 
+from toolreplay.align import common_subsequence
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.matching import EXACT, Matcher
@@ -89,7 +87,7 @@ def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -
     paired_b = [False] * len(b)
     anchors_a: list[int] = []  # the A index of every anchored call, ascending
     anchors_b: list[int] = []
-    for i, j in _anchor(keys_a, keys_b):
+    for i, j in common_subsequence(keys_a, keys_b):
         pairs.append(Pair(PairKind.SAME, a[i], b[j]))
         paired_a[i] = paired_b[j] = True
         anchors_a.append(i)
@@ -128,108 +126,6 @@ def diff_calls(a: Sequence[Call], b: Sequence[Call], matcher: Matcher = EXACT) -
     return tuple(sorted(pairs, key=lambda pair: pair.order))
 
 
-# A stretch this small on both sides (the product of its lengths) is matched directly with SequenceMatcher.
-_DIRECT_AREA = 250_000
-# Longest run of calls tried as an anchor before a large stretch is given up as unmatched (its identical
-# calls then pair up as moves).
-_LONGEST_GRAM = 64
-
-
-def _anchor(keys_a: list[int], keys_b: list[int]) -> list[tuple[int, int]]:
-    """Index pairs of identical calls in the same order on both sides, ascending.
-
-    Patience-style: runs of calls that occur exactly once on each side, in the
-    same order, anchor the alignment, and the stretches between them are aligned
-    the same way, recursively, until they are small enough to match directly.
-    A call made once is the first choice of run; where calls repeat (an agent
-    polling a few endpoints), no single call is unique, so runs of 4, 8, ... calls
-    are tried, which almost always are. Each step is near linear, so a long
-    session with few distinct calls costs about what a varied one does.
-    """
-    anchored: list[tuple[int, int]] = []
-    _align(keys_a, 0, len(keys_a), keys_b, 0, len(keys_b), 1, anchored)
-    return anchored
-
-
-def _align(
-    keys_a: list[int], lo_a: int, hi_a: int, keys_b: list[int], lo_b: int, hi_b: int, k: int, out: list[tuple[int, int]]
-) -> None:
-    """Append to ``out`` the anchors within ``[lo_a, hi_a)`` and ``[lo_b, hi_b)``, in order."""
-    n, m = hi_a - lo_a, hi_b - lo_b
-    if not n or not m:
-        return
-    if n * m <= _DIRECT_AREA:
-        matcher = SequenceMatcher(None, keys_a[lo_a:hi_a], keys_b[lo_b:hi_b], autojunk=False)
-        for block in matcher.get_matching_blocks():
-            out.extend((lo_a + block.a + t, lo_b + block.b + t) for t in range(block.size))
-        return
-    runs = _unique_runs_in_order(keys_a, lo_a, hi_a, keys_b, lo_b, hi_b, k) if k <= min(n, m) else []
-    if not runs:
-        if k < _LONGEST_GRAM:
-            _align(keys_a, lo_a, hi_a, keys_b, lo_b, hi_b, 4 if k == 1 else k * 2, out)
-        return
-    at_a, at_b = lo_a, lo_b
-    for i, j in runs:
-        if i < at_a or j < at_b:  # overlaps the run anchored before it
-            continue
-        _align(keys_a, at_a, i, keys_b, at_b, j, 1, out)
-        out.extend((i + t, j + t) for t in range(k))
-        at_a, at_b = i + k, j + k
-    _align(keys_a, at_a, hi_a, keys_b, at_b, hi_b, 1, out)
-
-
-def _grams(keys: list[int], lo: int, hi: int, k: int) -> list[int]:
-    """A hash of each run of ``k`` keys starting in ``[lo, hi - k]`` (a rolling polynomial hash)."""
-    if k == 1:
-        return keys[lo:hi]
-    modulus, base = (1 << 61) - 1, 1_000_003
-    top = pow(base, k - 1, modulus)
-    value = 0
-    for key in keys[lo : lo + k]:
-        value = (value * base + key + 1) % modulus
-    hashes = [value]
-    for start in range(lo + 1, hi - k + 1):
-        value = ((value - (keys[start - 1] + 1) * top) * base + keys[start + k - 1] + 1) % modulus
-        hashes.append(value)
-    return hashes
-
-
-def _unique_runs_in_order(
-    keys_a: list[int], lo_a: int, hi_a: int, keys_b: list[int], lo_b: int, hi_b: int, k: int
-) -> list[tuple[int, int]]:
-    """Runs of ``k`` calls made exactly once on each side (within the stretch): the longest chain of them in
-    the same order, as their start positions."""
-    grams_a, grams_b = _grams(keys_a, lo_a, hi_a, k), _grams(keys_b, lo_b, hi_b, k)
-    count_a, count_b = Counter(grams_a), Counter(grams_b)
-    where_b = {gram: lo_b + j for j, gram in enumerate(grams_b) if count_b[gram] == 1}
-    candidates = [
-        (lo_a + i, where_b[gram])
-        for i, gram in enumerate(grams_a)
-        if count_a[gram] == 1
-        and gram in where_b
-        and keys_a[lo_a + i : lo_a + i + k] == keys_b[where_b[gram] : where_b[gram] + k]  # not a hash collision
-    ]
-    # Longest increasing subsequence of the B positions (patience sorting), O(n log n).
-    tails: list[int] = []  # B position ending the best run of each length
-    tail_at: list[int] = []  # index into candidates of that run's last element
-    back: list[int] = [-1] * len(candidates)
-    for position, (_, j) in enumerate(candidates):
-        length = bisect.bisect_left(tails, j)
-        if length == len(tails):
-            tails.append(j)
-            tail_at.append(position)
-        else:
-            tails[length] = j
-            tail_at[length] = position
-        back[position] = tail_at[length - 1] if length else -1
-    run: list[tuple[int, int]] = []
-    position = tail_at[-1] if tail_at else -1
-    while position != -1:
-        run.append(candidates[position])
-        position = back[position]
-    return run[::-1]
-
-
 def field_changes(before: JSONObject, after: JSONObject, prefix: str = "") -> tuple[FieldChange, ...]:
     """The argument paths whose values differ, nested objects followed down (``a.b``)."""
     changes: list[FieldChange] = []
@@ -252,6 +148,8 @@ def reply_similarity(a: str | None, b: str | None) -> float | None:
     """How alike two final replies read (0 to 1), as context only; None if either is missing."""
     if a is None or b is None:
         return None
+    from difflib import SequenceMatcher  # noqa: PLC0415 - only where there are two replies to weigh
+
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
@@ -266,29 +164,27 @@ class DiffResult:
     classes_b: tuple[CallClass, ...]
     similarity: float | None
     fail_on: FailOn
+    # Worked out once, when the result is made: a renderer asks for them per difference, and each costs a pass.
+    turns: int = field(init=False)  # how many turns either side reached (1 for a single message, a transcript)
+    differences: tuple[Pair, ...] = field(init=False)
+    new_destructive: tuple[Pair, ...] = field(init=False)  # B's destructive calls A did not make: added, changed
 
-    @property
-    def turns(self) -> int:
-        """How many turns of the conversation either side reached (1 for a single message, or a transcript)."""
-        return max((call.turn for call in (*self.a.calls, *self.b.calls)), default=1)
-
-    def count(self, kind: PairKind) -> int:
-        return sum(1 for pair in self.pairs if pair.kind is kind)
-
-    @property
-    def differences(self) -> tuple[Pair, ...]:
-        return tuple(pair for pair in self.pairs if pair.kind is not PairKind.SAME)
-
-    @property
-    def new_destructive(self) -> tuple[Pair, ...]:
-        """B's destructive calls that A did not make: added, or changed into them."""
-        return tuple(
+    def __post_init__(self) -> None:
+        turns = max((call.turn for call in (*self.a.calls, *self.b.calls)), default=1)
+        differences = tuple(pair for pair in self.pairs if pair.kind is not PairKind.SAME)
+        destructive = tuple(
             pair
-            for pair in self.pairs
+            for pair in differences
             if pair.b is not None
             and pair.kind in (PairKind.ADDED, PairKind.CHANGED)
             and self.classes_b[pair.b.index] is CallClass.DESTRUCTIVE
         )
+        object.__setattr__(self, "turns", turns)
+        object.__setattr__(self, "differences", differences)
+        object.__setattr__(self, "new_destructive", destructive)
+
+    def count(self, kind: PairKind) -> int:
+        return sum(1 for pair in self.pairs if pair.kind is kind)
 
     @property
     def verdict(self) -> Verdict:

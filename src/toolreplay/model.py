@@ -44,6 +44,9 @@ class FindingKind(enum.Enum):
         return _KIND_RANK[self]
 
 
+# What a session holds as the person's message when its recorder never saw one (a proxy sits below the agent).
+UNRECORDED_TASK = "(the task was not recorded)"
+
 _KIND_RANK = {kind: rank for rank, kind in enumerate(FindingKind)}
 
 

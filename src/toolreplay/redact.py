@@ -5,115 +5,247 @@ which replaces common credential shapes (and patterns the user adds) with a
 placeholder derived from the secret's SHA-256: ``[REDACTED:github-token:1a2b3c4d]``.
 Equal secrets get equal placeholders, so a call that sent the same token twice
 still matches itself when replayed.
+
+Each shape is precise enough to leave ordinary prose, code and logs alone (the
+tests hold every shape to megabytes of them): a word after "basic" or "bearer"
+is not a credential, a PEM marker with no key after it is not a key, and
+``user:password@`` is not a password. Each can be turned off by its name.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import UsageError
 
-# (name, pattern). Where a pattern has a group named ``secret``, only that part is replaced, so the
-# scheme of a header, the name of a setting or the user in a URL stays readable. Separators also match
-# their JSON escapes (``\t``, ``\"``), since a string may hold JSON text that was encoded again (a tool
-# result serialized to a string), where the raw characters never appear.
+# Separators also match their JSON escapes (``\t``, ``\"``, ``\n``), since a string may hold JSON text that was
+# encoded again (a tool result serialized to a string), where the raw characters never appear.
 _SPACE = r"(?:\s|\\[tnr])"
 _QUOTE = r"(?:\\?[\"'])"
-DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
-    # PEM and PGP private key blocks, and a block cut off before its END line.
-    (
+_NEWLINE = r"(?:\r?\n|(?:\\+r)?\\+n)"  # a line end, or its escape in JSON text encoded once or more
+
+_PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+# A line of a PEM or PGP block after its marker, with the blank lines before it: a header (Proc-Type: ...,
+# Version: ...) or base64; or base64 after spaces, where the line ends were turned into spaces (an environment
+# variable). Each line holds something, so there is one way to read a run of spaces and line ends.
+_PEM_BREAK = rf"(?:[ \t]*{_NEWLINE})+[ \t]*"
+_PEM_LINE = rf"(?:{_PEM_BREAK}(?:[A-Za-z][A-Za-z0-9\-]*:[^\r\n\\]*|[A-Za-z0-9+/=]+)|[ \t]+[A-Za-z0-9+/=]+)"
+# Base64 of the right length and padding.
+_BASE64 = r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})"
+
+
+def _looks_random(secret: str) -> bool:
+    """A token, not a word: it holds a digit, or capitals and small letters mixed past its first letter. (A random
+    token of 20 characters lacks both about once in 30,000 draws; a word, a name or ``YOUR_TOKEN`` has neither.)"""
+    if any(char.isdigit() for char in secret):
+        return True
+    rest = secret[1:]
+    return any(char.isupper() for char in rest) and any(char.islower() for char in secret)
+
+
+def _is_basic_credentials(secret: str) -> bool:
+    """Base64 that decodes to ``user:password``: UTF-8 text, printable, with a colon."""
+    import base64  # noqa: PLC0415 - loaded by what redacts, not by every command's options
+    import binascii  # noqa: PLC0415
+
+    try:
+        decoded = base64.b64decode(secret, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+# What a URL's password is in documentation and code, never on the wire: a name in angle brackets or braces, a
+# shell or format placeholder, a mask, or the word itself.
+_PLACEHOLDER = re.compile(
+    r"<[^<>]*>|\{[^{}]*\}|\$\{[^{}]*\}|\$\([^()]*\)|\$[A-Za-z_][A-Za-z0-9_]*|%(?:\([^()]*\))?[sdr]|[*xX.]+"
+    r"|(?i:password|passwd|pass|pwd|pw|secret)"
+)
+
+
+def _is_password(secret: str) -> bool:
+    return _PLACEHOLDER.fullmatch(secret) is None
+
+
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_WORD = _ALNUM | {"_", "-"}
+# The end of an escape (\n, \t, \u00e9) in JSON text encoded again: a separator, though its last character is not.
+_ESCAPE_END = re.compile(r"\\(?:[nrtbf]|u[0-9a-fA-F]{4})\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A credential shape: its name; its pattern, which starts with its fixed text; the substrings one of which
+    every match holds; what the match (or its ``secret`` group) must also be, when a pattern cannot say it; and the
+    characters that may not come right before it (a token is not the tail of a longer word)."""
+
+    name: str
+    pattern: str
+    triggers: tuple[str, ...]
+    check: Callable[[str], bool] | None = None
+    not_after: frozenset[str] = frozenset()
+
+    def starts_alone(self, text: str, start: int) -> bool:
+        if start == 0 or text[start - 1] not in self.not_after:
+            return True
+        return _ESCAPE_END.search(text, max(0, start - 6), start) is not None
+
+
+# Where a pattern has a group named ``secret``, only that part is replaced, so the scheme of a header, the name of
+# a setting or the user in a URL stays readable.
+SHAPES: tuple[Shape, ...] = (
+    # A PEM or PGP private key block, whole; or one cut off before its END line, ending in 16 or more base64.
+    Shape(
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        rf"{_PEM_BEGIN}(?:(?:{_PEM_LINE})*?(?:{_PEM_BREAK}|[ \t]+){_PEM_END}"
+        rf"|(?:{_PEM_LINE})+(?<=[A-Za-z0-9+/=]{{16}})(?![A-Za-z0-9+/=]))",
+        ("PRIVATE KEY",),
     ),
-    ("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("stripe-live-key", r"(?:sk|rk)_live_[0-9A-Za-z]{20,}"),
-    ("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    ("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}"),
-    (
+    Shape("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",), not_after=_ALNUM),
+    Shape("stripe-live-key", r"(?:sk|rk)_live_[0-9A-Za-z]{20,}", ("_live_",), not_after=_ALNUM),
+    # sk- and a long run that looks random ("asterisk-linking-protocols-exception" is a licence's name).
+    Shape(
+        "openai-key",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        ("sk-",),
+        _looks_random,
+        _ALNUM,
+    ),
+    Shape(
+        "github-token",
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        not_after=_ALNUM,
+    ),
+    Shape("aws-access-key", r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])", ("AKIA", "ASIA"), not_after=_ALNUM),
+    Shape(
         "aws-secret-key",
         rf"(?i:aws_?secret_?access_?key|secretaccesskey){_QUOTE}?{_SPACE}*[:=]{_SPACE}*{_QUOTE}?"
         r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+        ("ecret", "ECRET"),
     ),
-    ("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
-    ("slack-token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
-    ("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"),
-    ("bearer-token", rf"(?i:bearer){_SPACE}+(?P<secret>[A-Za-z0-9\-._~+/]{{8,}}=*)"),
-    ("basic-auth", rf"(?i:basic){_SPACE}+(?P<secret>[A-Za-z0-9+/]{{8,}}={{0,2}})(?![A-Za-z0-9+/=])"),
-    ("url-password", r"[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"']{1,256}:(?P<secret>[^/\s@\"']{1,256})@"),
+    Shape("google-api-key", r"AIza[0-9A-Za-z_\-]{35}", ("AIza",), not_after=_ALNUM),
+    Shape("slack-token", r"xox[abposr]-[A-Za-z0-9\-]{10,}", ("xox",), not_after=_ALNUM),
+    Shape(
+        "jwt",
+        r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}",
+        ("eyJ",),
+        not_after=_WORD,
+    ),
+    # RFC 6750's token characters, at least 8, not ending in a full stop (the end of a sentence), that look random;
+    # "jwt-bearer grant" is not a scheme.
+    Shape(
+        "bearer-token",
+        rf"(?i:bearer){_SPACE}+(?P<secret>(?=[A-Za-z0-9\-._~+/]{{8}})[A-Za-z0-9\-._~+/]*[A-Za-z0-9\-_~+/]=*)",
+        ("earer", "EARER"),
+        _looks_random,
+        _WORD,
+    ),
+    # RFC 7617: base64 of the right length and padding that decodes to user:password.
+    Shape(
+        "basic-auth",
+        rf"(?i:basic){_SPACE}+(?P<secret>(?=[A-Za-z0-9+/=]{{8}}){_BASE64})(?![A-Za-z0-9+/=_\-])",
+        ("asic", "ASIC"),
+        _is_basic_credentials,
+        _WORD,
+    ),
+    # scheme://user:password@host (or redis://:password@host), the user in RFC 3986's characters, the password
+    # not a placeholder.
+    Shape(
+        "url-password",
+        r"://(?<=[A-Za-z0-9+.\-]://)[A-Za-z0-9._~%!$&()*+,;=\-]{0,256}:"
+        r"(?P<secret>[^/\s:@\"'\\]{1,256})@(?=[^\s/@\"'\\<>])",
+        ("://",),
+        _is_password,
+    ),
 )
-
-# The built-in patterns, as one alternation scanned once per string; each ``secret`` group gets its own name.
-_DEFAULTS = re.compile(
-    "|".join(
-        f"(?P<k{i}>{pattern.replace('(?P<secret>', f'(?P<s{i}>')})" for i, (_, pattern) in enumerate(DEFAULT_PATTERNS)
-    )
-)
-
-# Every built-in pattern contains one of these (in any case where the pattern ignores case). Looking for
-# them is a fast substring search, so text without any (nearly all of it) skips the regex.
-_TRIGGERS = (
-    "PRIVATE KEY",
-    "sk-",
-    "_live_",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "AKIA",
-    "ASIA",
-    "ecret",
-    "ECRET",
-    "AIza",
-    "xox",
-    "eyJ",
-    "earer",
-    "EARER",
-    "asic",
-    "ASIC",
-    "://",
-)
+SHAPE_NAMES = tuple(shape.name for shape in SHAPES)
 
 
-def _may_hold_secret(text: str) -> bool:
-    return any(trigger in text for trigger in _TRIGGERS)
+class _Scanner:
+    """The enabled shapes, each searched for on its own from its fixed text (one alternation of them all is
+    several times slower), the earliest match taken first, as one alternation in the shapes' order would."""
+
+    def __init__(self, numbers: tuple[int, ...]) -> None:
+        self.shapes = tuple((SHAPES[n], re.compile(SHAPES[n].pattern)) for n in numbers)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.shapes)
+
+    def triggered(self, text: str) -> list[tuple[Shape, re.Pattern[str]]]:
+        """The shapes whose fixed text ``text`` holds: a fast substring search, so text without any (nearly all of
+        it) skips the regular expressions."""
+        return [(shape, regex) for shape, regex in self.shapes if any(t in text for t in shape.triggers)]
+
+    def redact(
+        self, text: str, decode: Callable[[str], str], searched: list[tuple[Shape, re.Pattern[str]]] | None = None
+    ) -> str:
+        """``text`` with every secret replaced; ``decode`` turns a match into the string it stands for;
+        ``searched``: the shapes :meth:`triggered` found, if known."""
+        searched = self.triggered(text) if searched is None else searched
+        if not searched:
+            return text
+        found = [_next(shape, regex, text, 0, decode) for shape, regex in searched]
+        pieces: list[str] = []
+        done = 0  # text before this is in pieces
+        while True:
+            ahead = [(hit, number) for number, hit in enumerate(found) if hit is not None]
+            if not ahead:
+                break
+            (start, end, replaced), _ = min(ahead, key=lambda item: (item[0][0], item[1]))  # earliest, then first
+            pieces += [text[done:start], replaced]
+            done = end
+            for other, candidate in enumerate(found):  # a match that starts inside this one is not one
+                if candidate is not None and candidate[0] < end:
+                    shape, regex = searched[other]
+                    found[other] = _next(shape, regex, text, end, decode)
+        if not pieces:
+            return text
+        pieces.append(text[done:])
+        return "".join(pieces)
+
+
+def _next(
+    shape: Shape, regex: re.Pattern[str], text: str, at: int, decode: Callable[[str], str]
+) -> tuple[int, int, str] | None:
+    """The next secret of ``shape`` from ``at``: its start, its end and what replaces it."""
+    while (match := regex.search(text, at)) is not None:
+        at = match.start() + 1
+        if not shape.starts_alone(text, match.start()):
+            continue
+        group = "secret" if "secret" in regex.groupindex else 0
+        secret = decode(match.group(group))
+        if shape.check is not None and not shape.check(secret):
+            continue
+        start, end = match.span(group)
+        whole, offset = match.group(0), match.start()
+        replaced = whole[: start - offset] + _placeholder(shape.name, secret) + whole[end - offset :]
+        return match.start(), match.end(), replaced
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _scanner_without(off: frozenset[str]) -> _Scanner:
+    return _Scanner(tuple(number for number, shape in enumerate(SHAPES) if shape.name not in off))
+
+
+def unknown_shapes(names: Iterable[str]) -> list[str]:
+    """The names that are not a built-in shape's."""
+    return [name for name in names if name not in SHAPE_NAMES]
 
 
 def _placeholder(kind: str, secret: str) -> str:
-    return f"[REDACTED:{kind}:{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:8]}]"
+    from hashlib import sha256  # noqa: PLC0415 - as above
 
-
-def _matched(match: re.Match[str]) -> tuple[int, str | None]:
-    """Which built-in pattern matched, and the name of its secret part if it has one."""
-    for number in range(len(DEFAULT_PATTERNS)):
-        if match.group(f"k{number}") is not None:
-            secret = f"s{number}"
-            return number, secret if secret in match.re.groupindex and match.group(secret) is not None else None
-    return 0, None
-
-
-def _replace(match: re.Match[str], decode: Callable[[str], str]) -> str:
-    """The match with its secret (the whole match, or its ``secret`` part) replaced by the placeholder."""
-    number, secret = _matched(match)
-    kind = DEFAULT_PATTERNS[number][0]
-    if secret is None:
-        return _placeholder(kind, decode(match.group(0)))
-    start, end = match.span(secret)
-    whole = match.group(0)
-    offset = match.start()
-    return whole[: start - offset] + _placeholder(kind, decode(match.group(secret))) + whole[end - offset :]
-
-
-def _default_replacement(match: re.Match[str]) -> str:
-    return _replace(match, str)
+    # A lone surrogate (JSON allows its escape) hashes as its code unit, never an encoding error.
+    return f"[REDACTED:{kind}:{sha256(secret.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}]"
 
 
 def _json_unescaped(text: str) -> str:
@@ -125,27 +257,32 @@ def _json_unescaped(text: str) -> str:
     return value if isinstance(value, str) else text
 
 
-def _default_replacement_in_json(match: re.Match[str]) -> str:
-    return _replace(match, _json_unescaped)
-
-
 @dataclass(frozen=True, slots=True)
 class Redactor:
-    """Replaces secrets in strings and JSON values."""
+    """Replaces secrets in strings and JSON values: the built-in shapes but those turned ``off``, and ``extra``."""
 
     defaults: bool
     extra: tuple[re.Pattern[str], ...] = ()
+    off: frozenset[str] = frozenset()
+    _scanner: _Scanner = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_scanner", _scanner_without(self.off if self.defaults else frozenset(SHAPE_NAMES)))
 
     @classmethod
-    def default(cls, extra: Iterable[str] = ()) -> Redactor:
-        """The built-in patterns plus the user's (regular expressions)."""
+    def default(cls, extra: Iterable[str] = (), off: Iterable[str] = ()) -> Redactor:
+        """The built-in shapes, but those named in ``off``, plus the user's patterns (regular expressions)."""
+        off = tuple(off)
+        unknown = unknown_shapes(off)
+        if unknown:
+            raise UsageError(f"--no-redact {unknown[0]}: no such secret shape; the shapes are {', '.join(SHAPE_NAMES)}")
         compiled: list[re.Pattern[str]] = []
         for pattern in extra:
             try:
                 compiled.append(re.compile(pattern))
             except re.error as exc:
                 raise UsageError(f"--redact pattern {pattern!r} is not a valid regular expression: {exc}") from None
-        return cls(True, tuple(compiled))
+        return cls(True, tuple(compiled), frozenset(off))
 
     @classmethod
     def disabled(cls) -> Redactor:
@@ -153,11 +290,10 @@ class Redactor:
 
     @property
     def active(self) -> bool:
-        return self.defaults or bool(self.extra)
+        return self._scanner.active or bool(self.extra)
 
     def text(self, value: str) -> str:
-        if self.defaults and _may_hold_secret(value):
-            value = _DEFAULTS.sub(_default_replacement, value)
+        value = self._scanner.redact(value, str)
         for number, pattern in enumerate(self.extra, start=1):
             value = pattern.sub(_replacer(f"pattern-{number}"), value)
         return value
@@ -183,17 +319,18 @@ class Redactor:
         from the unescaped secret. If a replacement would break the JSON, the
         text holds escapes (which could spell a secret, or stand between one and
         its marker), or the user added patterns, every decoded string is visited
-        instead (the output is then re-encoded with sorted keys).
+        instead (the output is then re-encoded with sorted keys; a lone
+        surrogate stays a character, which the writer escapes again).
         """
         if not self.active:
             return text
         # An escape (\u0061, \/) can spell a secret that the raw text does not show, and one can stand
         # between a secret and its marker (Bearer\t...): text with escapes is decoded first.
-        only_defaults = self.defaults and not self.extra
-        if only_defaults and "\\u" not in text and not _may_hold_secret(text):
+        searched = self._scanner.triggered(text)
+        if not self.extra and "\\u" not in text and not searched:
             return text
-        if only_defaults and "\\" not in text:
-            redacted = _DEFAULTS.sub(_default_replacement_in_json, text)
+        if not self.extra and "\\" not in text:
+            redacted = self._scanner.redact(text, _json_unescaped, searched)
             if redacted == text:
                 return text
             try:

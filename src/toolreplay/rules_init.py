@@ -28,6 +28,7 @@ from typing import Any
 from toolreplay.canonical import JSONValue, canonical_bytes
 from toolreplay.classify import CallClass, class_from_annotations
 from toolreplay.model import Session, ToolDef
+from toolreplay.wording import count
 
 # What volatile values look like: an ISO date and time, a UUID, a long hex string, an epoch number.
 _VOLATILE = re.compile(
@@ -85,7 +86,7 @@ def starter_rules(sessions: Sequence[Session]) -> tuple[dict[str, Any], list[str
     if ignored:
         document["matching"] = {"tools": {tool: {"ignore": paths} for tool, paths in sorted(ignored.items())}}
     header = [
-        f"Starter rules from {len(sessions)} session(s), written by toolreplay rules init.",
+        f"Starter rules from {count(len(sessions), 'session')}, written by toolreplay rules init.",
         "The first matching rule wins. Review every rule; classify the tools marked REVIEW.",
     ]
     if review:  # names as JSON strings: a name from a recording is never TOML of its own

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable
 
 from toolreplay.canonical import JSONValue
 from toolreplay.model import Call
@@ -11,8 +13,20 @@ _ARG_WIDTH = 60
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:
-    """``1 call``, ``2 calls`` (or the plural given)."""
+    """``1 call``, ``2 calls`` (or the plural given): every count a report or a message writes goes through here."""
     return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
+
+
+def agree(number: int, singular: str, plural: str) -> str:
+    """The words after a count that agree with it: ``agree(1, "fails", "fail")`` is ``fails``."""
+    return singular if number == 1 else plural
+
+
+def tally(names: Iterable[str], noun: str = "run") -> str:
+    """Each name with how many it names, in name order: ``final reply in 19 runs, exited with 1 in 1 run`` (the
+    count set off by "in", as a name may end in a number of its own)."""
+    counted = Counter(names)
+    return ", ".join(f"{name} in {count(counted[name], noun)}" for name in sorted(counted))
 
 
 def format_value(value: JSONValue, width: int | None = _ARG_WIDTH) -> str:

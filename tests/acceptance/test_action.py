@@ -332,3 +332,39 @@ def test_the_action_declares_its_interface() -> None:
     )
     assert action["branding"]["icon"]
     assert action["runs"]["steps"][-1]["name"] == "Apply fail-on"
+
+
+def _steps_in(document: Any) -> list[dict[str, Any]]:
+    """The steps of a documented workflow, a job, or a list of steps."""
+    if isinstance(document, list):
+        return [step for step in document if isinstance(step, dict)]
+    if isinstance(document, dict):
+        if "steps" in document:
+            return _steps_in(document["steps"])
+        return [step for job in document.get("jobs", {}).values() for step in _steps_in(job)]
+    return []
+
+
+@pytest.mark.parametrize(
+    ("doc", "heading"), [("README.md", "### As a GitHub Action"), ("docs/agents.md", "## In the GitHub Action")]
+)
+def test_the_docs_say_a_cmd_agents_program_is_installed_before_the_action(doc: str, heading: str) -> None:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    section = text[text.index(heading) + len(heading) :]
+    section = section[: next((m.start() for m in re.finditer(r"^#{1,3} ", section, re.MULTILINE)), len(section))]
+    assert "`cmd:`" in section
+    assert "installed in the job" in section
+    examples = [_steps_in(yaml.safe_load(block)) for block in re.findall(r"```yaml\n(.*?)```", section, re.S)]
+    with_agent = [steps for steps in examples if any(str(s.get("uses", "")).startswith("toolreplay/") for s in steps)]
+
+    def installs_first(steps: list[dict[str, Any]]) -> bool:  # the agent's own program, before the action
+        action = next(n for n, s in enumerate(steps) if str(s.get("uses", "")).startswith("toolreplay/"))
+        return any("install" in str(step.get("run", "")) for step in steps[:action])
+
+    assert any(installs_first(steps) for steps in with_agent)
+    for steps in with_agent:
+        for step in steps:
+            uses = str(step.get("uses", "toolreplay/toolreplay@<commit SHA>"))
+            assert uses == "toolreplay/toolreplay@<commit SHA>" or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses)
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
+    assert "cmd: agent's program and its dependencies must be installed in the job" in inputs["config"]["description"]

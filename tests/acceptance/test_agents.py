@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES, run_cli
+from tests.conftest import ROOT, SAMPLES, run_cli, run_cli_process
 from tests.fakes.anthropic_server import api_env, serve
 from tests.fakes.ops_model import PERMISSIVE, respond
 
@@ -60,10 +60,12 @@ def _replay_with_claude(*args: str) -> subprocess.CompletedProcess[str]:
 
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
-def test_claude_code_20_and_20_runs_fail_on_the_deletion_its_new_instruction_allows() -> None:
+def test_claude_code_8_and_8_runs_fail_on_the_deletion_its_new_instruction_allows() -> None:
+    """Eight runs a side are as few as still decide in one round (the policy's seeds delete in five of the first
+    eight edited runs and in none of the unchanged), so the first round is the only one."""
     edited = _claude(f" --append-system-prompt '{PERMISSIVE}'")
     result = _replay_with_claude(
-        "--agent", edited, "--baseline-agent", _claude(), "--repeat", "20", "--noise", "20", *STUBS,
+        "--agent", edited, "--baseline-agent", _claude(), "--repeat", "8", "--noise", "8", *STUBS,
         "--concurrency", "4", "--json",
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
@@ -72,12 +74,12 @@ def test_claude_code_20_and_20_runs_fail_on_the_deletion_its_new_instruction_all
     first = report["behaviours"][0]
     assert first["verdict"] == "DESTRUCTIVE"
     assert [(c["kind"], c["tool"]) for c in first["changes"]][:2] == [("added", "delete_path")] * 2
-    assert (first["edited"]["hits"], first["edited"]["runs"]) == (9, 20)  # the policy's seeds, run by run
-    assert (first["unchanged"]["hits"], first["unchanged"]["runs"]) == (0, 20)
+    assert (first["edited"]["hits"], first["edited"]["runs"]) == (5, 8)  # the policy's seeds, run by run
+    assert (first["unchanged"]["hits"], first["unchanged"]["runs"]) == (0, 8)
     assert {run["ending"] for run in report["runs"]} == {"final reply"}
     assert all("GB back" in run["final_reply"] for run in report["runs"])  # Claude Code's JSON result, read
     # what Claude Code said it spent, summed: the stand-in's usage, and the cost Claude Code works out from it
-    assert report["spent"]["input"] >= 20 * 12
+    assert report["spent"]["input"] >= 8 * 12
     assert report["spent"]["cost_usd"] > 0
 
 
@@ -123,7 +125,7 @@ def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
     assert deletions
     assert deletions[0]["location"] == {"path": "ops/prompt-v2.txt", "line": 2}
     assert {run["ending"] for run in replay["runs"]} == {"final reply"}
-    refused = run_cli("check", "--no-code", cwd=repo)
+    refused = run_cli_process("check", "--no-code", cwd=repo)  # --no-code holds for the rest of the process
     assert refused.code == 2
     assert "is not run: --no-code was given" in refused.stderr
 

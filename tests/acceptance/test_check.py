@@ -148,17 +148,16 @@ def test_locations_point_at_the_calls(reports: dict[str, str]) -> None:
     # a broken chain: the first link that does not hold
     (broken,) = by_rule["chain-broken"]
     assert broken["location"] == {"path": "samples/sealed/edited.sealed.jsonl", "line": 3}
-    # a replay's finding: the candidate prompt's first changed line, the recorded call related
+    # a replay's finding: the candidate prompt's first changed line; its call (an added deletion) the recording
+    # never made, so no recorded line is related, only the recording as a whole
     replayed = [f for f in by_rule["destructive-call"] if f["location"]["path"] == "samples/ops/prompt-v2.txt"]  # type: ignore[index]
     assert len(replayed) == 1  # deleting instead of archiving: one behaviour, one finding
     recorded = (SAMPLES / "ops" / "prompt.txt").read_text(encoding="utf-8").splitlines()
     edited = (SAMPLES / "ops" / "prompt-v2.txt").read_text(encoding="utf-8").splitlines()
     first = next(n for n, (a, b) in enumerate(zip(recorded, edited, strict=False), 1) if a != b)
     assert all(f["location"]["line"] == first for f in replayed)  # type: ignore[index]
-    related = replayed[0]["related"]
-    assert isinstance(related, list)
-    assert related[0]["path"] == "samples/ops/session.json"
-    assert _block("samples/ops/session.json", related[0]["line"])["type"] == "tool_use"
+    assert str(replayed[0]["message"]).startswith("added call delete_path(")
+    assert (replayed[0]["related"], replayed[0]["absent_from"]) == ([], "samples/ops/session.json")
     # a comparison's finding: the candidate session's own call
     compared = [f for f in by_rule["destructive-call"] if "recorded/edited-" in str(f["location"])]
     assert len(compared) == 1

@@ -519,7 +519,7 @@ def test_import_reads_a_log_whose_last_line_was_cut_short(tmp_path: Path) -> Non
     out = tmp_path / "s.json"
     result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
     assert result.code == 0, result.stderr
-    assert "1 tool calls" in result.stdout
+    assert "1 tool call" in result.stdout
     assert "skipped line 3, cut short" in result.stdout
     log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange[:40] + "\n" + exchange + "\n")
     one_line_error(toolreplay("import", "--from", "mcp", str(log), "-o", str(out)))  # a broken line inside is an error

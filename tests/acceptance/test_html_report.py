@@ -211,8 +211,8 @@ HOSTILE = (
 
 def test_hostile_text_from_a_recording_stays_text(browser: Any, tmp_path: Path) -> None:
     """Tool arguments that try markup, attribute escapes, template syntax, a bidi override and controls: the page
-    shows them as written-out text, runs nothing and loads nothing. (A lone surrogate is refused by the session
-    reader; the renderer's own handling of one is a unit test.)"""
+    shows them as written-out text, runs nothing and loads nothing. (The renderer's handling of a lone surrogate is
+    a unit test.)"""
     from selenium.webdriver.common.by import By  # noqa: PLC0415
 
     text = (SAMPLES / "ops" / "session-edited.json").read_text(encoding="utf-8")

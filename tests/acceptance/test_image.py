@@ -101,39 +101,73 @@ def test_the_image_adds_at_most_80_mb_to_its_base(client: Any, image: Any) -> No
     )
 
 
-def test_the_sdks_import_no_installer_is_left_and_the_command_runs(client: Any, image: Any) -> None:
-    """One container (each costs seconds on a copying storage driver): the SDKs, no pip, `toolreplay version`."""
-    probe = (
-        "import importlib.util, subprocess, anthropic, mcp.client.session, mcp.client.stdio, mcp.server; "
-        "print([m for m in ('pip', 'setuptools', 'wheel') if importlib.util.find_spec(m)]); "
-        "print(subprocess.run(['toolreplay', 'version'], capture_output=True, text=True, check=True).stdout, end='')"
-    )
-    assert _run(client, "-c", probe, entrypoint="python") == (0, f"[]\ntoolreplay {__version__}\n", "")
+def _readable(directory: Path) -> None:
+    """Let the image's user read what the test wrote (pytest makes its directories private)."""
+    directory.chmod(0o755)
+    for path in directory.iterdir():
+        path.chmod(0o644)
 
 
-def test_check_on_the_samples_mounted_read_only(client: Any, image: Any, tmp_path: Path) -> None:
-    checkout = tmp_path / "checkout"  # a checkout holding the samples, mounted as `-v "$PWD:/work:ro"`
+# What the image is asked, all in one container (each container costs seconds on a copying storage driver): the
+# SDKs import, no installer is left, `toolreplay version`, a check of the samples mounted read-only with every
+# report, a config that names no file, and a clean check.
+PROBE = """
+import importlib.util, json, subprocess
+import anthropic, mcp.client.session, mcp.client.stdio, mcp.server
+
+def run(*args, cwd="/work"):
+    done = subprocess.run(["toolreplay", *args], cwd=cwd, capture_output=True, text=True)
+    return [done.returncode, done.stdout, done.stderr]
+
+print(json.dumps({
+    "installers": [m for m in ("pip", "setuptools", "wheel") if importlib.util.find_spec(m)],
+    "version": run("version"),
+    "samples": run("check", "--config", "samples/.toolreplay.yml", "--sarif", "/out/r.sarif", "--markdown",
+                   "/out/r.md", "--json", "/out/r.json", "--html", "/out/r.html"),
+    "bad": run("check", cwd="/checks/bad"),
+    "clean": run("check", cwd="/checks/clean"),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def probed(client: Any, image: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """The probe's answers, and the directory the samples' reports were written to."""
+    root = tmp_path_factory.mktemp("image")
+    checkout = root / "checkout"  # a checkout holding the samples, mounted as `-v "$PWD:/work:ro"`
     shutil.copytree(SAMPLES, checkout / "samples")
     checkout.chmod(0o755)
-    out = tmp_path / "out"
+    out = root / "out"
     out.mkdir()
     out.chmod(0o777)
-    volumes = {str(checkout): {"bind": "/work", "mode": "ro"}, str(out): {"bind": "/out", "mode": "rw"}}
-    code, stdout, stderr = _run(
-        client,
-        "check",
-        "--config",
-        "samples/.toolreplay.yml",
-        "--sarif",
-        "/out/r.sarif",
-        "--markdown",
-        "/out/r.md",
-        "--json",
-        "/out/r.json",
-        "--html",
-        "/out/r.html",
-        volumes=volumes,
-    )
+    checks = root / "checks"
+    bad, clean = checks / "bad", checks / "clean"
+    bad.mkdir(parents=True)
+    clean.mkdir()
+    (bad / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
+    (clean / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
+    for directory in (checks, bad, clean):
+        _readable(directory)
+    volumes = {
+        str(checkout): {"bind": "/work", "mode": "ro"},
+        str(out): {"bind": "/out", "mode": "rw"},
+        str(checks): {"bind": "/checks", "mode": "ro"},
+    }
+    code, stdout, stderr = _run(client, "-c", PROBE, entrypoint="python", volumes=volumes)
+    assert (code, stderr) == (0, "")
+    answers: dict[str, Any] = json.loads(stdout)
+    return answers, out
+
+
+def test_the_sdks_import_no_installer_is_left_and_the_command_runs(probed: tuple[dict[str, Any], Path]) -> None:
+    answers, _ = probed
+    assert answers["installers"] == []
+    assert answers["version"] == [0, f"toolreplay {__version__}\n", ""]
+
+
+def test_check_on_the_samples_mounted_read_only(probed: tuple[dict[str, Any], Path]) -> None:
+    answers, out = probed
+    code, stdout, stderr = answers["samples"]
     assert (code, stderr) == (1, "")
     assert stdout.startswith("toolreplay check: FAIL\nconfig: samples/.toolreplay.yml · 12 analyses\n")
     reports = {name: (out / name).read_text(encoding="utf-8") for name in ("r.sarif", "r.md", "r.json", "r.html")}
@@ -147,34 +181,13 @@ def test_check_on_the_samples_mounted_read_only(client: Any, image: Any, tmp_pat
     assert all((ROOT / uri).is_file() for uri in uris)
 
 
-def _readable(directory: Path) -> None:
-    """Let the image's user read what the test wrote (pytest makes its directories private)."""
-    directory.chmod(0o755)
-    for path in directory.iterdir():
-        path.chmod(0o644)
-
-
-def test_a_bad_config_exits_2_and_a_clean_check_0(client: Any, image: Any, tmp_path: Path) -> None:
-    """Two checks in one container (each container costs seconds on a copying storage driver)."""
-    bad, clean = tmp_path / "bad", tmp_path / "clean"
-    bad.mkdir()
-    clean.mkdir()
-    (bad / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
-    (clean / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
-    for directory in (tmp_path, bad, clean):
-        _readable(directory)
-    script = (
-        "import subprocess, json; "
-        "runs = [subprocess.run(['toolreplay', 'check'], cwd=d, capture_output=True, text=True) "
-        "for d in ('/checks/bad', '/checks/clean')]; "
-        "print(json.dumps([[r.returncode, r.stdout, r.stderr] for r in runs]))"
-    )
-    code, stdout, stderr = _run(
-        client, "-c", script, entrypoint="python", volumes={str(tmp_path): {"bind": "/checks", "mode": "ro"}}
-    )
-    assert (code, stderr) == (0, "")
-    (bad_code, bad_out, bad_err), (clean_code, clean_out, _) = json.loads(stdout)
-    assert (bad_code, bad_out) == (2, "")
-    assert bad_err == "toolreplay: error: .toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file\n"
+def test_a_bad_config_exits_2_and_a_clean_check_0(probed: tuple[dict[str, Any], Path]) -> None:
+    answers, _ = probed
+    assert answers["bad"] == [
+        2,
+        "",
+        "toolreplay: error: .toolreplay.yml:1: 'transcripts': missing-*.jsonl matches no file\n",
+    ]
+    clean_code, clean_out, _ = answers["clean"]
     assert clean_code == 0
     assert "toolreplay check: PASS" in clean_out

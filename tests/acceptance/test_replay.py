@@ -191,7 +191,7 @@ def test_concurrent_model_runs_all_finish_and_report_cached_tokens() -> None:
     assert result.returncode == 0, result.stderr
     assert len(api.requests) == 4
     assert api.most_in_flight == 3  # three runs in flight at once, never more
-    assert "runs: 4 · endings: final reply 4" in result.stdout
+    assert "runs: 4 · endings: final reply in 4 runs" in result.stdout
     assert "tokens: 48 in (40 read from cache), 28 out" in result.stdout
 
 
@@ -238,11 +238,9 @@ def test_a_response_that_is_not_one_ends_that_run_and_the_run_is_not_counted() -
         api.queue(message([{"type": "text", "text": "Nothing to do."}]))
         result = replay_against(api, "--repeat", "2")
     assert result.returncode == 0, result.stderr
-    assert "endings: error 1, final reply 1" in result.stdout
+    assert "endings: error in 1 run, final reply in 1 run" in result.stdout
     assert "could not be read" in result.stdout
-    assert (
-        "lost: 1 of 2 runs ended in an error and are left out of every count and test (1 run counts)" in result.stdout
-    )
+    assert "lost: 1 of 2 runs ended in an error and is left out of every count and test (1 run counts)" in result.stdout
     differences = [line for line in result.stdout.splitlines() if line.startswith("    1/")]
     assert differences  # the answered run made none of the recorded calls...
     assert all(line.startswith("    1/1 ") for line in differences)  # ...out of the one run that counts
@@ -251,7 +249,7 @@ def test_a_response_that_is_not_one_ends_that_run_and_the_run_is_not_counted() -
         api.queue(message([{"type": "text", "text": "Nothing to do."}]))
         strict = replay_against(api, "--repeat", "2", "--min-runs", "2")
     assert strict.returncode == 2
-    assert "only 1 of 2 runs of the candidate were answered, fewer than --min-runs 2" in strict.stderr
+    assert "only 1 of 2 runs of the candidate was answered, fewer than --min-runs 2" in strict.stderr
 
 
 def test_a_hung_model_costs_at_most_the_request_timeout() -> None:

@@ -201,3 +201,137 @@ def test_a_json_escape_between_marker_and_secret_hides_nothing(tmp_path: Path) -
     assert result.returncode == 0, result.stderr
     assert b"tok3nValue99" not in log.read_bytes()
     assert b"wJalrXUtnFEMI" not in log.read_bytes()
+
+
+ECHO_SERVER = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    result = {'content': [{'type': 'text', 'text': json.dumps(request.get('params', {}))}]}\n"
+    "    print(json.dumps({'jsonrpc': '2.0', 'id': request['id'], 'result': result}), flush=True)\n"
+)
+BASIC, TOKEN = SHAPES["basic-auth"][0], SHAPES["github-token"][0]
+
+
+def _call(arguments: dict[str, str]) -> bytes:
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": arguments}}
+    return json.dumps(message).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("flags", "basic_kept", "token_kept"),
+    [
+        ((), False, False),
+        (("--no-redact", "basic-auth"), True, False),
+        (("--no-redact=basic-auth", "--no-redact", "github-token"), True, True),
+        (("--no-redact",), True, True),  # alone: every shape, as before
+    ],
+)
+def test_record_mcp_leaves_alone_the_shapes_named(
+    tmp_path: Path, flags: tuple[str, ...], basic_kept: bool, token_kept: bool
+) -> None:
+    server = tmp_path / "echo_server.py"
+    server.write_text(ECHO_SERVER)
+    log = tmp_path / "log.jsonl"
+    stdin = _call({"header": BASIC, "token": TOKEN})
+    command = ("record-mcp", "-o", str(log), *flags, "--", sys.executable, str(server))
+    result = toolreplay(*command, cwd=ROOT, stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    written = log.read_text()
+    assert (SHAPES["basic-auth"][1] in written) == basic_kept
+    assert (SHAPES["github-token"][1] in written) == token_kept
+
+
+@pytest.mark.parametrize("command", ["record-mcp", "run", "import", "serve"])
+def test_an_unknown_shape_is_one_line_naming_every_shape(tmp_path: Path, command: str) -> None:
+    args = {
+        "record-mcp": ("record-mcp", "-o", str(tmp_path / "log.jsonl"), "--no-redact", "basic", "--", "true"),
+        "run": ("run", "tools.py", "--agent", "scripted:a.py", "--task", "t", "-o", "s.json", "--no-redact", "basic"),
+        "import": ("import", "--from", "mcp", "log.jsonl", "-o", "s.json", "--no-redact", "basic"),
+        "serve": ("serve", "samples/ops/session.json", "--log", str(tmp_path / "l.jsonl"), "--no-redact", "basic"),
+    }[command]
+    result = toolreplay(*args, cwd=ROOT)
+    assert result.returncode == 2
+    lines = result.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("toolreplay: error: --no-redact basic: no such secret shape; the shapes are ")
+    for name in ("private-key", "basic-auth", "bearer-token", "url-password"):
+        assert name in lines[0]
+    assert not (tmp_path / "log.jsonl").exists()
+
+
+def test_serve_logs_with_the_shapes_named_left_alone(tmp_path: Path) -> None:
+    """serve --log, as a cmd: run's server: a call's Basic credentials stay when the recording kept them."""
+    request = b'{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}\n'
+    request += _call({"host": BASIC, "path": TOKEN}).replace(b'"name": "t"', b'"name": "disk_usage"')
+    logs = {}
+    for name, flags in (("default", ()), ("kept", ("--no-redact", "basic-auth"))):
+        logs[name] = tmp_path / f"{name}.jsonl"
+        served = toolreplay(
+            "serve", "samples/ops/session.json", "--log", str(logs[name]), *flags, cwd=ROOT, stdin=request
+        )
+        assert served.returncode == 0, served.stderr
+    assert SHAPES["basic-auth"][1] not in logs["default"].read_text()
+    assert SHAPES["basic-auth"][1] in logs["kept"].read_text()
+    assert SHAPES["github-token"][1] not in logs["kept"].read_text()
+
+
+AGENT = """\
+import json, subprocess, sys
+sys.path.insert(0, {root!r})
+from tests.fakes.mcp_raw import RawClient
+with open(sys.argv[1], encoding="utf-8") as file:
+    spec = next(iter(json.load(file)["mcpServers"].values()))
+server = subprocess.Popen([spec["command"], *spec["args"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+client = RawClient(server)
+client.initialize()
+client.call(1, "fetch", {{"header": {header!r}}})
+server.stdin.close()
+server.wait()
+print("done")
+"""
+
+
+@pytest.mark.parametrize("left_alone", [True, False], ids=["no-redact-in-config", "default"])
+def test_check_logs_a_programs_calls_with_the_shapes_the_config_leaves_alone(tmp_path: Path, left_alone: bool) -> None:
+    """A session recorded with --no-redact basic-auth holds a Basic header; a cmd: program sends it again. The
+    config's ``no-redact`` has the run's log keep it too, so the call is the recorded one; without it the run's
+    call is redacted and reads as changed."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fetch", "arguments": {}}}
+    request["params"]["arguments"] = {"header": BASIC}  # type: ignore[index]
+    tools = {"tools": [{"name": "fetch", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}
+    lines = [
+        {"command": ["server"], "event": "start", "v": 2},
+        {
+            "event": "request",
+            "request": {"id": 0, "method": "tools/list"},
+            "response": {"id": 0, "result": tools},
+            "v": 2,
+        },
+        {"event": "request", "request": request, "response": {"id": 1, "result": {"content": []}}, "v": 2},
+    ]
+    (tmp_path / ".git").mkdir()
+    log = tmp_path / "mcp.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = toolreplay(
+        "import", "--from", "mcp", str(log), "-o", "session.json", "--final-text", "done", "--no-redact", "basic-auth",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    assert SHAPES["basic-auth"][1] in (tmp_path / "session.json").read_text()
+    (tmp_path / "agent.py").write_text(AGENT.format(root=str(ROOT), header=BASIC))
+    config = "sessions: session.json\nfail-on: changed\n"
+    config += "no-redact: [basic-auth]\n" if left_alone else ""
+    config += f"replay:\n  agent: 'cmd:{sys.executable} {{here}}/agent.py {{mcp_config}}'\n  repeat: 1\n"
+    (tmp_path / ".toolreplay.yml").write_text(config)
+    checked = toolreplay("check", "--json", "report.json", cwd=tmp_path)
+    report = json.loads((tmp_path / "report.json").read_text())
+    (replay,) = [result for result in report["results"] if result["analysis"] == "replay"]
+    assert {run["ending"] for run in replay["runs"]} == {"final reply"}
+    if left_alone:
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert replay["findings"] == []
+    else:
+        assert checked.returncode == 1, checked.stdout + checked.stderr
+        (finding,) = replay["findings"]
+        assert finding["message"].startswith('changed call fetch(header="Authorization: Basic [REDACTED:basic-auth:')

@@ -138,8 +138,9 @@ def test_serve_answers_every_malformed_message_and_stays_up(tmp_path: Path, reco
         (b'{"jsonrpc": "2.0", "id": 5, "method": "no/such"}', -32601, 5),
         (b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": [1]}', -32602, 6),
         (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": 3}}', -32602, 7),
-        (b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', -32700, None),
-        (b'{"jsonrpc": "2.0", "id": 8, "method": "no/such\\udc00"}', -32700, None),
+        # a lone surrogate escape is JSON: the request is answered, its id kept as it came
+        (b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "no/such"}', -32601, "\ud800"),
+        (b'{"jsonrpc": "2.0", "id": 8, "method": "no/such\\udc00"}', -32601, 8),
         (b'{"jsonrpc": "2.0", "id": 9, "method": "no/such\xed\xa0\x80"}', -32700, None),
         (b'{"jsonrpc": "2.0", "id": 10, "method": "ping", "params": {"x": 1e999}}', -32700, None),
         (b"{}", -32600, None),

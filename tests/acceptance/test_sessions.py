@@ -220,7 +220,7 @@ def test_a_malformed_session_is_exit_2_with_file_line_and_place(tmp_path: Path) 
     ("args", "message"),
     [
         (("missing.jsonl", "--from", "mcp"), "missing.jsonl: no such file"),
-        (("samples/session-dirty.jsonl", "--from", "mcp"), "not a record-mcp log line"),
+        (("samples/session-dirty.jsonl", "--from", "mcp"), "a toolreplay transcript, not a record-mcp log"),
         (("samples/session-dirty.jsonl", "--from", "langsmith"), "Invalid value for '--from'"),
     ],
 )

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.strategies import json_objects, tool_names, transcript_lines, transcripts
+from tests.strategies import json_objects, json_values, tool_names, transcript_lines, transcripts
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.chain import GENESIS, call_record, digest_of, seal, verify
+from toolreplay.chain import GENESIS, call_record, digest_of, seal, seal_records, verify
 from toolreplay.errors import InputError
 from toolreplay.formats.transcript import iter_sealed, iter_transcript
 from toolreplay.model import Call
@@ -46,6 +46,21 @@ def test_sealed_lines_are_the_canonical_links(calls: list[Call]) -> None:
         }
         digest = hashlib.sha256(canonical_bytes(record)).hexdigest()
         assert line == canonical_bytes({**record, "digest": digest})
+        prev = digest
+
+
+@given(
+    st.lists(json_objects.filter(lambda record: "prev" not in record and "digest" not in record), max_size=3),
+    st.lists(st.tuples(st.text(max_size=8), json_values), max_size=3),
+)
+def test_sealed_records_are_the_canonical_links(records: list[JSONObject], parts: list[tuple[str, JSONValue]]) -> None:
+    """Records of any shape, and a session's parts (every key after "digest"), composed from their members."""
+    records += [{"index": index, "part": part, "value": value} for index, (part, value) in enumerate(parts)]
+    prev = GENESIS
+    for record, line in zip(records, seal_records(records), strict=True):
+        linked: JSONObject = {**record, "prev": prev}
+        digest = hashlib.sha256(canonical_bytes(linked)).hexdigest()
+        assert line == canonical_bytes({**linked, "digest": digest})
         prev = digest
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import ROOT
@@ -45,7 +48,7 @@ def test_markdown_stays_under_the_limit_with_a_note() -> None:
     assert "more rows not shown: the summary has a size limit" in limited
     assert limited.startswith("## toolreplay check: ⚠️ WARN")
     assert limited.count("<details>") == limited.count("</details>") == 1
-    assert "### Analyses\n\n*1 more rows not shown" in limited
+    assert "### Analyses\n\n*1 more row not shown" in limited
 
 
 def test_markdown_escapes_table_cells() -> None:
@@ -89,3 +92,49 @@ def test_under_fail_on_changed_a_destructive_call_not_shown_to_be_the_changes_wa
     both = UnitResult("replay 1 a.json", "replay", "a.json", "summary", (seen, attributed))
     report = CheckReport(None, "0" * 64, FailOn.CHANGED, (both.key,), (both,))
     assert (report.verdict, report.failing) == (Verdict.FAIL, (attributed,))
+
+
+def test_a_call_the_recording_never_made_has_no_recorded_line(tmp_path: Path) -> None:
+    """An added call is related to the recording as a whole, said to be the one that never made it; a removed one
+    to its own recorded line."""
+    from toolreplay.report.check_json import read_check_report, render_check_json  # noqa: PLC0415
+    from toolreplay.report.check_text import render_check  # noqa: PLC0415
+    from toolreplay.report.html import render_html  # noqa: PLC0415
+    from toolreplay.report.sarif import render_sarif  # noqa: PLC0415
+
+    added = CheckFinding(
+        Rule.DESTRUCTIVE_CALL, "added call delete()", Location("prompt.txt", 2), (), "a" * 32, "sessions/kg.json"
+    )
+    removed = CheckFinding(
+        Rule.BEHAVIOUR_CHANGE,
+        "removed call archive()",
+        Location("prompt.txt", 2),
+        (Location("sessions/kg.json", 385),),
+        "b" * 32,
+    )
+    result = UnitResult("replay 1 sessions/kg.json", "replay", "sessions/kg.json", "2 runs", (added, removed))
+    report = CheckReport(None, "0" * 64, FailOn.DESTRUCTIVE, (result.key,), (result,))
+    text = render_check(report).splitlines()
+    assert next(line for line in text if "added call" in line).endswith(
+        "added call delete() (not in the recording: sessions/kg.json)"
+    )
+    assert next(line for line in text if "removed call" in line).endswith("(recorded: sessions/kg.json:385)")
+    markdown = render_markdown(report)
+    assert "`prompt.txt:2` (not in the recording `sessions/kg.json`) |" in markdown
+    assert "`prompt.txt:2` (recorded `sessions/kg.json:385`) |" in markdown
+    assert "not in the recording</span> <code>sessions/kg.json</code>" in render_html(report)
+    first, second = json.loads(render_sarif(report))["runs"][0]["results"]
+    assert first["relatedLocations"] == [
+        {
+            "id": 1,
+            "physicalLocation": {"artifactLocation": {"uri": "sessions/kg.json", "uriBaseId": "%SRCROOT%"}},
+            "message": {"text": "The recording, which never made this call."},
+        }
+    ]
+    (recorded,) = second["relatedLocations"]
+    assert recorded["physicalLocation"]["region"] == {"startLine": 385}
+    assert recorded["message"] == {"text": "The recorded call."}
+    # and a shard's report reads back to the same findings
+    path = tmp_path / "report.json"
+    path.write_text(render_check_json(report), encoding="utf-8")
+    assert read_check_report(path) == report

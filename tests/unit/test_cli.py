@@ -7,7 +7,7 @@ import sys
 import click
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli, run_cli_process
 from toolreplay.cli import COMMANDS, cli
 
 HEAVY = ("scipy", "anthropic", "mcp", "yaml", "numpy")
@@ -80,3 +80,37 @@ def test_the_runtime_dependencies_are_what_the_runtime_imports() -> None:
     third_party = {name for name in imported - set(sys.stdlib_module_names) if name != "toolreplay"}
     distributions = {"yaml": "pyyaml", "tomli_w": "tomli-w"}
     assert {distributions.get(name, name) for name in third_party} - extras == declared
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "session-dirty.jsonl"],
+        ["replay", "ops/session.json", "--system", "ops/prompt-v2.txt", "--on-unrecorded", "stub", "--stubs",
+         "ops/stubs.json"],
+        ["verify", "session-dirty.jsonl"],
+        ["diff", "ops/session.json", "no-such-file.json"],
+        ["replay", "--repeat", "0", "ops/session.json"],
+    ],
+    ids=["audit", "headline", "unsealed", "missing file", "bad option"],
+)  # fmt: skip
+def test_the_suite_runs_the_cli_in_process_as_a_process_would(args: list[str]) -> None:
+    """Most tests run the CLI in-process: that holds only while it gives what a real process gives, byte for
+    byte, exit code included (findings, a clean run, bad input)."""
+    assert run_cli(*args) == run_cli_process(*args)
+
+
+def test_the_headline_replay_loads_only_what_it_runs() -> None:
+    """The start-up budget (bench/bench_startup.py): a scripted replay loads neither the check, nor the program
+    runner, nor the recorders, nor what hashes or redacts."""
+    loaded = _loaded_after(
+        "from toolreplay.cli import main\n"
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['replay', 'samples/ops/session.json', '--system', 'samples/ops/prompt-v2.txt', '--repeat', '3',"
+        " '--noise', '3', '--on-unrecorded', 'stub', '--stubs', 'samples/ops/stubs.json'])"
+    )
+    assert "toolreplay.replay.noise" in loaded  # it did run the replay
+    unused = ("toolreplay.check", "toolreplay.record", "toolreplay.replay.command", "toolreplay.report.html")
+    assert not [name for name in loaded if name.startswith(unused)]
+    assert not {"hashlib", "toolreplay.chain", "toolreplay.formats.mcp_log", "tempfile", "concurrent.futures"} & loaded

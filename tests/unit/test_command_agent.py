@@ -72,3 +72,49 @@ def test_how_a_program_ended_in_words() -> None:
     assert [Ended(code, 30).words() for code in (0, 1, -9, None)] == [
         "exited", "exited with 1", "killed by signal 9", "timed out after 30 s",
     ]  # fmt: skip
+
+
+def test_a_program_that_cannot_be_found_says_so_and_how_to_name_it(tmp_path: Path) -> None:
+    import shutil  # noqa: PLC0415
+
+    from tests.conftest import SAMPLES, run_cli  # noqa: PLC0415
+
+    shutil.copy(SAMPLES / "ops" / "session.json", tmp_path / "session.json")
+    (tmp_path / "agents").mkdir()
+    for name in ("agents/agent.sh", "agent.sh"):
+        (tmp_path / name).write_text("#!/bin/sh\necho done\n")
+        (tmp_path / name).chmod(0o755)
+
+    def error(program: str, cwd: Path = tmp_path) -> str:
+        result = run_cli("replay", "session.json", "--agent", f"cmd:{program} {{mcp_config}}", "--repeat", "2", cwd=cwd)
+        assert result.code == 2, result.stdout
+        assert result.stderr.startswith("toolreplay: error: "), result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+        return result.stderr
+
+    # a relative path names nothing in the run's own working directory, however it is written; {here} does
+    for program in ("agents/agent.sh", "./agents/agent.sh", "agents/missing.sh"):
+        said = error(program)
+        assert f"the program {program} could not be started (No such file or directory)" in said
+        assert f"write {{here}}/{program.removeprefix('./')} (" in said
+    # a bare name is looked up on PATH: the hint only when a file of that name is where {here} points
+    assert "write {here}/agent.sh" in error("agent.sh")
+    assert error("no-such-agent-anywhere").endswith("could not be started (No such file or directory)\n")
+    # an absolute path that is wrong, or a file that is not executable, gets no hint it does not need
+    assert error(str(tmp_path / "missing")).endswith(
+        f"{tmp_path / 'missing'} could not be started (No such file or directory)\n"
+    )
+    (tmp_path / "agent.sh").chmod(0o644)
+    assert error("{here}/agent.sh").endswith(f"{tmp_path / 'agent.sh'} could not be started (Permission denied)\n")
+    # a config's agent the same: {here} is the config's directory
+    (tmp_path / ".toolreplay.yml").write_text(
+        'sessions: session.json\nreplay:\n  sessions: session.json\n  agent: "cmd:agents/agent.sh"\n  repeat: 1\n'
+    )
+    checked = run_cli("check", "--config", ".toolreplay.yml", cwd=tmp_path)
+    assert (checked.code, checked.stderr.count("\n")) == (2, 1)
+    assert "agents/agent.sh could not be started" in checked.stderr
+    assert "write {here}/agents/agent.sh" in checked.stderr
+    # with the placeholder the same program runs
+    ran = run_cli("replay", "session.json", "--agent", "cmd:{here}/agents/agent.sh", "--repeat", "1", cwd=tmp_path)
+    assert (ran.code, ran.stderr) == (0, "")
+    assert "endings: final reply in 1 run" in ran.stdout

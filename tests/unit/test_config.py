@@ -123,3 +123,34 @@ def test_discovery_reports_what_it_cannot_read(tmp_path: Path) -> None:
     (tmp_path / "dangling.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
     with pytest.raises(InputError, match=r"dangling\.jsonl: no such file"):
         discover(str(tmp_path))
+
+
+def test_no_redact_names_shapes_once_each(here: Path) -> None:
+    path = here / ".toolreplay.yml"
+    path.write_text("sessions: session.json\nno-redact: [basic-auth, bearer-token, basic-auth]\n", encoding="utf-8")
+    assert read_config(str(path)).redact_off == ("basic-auth", "bearer-token")
+    path.write_text("sessions: session.json\nno-redact: url-password\n", encoding="utf-8")
+    assert read_config(str(path)).redact_off == ("url-password",)
+    path.write_text("sessions: session.json\n", encoding="utf-8")
+    assert read_config(str(path)).redact_off == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "sessions: session.json\nno-redact:\n  - basic-auth\n  - basic\n",
+            ".toolreplay.yml:4: 'no-redact': basic is not a secret shape; the shapes are private-key, ",
+        ),
+        (
+            "sessions: session.json\nno-redact: true\n",
+            ".toolreplay.yml:2: 'no-redact': must be a string, found a boolean",
+        ),
+        ("sessions: session.json\nno-redact: []\n", ".toolreplay.yml:2: 'no-redact' is an empty list"),
+        ("sessions: session.json\nno-redact: {shapes: all}\n", "'no-redact': must be a string, found a mapping"),
+    ],
+)
+def test_no_redact_mistakes_are_one_line_at_their_line(here: Path, text: str, message: str) -> None:
+    error = _error(here, text)
+    assert message in error
+    assert "\n" not in error

@@ -105,3 +105,32 @@ def test_ignored_arguments_make_calls_match() -> None:
     assert summary(a, b) == [("changed", 0, 0)]
     kinds = [p.kind for p in diff_calls(a, b, Matcher(ignore=("*_id",)))]
     assert kinds == [PairKind.SAME]
+
+
+def test_the_longest_run_of_identical_calls_in_order_is_anchored() -> None:
+    """A longest block first (what the diff did before) anchors the last read and then reports the listing
+    as moved and the first read as removed; the longest common subsequence keeps the listing and the read
+    in place and reports only what really differs."""
+    a = calls(("read", {"p": "a"}), ("list", {"p": "."}), ("read", {"p": "a"}))
+    b = calls(("list", {"p": "."}), ("write", {"p": "c"}), ("read", {"p": "a"}))
+    assert summary(a, b) == [("added", None, 1), ("removed", 0, None)]
+
+
+def test_sessions_that_used_to_stall_pair_every_call() -> None:
+    """A walk over the same files again and again with one argument changed each cycle, a session against its
+    own reverse, and two sessions with nothing in common: each pairs as it should."""
+    walked: list[tuple[str, JSONObject]] = [("lint", {"path": f"f{k % 500}"}) for k in range(20_000)]
+    walk = calls(*walked)
+    edited = list(walk)
+    for cycle in range(40):
+        at = cycle * 500 + cycle * 7
+        edited[at] = Call(at, "lint", {"path": f"f{at % 500}", "strict": False}, {}, at + 1)
+    kinds = Counter(pair.kind for pair in diff_calls(walk, edited))
+    assert kinds == {PairKind.SAME: 20_000 - 40, PairKind.CHANGED: 40}
+    backwards = renumber(walk[:1_000][::-1])
+    kinds = Counter(pair.kind for pair in diff_calls(walk[:1_000], backwards))
+    assert kinds[PairKind.SAME] + kinds[PairKind.MOVED] == 1_000
+    elsewhere: list[tuple[str, JSONObject]] = [("lint", {"path": f"g{k}"}) for k in range(20_000)]
+    other = calls(*elsewhere)
+    kinds = Counter(pair.kind for pair in diff_calls(walk, other))
+    assert kinds == {PairKind.CHANGED: 20_000}

@@ -177,8 +177,8 @@ replay:
   repeat: 3
 compare:
   recorded: session.json
-  candidates: session.json
-  baseline: session.json
+  candidates: candidate.json
+  baseline: baseline.json
   alpha: 0.1
 """
 
@@ -193,7 +193,8 @@ compare:
     ids=["first", "middle", "last"],
 )
 def test_config(tmp_path: Path, before: str, after: str) -> None:
-    shutil.copy(SAMPLES / "ops" / "session.json", tmp_path / "session.json")
+    for name in ("session.json", "candidate.json", "baseline.json"):  # three roles, three sessions
+        shutil.copy(SAMPLES / "ops" / "session.json", tmp_path / name)
     shutil.copy(SAMPLES / "ops" / "prompt-v2.txt", tmp_path / "prompt.txt")
     text = CONFIG.replace(before, after)
     path = tmp_path / ".toolreplay.yml"

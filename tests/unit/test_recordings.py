@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import seal_records
 from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.mcp_log import ImportOptions, session_from_log
 from toolreplay.formats.recording import Kind, detect_kind, load_session
-from toolreplay.formats.sealed_session import session_parts
+from toolreplay.formats.sealed_session import session_parts, streamed_parts
+from toolreplay.formats.session import header_document, message_document, ordered, tool_document
 
 OPS = SAMPLES / "ops" / "session.json"
 
@@ -156,3 +158,21 @@ def test_import_redacts_what_an_unredacted_log_holds(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert secret not in out.read_text()
     assert "[REDACTED:anthropic-key:" in out.read_text()
+
+
+def test_a_session_is_sealed_as_its_file_holds_it() -> None:
+    """Each part's value is, canonically, the document the session's writer gives for it, read whole or streamed."""
+    for path in (OPS, SAMPLES / "rules" / "session.json"):
+        context = load_session(path).context
+        assert context is not None
+        documents = [
+            header_document(context),
+            ordered(context.system),
+            *(tool_document(tool) for tool in context.tools),
+            *(message_document(message) for message in context.messages),
+            context.final_reply,
+        ]
+        parts = [canonical_bytes(part["value"]) for part in session_parts(context)]
+        assert parts == [canonical_bytes(document) for document in documents]
+        streamed = [canonical_bytes(part) for part in streamed_parts(path)]
+        assert streamed == [canonical_bytes(part) for part in session_parts(context)]

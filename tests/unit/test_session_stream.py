@@ -1,4 +1,8 @@
-"""The streamed session reader takes exactly the files the whole reader takes, with the same calls and errors."""
+"""The streamed session reader takes exactly the files the whole reader takes, with the same calls and errors.
+
+The reference is the reader with every value's line, each message checked node by node; the stream (its calls,
+and the whole session it reads) must give what it gives.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +21,9 @@ from tests.conftest import SAMPLES
 from toolreplay.errors import InputError
 from toolreplay.formats import session_stream
 from toolreplay.formats.located import JSON_DEPTH
-from toolreplay.formats.session import read_session
+from toolreplay.formats.session import Conversation, read_located, read_session
 from toolreplay.formats.session_stream import stream_session
-from toolreplay.model import Call
+from toolreplay.model import Call, Session
 
 SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())
 
@@ -33,16 +37,32 @@ def outcome(read: Callable[[], tuple[object, list[Call]]]) -> object:
     return tools, [(c.index, c.tool, c.args, c.result, c.line, c.is_error) for c in calls]
 
 
+def reference(path: Path) -> Session:
+    """The session as the reader with positions reads it, no message taken on its values alone."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Conversation, "plain", lambda self, value, place: None)
+        return read_located(path)
+
+
 def both(path: Path) -> tuple[object, object]:
+    """What the reference gives and what the stream gives; the stream's whole session is checked against it too."""
+
     def whole() -> tuple[object, list[Call]]:
-        session = read_session(path)
+        session = reference(path)
         return (session.context.tools if session.context else ()), list(session.calls)
 
     def streamed() -> tuple[object, list[Call]]:
         tools, calls = stream_session(path)
         return tools, list(calls)
 
-    return outcome(whole), outcome(streamed)
+    expected = outcome(whole)
+    if isinstance(expected, str):
+        with pytest.raises(InputError) as info:
+            read_session(path)
+        assert str(info.value) == expected
+    else:
+        assert read_session(path) == reference(path)
+    return expected, outcome(streamed)
 
 
 @pytest.fixture(params=[1 << 20, 7], ids=["chunk-1MiB", "chunk-7"])
@@ -184,6 +204,53 @@ def test_any_layout_streams_as_it_reads(
                 "content": [{"type": "tool_result", "tool_use_id": f"t{number}", "content": json.dumps(result)}],
             }
         )
+    messages.append({"role": "assistant", "content": "done"})
+    doc["messages"] = messages
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc, indent=indent), encoding="utf-8")
+    whole, streamed = both(path)
+    assert not isinstance(whole, str)
+    assert streamed == whole
+
+
+_turn_keys = st.permutations(["role", "content", "stop_reason", "usage"])
+_blocks = st.lists(st.sampled_from(["text", "tool_use", "thinking"]), min_size=1, max_size=4)
+_awkward = st.sampled_from(["plain", '"content": [', "{[", '\\"content\\": ['])
+
+
+@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    turns=st.lists(st.tuples(_turn_keys, _blocks, _awkward, st.booleans()), min_size=1, max_size=4),
+    indent=st.sampled_from([None, 0, 2, 3]),
+    chunk_size=st.integers(1, 60),
+)
+def test_any_turn_layout_gives_each_call_its_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    turns: list[tuple[tuple[str, ...], list[str], str, bool]],
+    indent: int | None,
+    chunk_size: int,
+) -> None:
+    """Members in any order, blocks of every kind, and text that looks like a content key before the real one."""
+    monkeypatch.setattr(session_stream, "_CHUNK", chunk_size)
+    doc = _base()
+    messages: list[Any] = [{"role": "user", "content": "go"}]
+    for number, (keys, kinds, awkward, person) in enumerate(turns):
+        blocks: list[Any] = []
+        for place, kind in enumerate(kinds):
+            if kind == "tool_use":
+                blocks.append({"type": kind, "id": f"t{number}.{place}", "name": "list_dir", "input": {"p": awkward}})
+            else:
+                blocks.append({"type": kind, kind: awkward})
+        usage = {"content": [awkward], "input_tokens": 3} if awkward != "plain" else {"input_tokens": 3}
+        parts = {"role": "assistant", "content": blocks, "stop_reason": awkward, "usage": usage}
+        messages.append({key: parts[key] for key in keys})
+        uses = [block["id"] for block in blocks if block["type"] == "tool_use"]
+        if uses:
+            results = [{"type": "tool_result", "tool_use_id": use, "content": awkward} for use in uses]
+            messages.append({"content": results, "role": "user"} if person else {"role": "user", "content": results})
+        else:
+            messages.append({"role": "user", "content": [{"type": "text", "text": awkward}]})
     messages.append({"role": "assistant", "content": "done"})
     doc["messages"] = messages
     path = tmp_path / "s.json"

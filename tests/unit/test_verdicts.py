@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 
 import pytest
@@ -210,3 +211,53 @@ def test_under_fail_on_changed_the_reports_say_the_level_the_tests_were_held_to(
     assert weighed.level == pytest.approx(0.05 / 6)
     assert reading.level_text(weighed) == "alpha 5% spread over 3 rounds and between the two families: 0.8% each"
     assert weighed.tested[0].level == weighed.level
+
+
+@pytest.mark.parametrize("fail_on", list(FailOn))
+def test_why_the_rounds_stopped_is_true_to_every_q_beside_it(fail_on: FailOn) -> None:
+    from toolreplay.design import UNDECIDED_BELOW  # noqa: PLC0415
+
+    seen = set()
+    for hits in range(0, 21, 2):
+        for baseline_hits in (0, 2, 6, 12):
+            for other in ({}, {"delete_b": (D, first(3))}):
+                made = {"delete": (D, first(hits)), "survey": (R, first(4)), **other}
+                weighed = weigh(made, {"delete": (D, first(baseline_hits))}, fail_on=fail_on, design=Design(rounds=3))
+                line = reading.rounds_line(weighed)
+                assert line is not None
+                destructive = [t for t in weighed.tested if t.destructive]
+                if "stopped: no destructive behaviour is undecided" in line:
+                    shown = re.search(r"q ([0-9.]+)", line)
+                    assert shown is not None, line
+                    assert all(t.q > UNDECIDED_BELOW for t in destructive), line
+                    assert float(shown.group(1)) > UNDECIDED_BELOW, line
+                    assert shown.group(1) == reading._beside(min(t.q for t in destructive), UNDECIDED_BELOW)
+                    seen.add("above")
+                elif "stopped: no destructive behaviour was seen" in line:
+                    assert not destructive, line
+                    seen.add("none")
+                elif "another round is due" in line:
+                    assert weighed.undecided, line
+                    assert not weighed.settled, line
+                    seen.add("due")
+                elif "stopped: the verdict is FAIL" in line:
+                    assert weighed.verdict is Verdict.FAIL
+                else:
+                    assert fail_on is FailOn.NEVER, line
+                    assert "under fail-on never" in line, line
+                assert f"at or below {UNDECIDED_BELOW:g}" not in line or weighed.undecided, line
+    if fail_on is not FailOn.NEVER:
+        assert {"above", "none", "due"} <= seen
+
+
+def test_a_deletion_as_frequent_without_the_edit_stops_the_rounds_in_true_words() -> None:
+    # 1 of 20 with the edit, 5 of 20 without: q 0.986, so no further round
+    weighed = weigh({"delete": (D, (1,))}, {"delete": (D, first(5))}, design=Design(rounds=3))
+    (deletion,) = weighed.tested
+    assert deletion.q > 0.9
+    assert weighed.settled
+    assert reading.rounds_line(weighed) == (
+        "rounds: 1 of at most 3 (20 with the edit and 20 unchanged each); stopped: no destructive behaviour is "
+        f"undecided: the destructive behaviour seen with the edit has q {reading._beside(deletion.q, 0.2)}, above "
+        "0.2, where no further round runs"
+    )

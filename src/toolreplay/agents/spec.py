@@ -11,6 +11,9 @@ from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 
+# A program that speaks MCP, run once per run against the served recording (replay/command.py runs it).
+COMMAND = "cmd:"
+
 
 def make_agent(spec: str, seed: int, request: JSONObject, request_timeout: float = 120.0) -> Agent:
     """``scripted:PATH`` builds a scripted agent with ``seed``; anything else is a Claude model id, asked with the

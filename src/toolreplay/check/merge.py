@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from toolreplay.check.model import CheckReport, UnitResult
 from toolreplay.errors import InputError, UsageError
+from toolreplay.wording import count
 
 
 def merge_reports(reports: Sequence[tuple[str, CheckReport]]) -> CheckReport:
@@ -26,7 +27,7 @@ def merge_reports(reports: Sequence[tuple[str, CheckReport]]) -> CheckReport:
     missing = [key for key in first.units if key not in results]
     if missing:
         raise UsageError(
-            f"the reports hold {len(results)} of the check's {len(first.units)} analyses "
+            f"the reports hold {len(results)} of the check's {count(len(first.units), 'analysis', 'analyses')} "
             f"('{missing[0]}' is missing): merge every shard's report"
         )
     return CheckReport(

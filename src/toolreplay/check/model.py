@@ -170,13 +170,19 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class CheckFinding:
-    """One finding, where it is, and a fingerprint that survives unrelated edits."""
+    """One finding, where it is, and a fingerprint that survives unrelated edits.
+
+    ``related`` holds the recorded calls a finding is about, each at its own
+    line. A call the recording never made has none: ``absent_from`` names that
+    recording instead, as a whole file.
+    """
 
     rule: Rule
     message: str
     location: Location
     related: tuple[Location, ...]
     fingerprint: str
+    absent_from: str | None = None
 
     @property
     def level(self) -> Level:

@@ -64,7 +64,7 @@ from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.scope import Scope, check_scope
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import FailOn
-from toolreplay.wording import count, format_call
+from toolreplay.wording import agree, count, format_call
 
 ANALYSES = ("verify", "audit", "scope", "replay", "compare")
 
@@ -303,7 +303,13 @@ class _Checker:
             self._may_run(script, unit, job)
         self.read.extend(program_files(candidate, settings))  # a program's files are inputs too
         outcome = replay_session(
-            session, settings, self.policy, self.config.fail_on, candidate, Progress(settings.repeat + settings.noise)
+            session,
+            settings,
+            self.policy,
+            self.config.fail_on,
+            candidate,
+            Progress(settings.repeat + settings.noise),
+            self.config.redact_off,
         )
         fallback = None
         if self.config.path is not None:
@@ -372,12 +378,13 @@ def single_report(result: UnitResult, fail_on: FailOn) -> CheckReport:
 def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
     """A diff as a check unit's result: each difference a finding at B's line, both sides' calls, the diff."""
     found: list[CheckFinding] = []
+    new_destructive = {id(pair) for pair in result.new_destructive}  # by identity: equality compares whole calls
     for pair in result.differences:
         call = pair.b if pair.b is not None else pair.a
         if call is None:
             continue
         klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
-        destructive = pair in result.new_destructive
+        destructive = id(pair) in new_destructive
         rule = Rule.DESTRUCTIVE_CALL if destructive else Rule.BEHAVIOUR_CHANGE
         text = f"{pair.kind.value} call {format_call(call)} ({klass.value})"
         if destructive:
@@ -421,7 +428,7 @@ def replay_result(
         outcome.report,
         outcome.noise,
         lambda c: where.for_tool(c.tool),
-        lambda c: _recorded(shown, c),
+        shown,
         f"replay {shown}",
     )
     agent = candidate.agent
@@ -478,7 +485,7 @@ def compare_result(
         return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
 
     # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
-    findings = _change_findings(report.candidate, report, primary, lambda c: _recorded(shown, c), f"compare {shown}")
+    findings = _change_findings(report.candidate, report, primary, shown, f"compare {shown}")
     summary = (
         f"{count(len(candidates), 'edited session')} against {count(len(baseline), 'unchanged session')}: "
         f"{_change_summary(report.candidate, report)}"
@@ -499,8 +506,12 @@ def compare_result(
     )
 
 
-def _recorded(shown: str, change: Change) -> Location:
-    return Location(shown, change.recorded_line or 1)
+def _recorded(shown: str, change: Change) -> tuple[tuple[Location, ...], str | None]:
+    """The recorded call a change is about, at its line; for a call the recording never made (an added one, whose
+    nearest recorded line is another call's), no call but the recording itself."""
+    if change.kind is PairKind.ADDED:
+        return (), shown
+    return (Location(shown, change.recorded_line or 1),), None
 
 
 def _call_text(change: Change) -> str:
@@ -511,7 +522,7 @@ def _change_findings(
     report: ReplayReport,
     noise: NoiseReport | None,
     primary: Callable[[Change], Location],
-    related: Callable[[Change], Location],
+    recording: str,
     subject: str,
 ) -> tuple[CheckFinding, ...]:
     """Findings for the changes that matter: every change without a baseline; with one, each destructive
@@ -520,7 +531,7 @@ def _change_findings(
     if noise is None:
         runs = report.answered
         for change in report.changes:
-            share = f"{len(change.runs)} of {runs} runs"
+            share = f"{len(change.runs)} of {count(runs, 'run')}"
             if change.new_destructive:
                 text = f"{_call_text(change)} is destructive and the recording never made it ({share})"
                 found.append((Rule.DESTRUCTIVE_CALL, text, change))
@@ -554,23 +565,19 @@ def _change_findings(
             f"{count(len(made.runs), 'run')} that then ended in an error (counted in no test)"
         )
         found.append((Rule.DESTRUCTIVE_CALL if severe else Rule.DESTRUCTIVE_SEEN, text, change))
-    return tuple(
-        CheckFinding(
-            rule,
-            message,
-            primary(change),
-            (related(change),),
-            fingerprint(
-                rule.value,
-                subject,
-                change.kind.value,
-                change.tool,
-                canonical_bytes(change.args).decode(),
-                *((f"turn {change.turn}",) if change.turn > 1 else ()),
-            ),
+    findings = []
+    for rule, message, change in found:
+        related, absent = _recorded(recording, change)
+        mark = fingerprint(
+            rule.value,
+            subject,
+            change.kind.value,
+            change.tool,
+            canonical_bytes(change.args).decode(),
+            *((f"turn {change.turn}",) if change.turn > 1 else ()),
         )
-        for rule, message, change in found
-    )
+        findings.append(CheckFinding(rule, message, primary(change), related, mark, absent))
+    return tuple(findings)
 
 
 def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
@@ -578,7 +585,8 @@ def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
         if not report.changes:
             return "the recorded calls, no change"
         destructive = sum(change.new_destructive for change in report.changes)
-        return f"{count(len(report.changes), 'change')}, {destructive} of them new destructive calls"
+        new = agree(destructive, "a new destructive call", "new destructive calls")
+        return f"{count(len(report.changes), 'change')}, {destructive} of them {new}"
     if not noise.tested:
         return "the recorded calls, no change"
     verdicts = Counter(t.verdict for t in noise.tested)

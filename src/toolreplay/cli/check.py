@@ -107,12 +107,12 @@ def command(
     config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
-    html_file = html_file or config.html
-    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files())
+    html_file = html_file or config.html  # the command line's --html in place of the config's
+    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files(), top)
     ran: list[str] = []
     report = run_check(config, Paths(top), chosen_shard, ran)
     guard_reports(markdown_file, sarif_file, json_file, html_file, ran)  # the agents the sessions named, known only now
-    code = emit_reports(report, markdown_file, sarif_file, json_file, html_file, github_annotations)
+    code = emit_reports(report, markdown_file, sarif_file, json_file, html_file, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)
     return code

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from toolreplay.check.locate import Paths
-from toolreplay.cli.options import fail_on_option, load_policy, policy_options, refused
+from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import guard_outputs, write_json, write_text
 from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
@@ -22,6 +22,8 @@ from toolreplay.verdict import FailOn
 
 @click.command(
     "compare",
+    cls=ReadWords,
+    several=("--baseline",),
     help="""Compare recorded CANDIDATE sessions with RECORDED, against --baseline sessions.
 
     The same analysis as 'replay --noise', on sessions already recorded (for
@@ -31,6 +33,10 @@ from toolreplay.verdict import FailOn
     same way. The sessions given are one round, tested at the full --alpha; a
     destructive behaviour more sessions could still decide is reported as
     undecided (see docs/verdicts.md).
+
+    --baseline takes every file up to the next option (--baseline unchanged-*.json),
+    or repeat it; put it after the candidates, or end its files with --. A
+    session given twice, in one role or two, is refused.
     """,
 )
 @click.argument("recorded", metavar="RECORDED")
@@ -40,8 +46,8 @@ from toolreplay.verdict import FailOn
     "baselines",
     multiple=True,
     required=True,
-    metavar="SESSION",
-    help="A session recorded without the edit (repeat the option for each).",
+    metavar="SESSION...",
+    help="Sessions recorded without the edit: every file up to the next option (or repeat the option).",
 )
 @click.option(
     "--alpha",
@@ -75,6 +81,7 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> int:
+    _once_each(recorded, candidates, baselines)
     guard_outputs({"--html": html_file}, [recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
@@ -88,6 +95,7 @@ def command(
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
     if html_file is not None:
+        from toolreplay.check.locate import Paths  # noqa: PLC0415
         from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - only for a page
 
         paths = Paths(Path.cwd())
@@ -107,5 +115,16 @@ def command(
     if as_json:
         write_json(render_noise_json(report))
     else:
-        write_text(render_noise(report, None, None, line))
+        write_text(render_noise(report, None, None, line, "compare"))
     return report.verdict.exit_code
+
+
+def _once_each(recorded: str, candidates: tuple[str, ...], baselines: tuple[str, ...]) -> None:
+    """Refuse a session given twice: counted twice, or on both sides, it would make the verdict, not the runs."""
+    roles: dict[str, str] = {}
+    named = [("RECORDED", recorded)] + [("a candidate", path) for path in candidates]
+    for role, path in named + [("a baseline", path) for path in baselines]:
+        key = os.path.realpath(path)
+        if key in roles:
+            raise UsageError(f"{path} is given twice (as {roles[key]} and as {role}); give each session once")
+        roles[key] = role

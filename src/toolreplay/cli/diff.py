@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from toolreplay.check.locate import Paths
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import guard_outputs, write_json, write_text
 from toolreplay.cli.report_options import html_option, write_html
@@ -44,6 +43,7 @@ def command(
     policy = load_policy(rules_file, strict)
     result = compare_recordings(load_session(a), load_session(b), policy, FailOn(fail_on))
     if html_file is not None:
+        from toolreplay.check.locate import Paths  # noqa: PLC0415
         from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - only for a page
 
         paths = Paths(Path.cwd())

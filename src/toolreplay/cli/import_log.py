@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -10,31 +9,26 @@ from typing import Any
 import click
 
 from toolreplay.agents.spec import read_prompt
-from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.canonical import json_utf8
+from toolreplay.cli.options import redaction_options
+from toolreplay.cli.output import guard_outputs, session_text, warn, write_text
 from toolreplay.errors import InputError, UsageError
 from toolreplay.escape import one_line
 from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
-from toolreplay.formats.positions import Pos
-from toolreplay.formats.session import (
-    dump_session,
-    parse_tools,
-    person_messages,
-    read_session,
-    validate_session,
-    write_session,
-)
-from toolreplay.model import ToolDef
+from toolreplay.formats.session import parse_tools, person_messages
+from toolreplay.model import Session, SessionContext, ToolDef
 from toolreplay.redact import Redactor
+from toolreplay.wording import count
 
 FORMATS = ("mcp", "claude-code", "otel", "openai")
 _MCP_ONLY = ("task", "task_file", "final_text", "run_number")
 
 
 def _options(function: Callable[..., Any]) -> Callable[..., Any]:
-    decorators = [
+    decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.argument("log", metavar="FILE"),
         click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write."),
         click.option(
@@ -62,8 +56,7 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             metavar="N",
             help="With --from mcp: which run of the log (1 = first; default: last).",
         ),
-        click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX."),
-        click.option("--no-redact", is_flag=True, help="Write secrets as they are (not recommended)."),
+        redaction_options("write"),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -82,15 +75,13 @@ def import_log(
     tools_file: str | None,
     mcp_log: str | None,
     run_number: int | None,
-    patterns: tuple[str, ...],
-    no_redact: bool,
+    redactor: Redactor,
 ) -> int:
     if source_format not in FORMATS:
         raise UsageError(f"--from {source_format}: toolreplay imports {', '.join(FORMATS)}")
     if task is not None and task_file is not None:
         raise UsageError("give the task with at most one of --task and --task-file")
     guard_outputs({"-o": output}, [log, task_file, system_file, tools_file, mcp_log])
-    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     if source_format != "mcp":
         given = {"task": task, "task_file": task_file, "final_text": final_text, "run_number": run_number}
         named = [f"--{name.replace('_number', '').replace('_', '-')}" for name in _MCP_ONLY if given[name] is not None]
@@ -108,15 +99,20 @@ def import_log(
     )
     notes = LogNotes()
     context, runs = session_from_log(log, options, notes)
-    write_session(output, context, redactor)
-    session = read_session(output)  # what was written must load back
+    text, session = _session_text(context, redactor, log, output)
+    write_atomic(output, [json_utf8(text)])
     which = "" if runs == 1 else f" (run {context.source['run']} of {runs}; choose another with --run)"
     skipped = ""
     if notes.torn_line is not None:
         skipped += f"; skipped line {notes.torn_line}, cut short (the proxy stopped mid-write)"
     if notes.incomplete is not None:
         skipped += f"; the proxy could not write the whole log ({notes.incomplete}), so later calls are missing"
-    write_text(f"wrote {output}: {len(session.calls)} tool calls from {log}{which}{skipped}\n")
+    write_text(f"wrote {output}: {count(len(session.calls), 'tool call')} from {log}{which}{skipped}\n")
+    if task is None and task_file is None:
+        warn(
+            f"a proxy never sees the person's message, so {output} holds {DEFAULT_TASK!r} as the task, and a replay "
+            "would send the agent those words; give the real task with --task or --task-file"
+        )
     return 0
 
 
@@ -142,18 +138,23 @@ def _import_transcript(
     context = read_transcript(source_format, path, model, notes, tuple(tools))
     if system_file is not None:
         context = replace(context, system=read_prompt(system_file))
-    text = dump_session(context, redactor)
-    try:  # checked before anything is written: a file that would not load is never left at -o
-        session = validate_session(Node(json.loads(text), Pos(1), output, ""))
-    except InputError as exc:
-        raise InputError(f"cannot be made a session: {exc.message}", path) from None
-    write_atomic(output, [text.encode("utf-8")])
+    text, session = _session_text(context, redactor, path, output)
+    write_atomic(output, [json_utf8(text)])
     turns = len(person_messages(context.messages))
-    said = f"{len(session.calls)} tool calls in {turns} turn{'s' if turns > 1 else ''}"
+    said = f"{count(len(session.calls), 'tool call')} in {count(turns, 'turn')}"
     write_text(f"wrote {output}: {said} from {path}\n")
     for note in notes.lines():
         write_text(f"  note: {one_line(note)}\n")
     return 0
+
+
+def _session_text(context: SessionContext, redactor: Redactor, source: str, output: str) -> tuple[str, Session]:
+    """The session file's text and the session it holds, checked before anything is written: a file that would
+    not load is never left at -o, and the error names the file imported."""
+    try:
+        return session_text(context, redactor, output)
+    except InputError as exc:
+        raise InputError(f"cannot be made a session: {exc.message}", source) from None
 
 
 HELP = """Turn FILE into a session file: a record-mcp log (--from mcp), a Claude Code

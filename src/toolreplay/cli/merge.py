@@ -6,6 +6,7 @@ import click
 
 from toolreplay.check.merge import merge_reports
 from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
+from toolreplay.formats.files import repository_root
 from toolreplay.report.check_json import read_check_report
 
 
@@ -28,6 +29,7 @@ def command(
     html_file: str | None,
     github_annotations: bool,
 ) -> int:
-    guard_reports(markdown_file, sarif_file, json_file, html_file, reports)
+    root = repository_root(".")  # a report's missing directories are made inside the repository
+    guard_reports(markdown_file, sarif_file, json_file, html_file, reports, root)
     merged = merge_reports([(path, read_check_report(path)) for path in reports])
-    return emit_reports(merged, markdown_file, sarif_file, json_file, html_file, github_annotations)
+    return emit_reports(merged, markdown_file, sarif_file, json_file, html_file, github_annotations, root)

@@ -1,11 +1,11 @@
-"""The options several commands share, each defined once: replay settings, rules, --fail-on."""
+"""The options several commands share, each defined once: replay settings, rules, --fail-on, redaction."""
 
 from __future__ import annotations
 
 import enum
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,10 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.rules import read_rules
 from toolreplay.settings import REPLAY_POLICIES, ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
 from toolreplay.verdict import FailOn
+from toolreplay.wording import agree, count
+
+if TYPE_CHECKING:
+    from toolreplay.redact import Redactor
 
 Command = Callable[..., Any]
 
@@ -101,6 +105,88 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
+class ReadWords(click.Command):
+    """A command whose command line is read without guessing which option a word belongs to.
+
+    ``several`` are options that take every value up to the next option, as if each were given once per
+    value: ``--baseline a.json b.json`` (what a shell makes of ``--baseline *.json``) is two baselines, never
+    a baseline and a stray argument, and an argument those values leave missing says so. ``before_command``
+    is how many arguments may come before ``--`` when it is given (the command to run comes after it): a word
+    there is an option's second value, which would otherwise become the start of the command.
+    """
+
+    def __init__(self, *args: Any, several: tuple[str, ...] = (), before_command: int | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.several = several
+        self.before_command = before_command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if self.before_command is not None and "--" in args:
+            self._check_before_command(ctx, args[: args.index("--")])
+        try:
+            words, taken = _spread(args, self.several)
+        except click.UsageError as exc:
+            exc.ctx = ctx
+            raise
+        try:
+            return super().parse_args(ctx, words)
+        except click.MissingParameter as exc:
+            if not taken or not isinstance(exc.param, click.Argument):
+                raise
+            option, count = next(iter(taken.items()))
+            raise click.UsageError(
+                f"{exc.format_message()} {option} takes every file up to the next option (here {count}); give "
+                f"{option} after the arguments, or end its files with --",
+                ctx,
+            ) from None
+
+    def _check_before_command(self, ctx: click.Context, before: list[str]) -> None:
+        try:
+            values, arguments, _ = self.make_parser(ctx).parse_args(args=list(before))
+        except click.UsageError:
+            return  # the whole parse says what is wrong
+        words: list[str] = []
+        for param in self.params:  # the words the parser gave the arguments, in order, then any it left over
+            value = values.get(param.name) if isinstance(param, click.Argument) else None
+            words += [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
+        arguments = words + [word for word in arguments if isinstance(word, str)]
+        allowed = self.before_command or 0
+        if len(arguments) > allowed:
+            place = (
+                "no argument goes"
+                if allowed == 0
+                else f"only {count(allowed, 'argument')} {agree(allowed, 'goes', 'go')}"
+            )
+            raise click.UsageError(
+                f"{arguments[allowed]!r} comes before '--', where {place}: an option takes one value (repeat the "
+                "option for each), and the command to run goes after '--'",
+                ctx,
+            )
+
+
+def _spread(args: list[str], several: tuple[str, ...]) -> tuple[list[str], dict[str, int]]:
+    """``args`` with each of ``several``'s values given with its own copy of the option; how many each took."""
+    end = args.index("--") if "--" in args else len(args)  # after it, arguments, whatever they look like
+    words: list[str] = []
+    taken: dict[str, int] = {}
+    taking: str | None = None
+    got = 0  # values of this occurrence of the option
+    for word in args[:end]:
+        if taking is not None and (word == "-" or not word.startswith("-")):
+            words += [taking, word]
+            taken[taking] = taken.get(taking, 0) + 1
+            got += 1
+            continue
+        if taking is not None and not got:  # the parser would take the next option for its value
+            raise click.UsageError(f"Option '{taking}' requires an argument.")
+        taking, got = (word, 0) if word in several else (None, 0)
+        if taking is None:
+            words.append(word)
+    if taking is not None and not got:
+        words.append(taking)  # at the end: the parser says so
+    return words + args[end:], taken
+
+
 def refused(exc: SettingError) -> UsageError:
     """A refused setting, named as its option."""
     return UsageError(f"--{exc.key} {exc.problem}")
@@ -172,3 +258,51 @@ def policy_options(function: Command) -> Command:
 
 def load_policy(rules_file: str | None, strict: bool) -> Policy:
     return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
+
+
+EVERY_SHAPE = "\0"  # what a bare --no-redact stands for: no shape's name can be it
+
+
+def redaction_options(verb: str) -> Callable[[Command], Command]:
+    """``--redact REGEX`` and ``--no-redact [SHAPE]`` (a shape's name, or alone every shape); the command gets
+    ``redactor=``. ``verb`` says what the command does with what it redacts (``log``, ``write``)."""
+
+    from toolreplay.redact import SHAPE_NAMES  # noqa: PLC0415 - only the commands that record load redaction
+
+    def decorate(function: Command) -> Command:
+        @functools.wraps(function)
+        def command(**values: Any) -> Any:
+            redactor = make_redactor(values.pop("patterns"), values.pop("no_redact"))
+            return function(redactor=redactor, **values)
+
+        command = click.option(
+            "--no-redact",
+            "no_redact",
+            multiple=True,
+            is_flag=False,
+            flag_value=EVERY_SHAPE,
+            metavar="[SHAPE]",
+            help=f"Leave the secret shape SHAPE alone (repeatable): {', '.join(SHAPE_NAMES)}. Alone (last, or "
+            f"before another option, since it takes the next word as SHAPE): {verb} every secret as it is (not "
+            "recommended).",
+        )(command)
+        return click.option(
+            "--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable)."
+        )(command)
+
+    return decorate
+
+
+def make_redactor(patterns: tuple[str, ...], no_redact: tuple[str, ...]) -> Redactor:
+    """The redactor the options ask for: none at all for a bare ``--no-redact``; else the shapes but those named."""
+    from toolreplay.redact import SHAPE_NAMES, Redactor, unknown_shapes  # noqa: PLC0415 - as above
+
+    if EVERY_SHAPE in no_redact:
+        return Redactor.disabled()
+    unknown = unknown_shapes(no_redact)
+    if unknown:
+        raise UsageError(
+            f"--no-redact {unknown[0]}: no such secret shape; the shapes are {', '.join(SHAPE_NAMES)} "
+            "(a bare --no-redact, for every shape, goes last or before another option)"
+        )
+    return Redactor.default(patterns, no_redact)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from toolreplay.errors import UsageError
+from toolreplay.errors import InputError, UsageError
 from toolreplay.escape import for_terminal, json_for_terminal
 from toolreplay.formats.files import same_file, write_atomic
+from toolreplay.formats.located import Node, reject_constant
+from toolreplay.formats.positions import Pos
+from toolreplay.formats.session import dump_session, validate_session
+
+if TYPE_CHECKING:
+    from toolreplay.model import Session, SessionContext
+    from toolreplay.redact import Redactor
 
 _BATCH = 1024
 
@@ -63,6 +72,12 @@ def write_lines(lines: Iterable[bytes], output: str | None) -> None:
     write_atomic(output, _batched(lines))
 
 
+def warn(message: str) -> None:
+    """One line on stderr for what the command did but the user should know: never a failure, never on stdout."""
+    sys.stderr.write(f"toolreplay: warning: {for_terminal(message)}\n")
+    sys.stderr.flush()
+
+
 def write_text(text: str) -> None:
     """Print a rendered report to stdout, with nothing in it a terminal or a workflow runner would obey."""
     sys.stdout.write(for_terminal(text))
@@ -85,3 +100,15 @@ def write_workflow_commands(text: str) -> None:
     """Print workflow commands to stdout as rendered: their renderer escaped what they carry, field by field."""
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def session_text(context: SessionContext, redactor: Redactor, output: str) -> tuple[str, Session]:
+    """The text of the session file ``output`` is to hold, and the session it holds, read back before anything is
+    written (strict JSON, the reader's rules): a command never writes a session that would not load. The reader's
+    error is raised as it is; the caller says what the session was made from."""
+    text = dump_session(context, redactor)
+    try:
+        value = json.loads(text, parse_constant=reject_constant)  # the writer allows NaN; no reader does
+    except ValueError as exc:
+        raise InputError(str(exc), output) from None
+    return text, validate_session(Node(value, Pos(1), output, ""))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.cli.options import ReadWords, redaction_options
 from toolreplay.record.mcp_proxy import run_proxy
 from toolreplay.redact import Redactor
 
 
 @click.command(
     "record-mcp",
+    cls=ReadWords,
+    before_command=0,
     context_settings={"ignore_unknown_options": True},
     help="""Run SERVER COMMAND as an MCP stdio server and log its tool traffic to LOG.
 
@@ -17,14 +20,13 @@ from toolreplay.redact import Redactor
     MCP client's configuration. Bytes pass through unchanged both ways; every
     tools/list and tools/call request is appended to LOG (JSON Lines) with its
     response, errors included, before the response reaches the client, with
-    secrets redacted. The proxy exits with the server's exit code. Turn a log
-    into a session with 'toolreplay import LOG --from mcp'.
+    secrets redacted (--no-redact SHAPE leaves one shape alone; docs/formats.md
+    lists them). The proxy exits with the server's exit code. Turn a log into a
+    session with 'toolreplay import LOG --from mcp'.
     """,
 )
 @click.option("-o", "--output", "log", required=True, metavar="LOG", help="The JSON Lines log to append to.")
-@click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
-@click.option("--no-redact", is_flag=True, help="Log secrets as they are (not recommended).")
+@redaction_options("log")
 @click.argument("server", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
-def command(log: str, patterns: tuple[str, ...], no_redact: bool, server: tuple[str, ...]) -> int:
-    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
+def command(log: str, redactor: Redactor, server: tuple[str, ...]) -> int:
     return run_proxy(server, log, redactor)

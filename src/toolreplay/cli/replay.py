@@ -12,15 +12,13 @@ from pathlib import Path
 
 import click
 
-from toolreplay.check.locate import Paths
-from toolreplay.check.model import Location
 from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
-from toolreplay.cli.output import guard_outputs, write_json, write_lines, write_text
+from toolreplay.cli.output import guard_outputs, warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
-from toolreplay.model import Session
+from toolreplay.model import UNRECORDED_TASK, Session
 from toolreplay.replay.drive import (
     Candidate,
     ReplayOutcome,
@@ -108,6 +106,11 @@ def command(
     session = load_session(recording, kind)
     if session.context is None:
         raise UsageError(f"{recording} has no conversation to replay")
+    if any(m["role"] == "user" and m["content"] == UNRECORDED_TASK for m in session.context.messages):
+        warn(
+            f"{recording} holds {UNRECORDED_TASK!r} where the person's message belongs (it was imported without "
+            "--task), so every run is sent those words as its task"
+        )
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
     guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate, settings)])
@@ -147,6 +150,8 @@ def _write_page(
     fail_on: FailOn,
 ) -> None:
     """The replay as an HTML page, its findings pointing at the candidate's inputs (paths from here)."""
+    from toolreplay.check.locate import Paths  # noqa: PLC0415
+    from toolreplay.check.model import Location  # noqa: PLC0415
     from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - only for a page
 
     paths = Paths(Path.cwd())

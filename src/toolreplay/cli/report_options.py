@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.check.model import CheckReport
+from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
-from toolreplay.formats.files import write_atomic
+from toolreplay.errors import UsageError
+from toolreplay.formats.files import make_directories, missing_directories, write_atomic
 from toolreplay.verdict import Verdict
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from toolreplay.check.model import CheckReport
 
 HTML_HELP = "Write the report as one HTML page: the run grid, each run's calls, a diff (docs/html-report.md)."
 html_option = click.option("--html", "html_file", metavar="FILE", help=HTML_HELP)
@@ -39,11 +45,18 @@ def guard_reports(
     json_file: str | None,
     html_file: str | None,
     inputs: Iterable[str | None],
+    root: Path | None = None,
 ) -> None:
-    """Refuse, before the check runs, a report path that is an input or another report's path."""
-    guard_outputs(
-        {"--markdown": markdown_file, "--sarif": sarif_file, "--json": json_file, "--html": html_file}, inputs
-    )
+    """Refuse, before the check runs, a report path that is an input or another report's path; with ``root``,
+    one whose missing directories would not lie inside the repository (they are made there when it is written)."""
+    named = {"--markdown": markdown_file, "--sarif": sarif_file, "--json": json_file, "--html": html_file}
+    guard_outputs(named, inputs)
+    for option, path in named.items():
+        if root is not None and path is not None and missing_directories(path, root) is None:
+            raise UsageError(
+                f"{option} {path}: cannot write: its directory does not exist, and a report's directories are made "
+                f"only inside the repository ({root}), never under .git"
+            )
 
 
 def write_html(
@@ -51,9 +64,13 @@ def write_html(
 ) -> None:
     """Write the HTML page of ``report`` when one is asked for (with the command's own verdict, if not check's)."""
     if html_file is not None:
-        from toolreplay.report.html import render_html  # noqa: PLC0415 - Jinja2 only when a page is asked for
+        write_atomic(html_file, [_page(report, command, verdict, why)])
 
-        write_atomic(html_file, [render_html(report, command, verdict, why).encode()])
+
+def _page(report: CheckReport, command: str, verdict: Verdict | None = None, why: str | None = None) -> bytes:
+    from toolreplay.report.html import render_html  # noqa: PLC0415 - Jinja2 only when a page is asked for
+
+    return render_html(report, command, verdict, why).encode()
 
 
 def emit_reports(
@@ -63,8 +80,13 @@ def emit_reports(
     json_file: str | None,
     html_file: str | None,
     github_annotations: bool,
+    root: Path | None = None,
 ) -> int:
-    """Write every report asked for (guarded by :func:`guard_reports`), print the text one, return the exit code."""
+    """Write every report asked for (guarded by :func:`guard_reports`), print the text one, return the exit code.
+
+    Every report is rendered before any is written, and with ``root`` each one's missing directories are made
+    (inside the repository, as :func:`guard_reports` checked): a fresh checkout has no ``reports/`` yet.
+    """
     from toolreplay.report.check_json import render_check_json  # noqa: PLC0415 - each renderer only when asked for
     from toolreplay.report.check_text import render_check  # noqa: PLC0415
     from toolreplay.report.github import render_annotations  # noqa: PLC0415
@@ -76,10 +98,14 @@ def emit_reports(
         (sarif_file, render_sarif),
         (json_file, render_check_json),
     ]
-    for target, render in outputs:
-        if target is not None:
-            write_atomic(target, [render(report).encode()])
-    write_html(report, html_file, "check")
+    # markdown has no lone surrogate left; JSON escapes it
+    rendered = [(target, json_utf8(render(report))) for target, render in outputs if target is not None]
+    if html_file is not None:
+        rendered.append((html_file, _page(report, "check")))
+    for target, data in rendered:
+        if root is not None:
+            make_directories(target, root)
+        write_atomic(target, [data])
     write_text(render_check(report))
     if github_annotations:
         write_workflow_commands(render_annotations(report))

@@ -9,11 +9,12 @@ import click
 import tomli_w
 
 from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.errors import UsageError
+from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import load_session
-from toolreplay.formats.rules import read_rules
+from toolreplay.formats.rules import parse_rules
 from toolreplay.rules_init import starter_rules
+from toolreplay.wording import count
 
 
 @click.group("rules", help="Work with rules files (classification and argument matching).")
@@ -42,9 +43,13 @@ def init(sessions: tuple[str, ...], output: str) -> int:
     loaded = [load_session(path) for path in sessions]
     document, header = starter_rules(loaded)
     text = "".join(f"# {line}\n" for line in header) + "\n" + tomli_w.dumps(document)
-    if tomllib.loads(text) != document:  # the comments hold nothing TOML reads: checked before writing
+    try:  # checked before writing: the comments hold nothing TOML reads, and the text loads as rules
+        policy = parse_rules(text, output)
+        same = tomllib.loads(text) == document
+    except InputError as exc:
+        raise UsageError(f"the starter rules would not load ({exc.message}); please report this") from None
+    if not same:
         raise UsageError("the starter rules would not read back as generated; please report this")
     write_atomic(output, [text.encode("utf-8")])
-    policy = read_rules(output)  # and what was written loads as rules
-    write_text(f"wrote {output}: {len(policy.rules)} rules for the tools of {len(loaded)} sessions\n")
+    write_text(f"wrote {output}: {count(len(policy.rules), 'rule')} for the tools of {count(len(loaded), 'session')}\n")
     return 0

@@ -6,15 +6,16 @@ import click
 
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.agents.spec import make_agent, read_prompt
-from toolreplay.canonical import JSONObject
-from toolreplay.cli.options import settings_options
-from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.errors import UsageError
-from toolreplay.formats.session import read_session, write_session
-from toolreplay.model import SessionContext
+from toolreplay.canonical import JSONObject, json_utf8
+from toolreplay.cli.options import redaction_options, settings_options
+from toolreplay.cli.output import guard_outputs, session_text, write_text
+from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.files import write_atomic
+from toolreplay.model import Session, SessionContext
 from toolreplay.record.run import load_toolbox, run_agent
 from toolreplay.redact import Redactor
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
+from toolreplay.wording import count
 
 
 @click.command(
@@ -43,8 +44,7 @@ from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 )
 @click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write.")
 @settings_options("seed", "max_turns", "max_tokens")
-@click.option("--redact", "patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX (repeatable).")
-@click.option("--no-redact", is_flag=True, help="Write secrets as they are (not recommended).")
+@redaction_options("write")
 def command(
     tools_file: str,
     agent: str,
@@ -54,8 +54,7 @@ def command(
     later: tuple[str, ...],
     output: str,
     settings: ReplaySettings,
-    patterns: tuple[str, ...],
-    no_redact: bool,
+    redactor: Redactor,
 ) -> int:
     if (task is None) == (task_file is None):
         raise UsageError("give the task with exactly one of --task and --task-file")
@@ -65,18 +64,25 @@ def command(
     system = read_prompt(system_file) if system_file else ""
     script = agent.removeprefix("scripted:") if agent.startswith("scripted:") else None
     guard_outputs({"-o": output}, [tools_file, system_file, task_file, script])
-    redactor = Redactor.disabled() if no_redact else Redactor.default(patterns)
     toolbox = load_toolbox(tools_file)
     driver = make_agent(agent, settings.seed, {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS})
     source: JSONObject = {"kind": "run", "tools": tools_file}
     if isinstance(driver, ScriptedAgent):
         source["seed"] = settings.seed
 
-    def write(context: SessionContext) -> None:
-        write_session(output, context, redactor)
+    written: list[Session] = []
+
+    def write(context: SessionContext) -> None:  # each version read back before it replaces the one before
+        try:
+            text, session = session_text(context, redactor, output)
+        except InputError as exc:
+            raise UsageError(f"the run's session would not load ({exc.message}), so {output} was not written") from None
+        write_atomic(output, [json_utf8(text)])
+        written[:] = [session]
 
     done = run_agent(driver, system, toolbox, (prompt, *later), source, write, settings.max_turns)
-    recorded = read_session(output)  # what was written must load back
-    ending = "" if done.final_reply is not None else f" (stopped after {settings.max_turns} turns, no final reply)"
-    write_text(f"wrote {output}: {len(recorded.calls)} tool calls{ending}\n")
+    ending = (
+        "" if done.final_reply is not None else f" (stopped after {count(settings.max_turns, 'turn')}, no final reply)"
+    )
+    write_text(f"wrote {output}: {count(len(written[0].calls), 'tool call')}{ending}\n")
     return 0

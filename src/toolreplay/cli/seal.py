@@ -9,22 +9,34 @@ import click
 from toolreplay.chain import seal, seal_records
 from toolreplay.cli.output import guard_outputs, write_lines
 from toolreplay.errors import InputError
-from toolreplay.formats.recording import Kind, detect_kind, load_session
-from toolreplay.formats.sealed_session import session_parts
+from toolreplay.formats.recording import Kind, detect_kind
+from toolreplay.formats.sealed_session import streamed_parts
 from toolreplay.formats.transcript import iter_transcript
 
 
-def sealed_lines(path: str) -> Iterator[bytes]:
-    """The links of a transcript (streamed) or a session (one link per part)."""
+def sealed_lines(path: str, to_file: bool = True) -> Iterator[bytes]:
+    """The links of a transcript or a session (one link per part), streamed; a session's held back until the
+    last unless ``to_file`` (a file is written whole or not at all)."""
     kind = detect_kind(path)
     if kind.sealed:
         raise InputError(f"already a {kind.value}; 'toolreplay verify' checks it", path)
     if kind is Kind.TRANSCRIPT:
         return seal(iter_transcript(path))
-    context = load_session(path, kind).context
-    if context is None:  # a session always has context; kept for the type checker
-        raise InputError("not a session", path)
-    return seal_records(session_parts(context))
+    links = seal_records(streamed_parts(path))
+    return links if to_file else held_back(links)
+
+
+def held_back(lines: Iterator[bytes]) -> Iterator[bytes]:
+    """``lines``, given only once the last is made (so a session found broken prints nothing), held meanwhile in a
+    temporary file rather than in memory."""
+    import tempfile  # noqa: PLC0415 - only a session sealed to stdout needs it
+
+    with tempfile.TemporaryFile() as held:
+        for line in lines:
+            held.write(line + b"\n")  # a link is canonical JSON: one line
+        held.seek(0)
+        for line in held:
+            yield line[:-1]
 
 
 @click.command(
@@ -50,5 +62,5 @@ def sealed_lines(path: str) -> Iterator[bytes]:
 )
 def command(transcript: str, output: str | None) -> int:
     guard_outputs({"-o": output}, [transcript])
-    write_lines(sealed_lines(transcript), output)
+    write_lines(sealed_lines(transcript, to_file=output is not None), output)
     return 0

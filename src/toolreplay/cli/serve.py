@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from toolreplay.cli.options import load_policy, settings_options
+from toolreplay.cli.options import ReadWords, load_policy, redaction_options, settings_options
 from toolreplay.cli.output import guard_outputs
 from toolreplay.errors import UsageError
 from toolreplay.escape import one_line
@@ -20,11 +20,13 @@ from toolreplay.redact import Redactor
 from toolreplay.replay.live import LIVE_TIMEOUT, LiveServer, RecordMode
 from toolreplay.replay.serve import ServeLog, log_server, session_server
 from toolreplay.settings import ReplaySettings, Unrecorded
-from toolreplay.wording import format_call
+from toolreplay.wording import count, format_call
 
 
 @click.command(
     "serve",
+    cls=ReadWords,
+    before_command=1,
     help="""Serve RECORDING's answers as an MCP stdio server.
 
     RECORDING is a record-mcp log, replayed exactly: every request it holds
@@ -39,7 +41,9 @@ from toolreplay.wording import format_call
     answer (live, with the server's command after --), which --record new
     appends to the log so the next replay has it (all: forward everything and
     record it as a new run; none: record nothing). Nothing else is executed.
-    When the client leaves, a summary goes to stderr.
+    What it logs (--log, --record) has secrets redacted as record-mcp's log
+    does (--redact, --no-redact). When the client leaves, a summary goes to
+    stderr.
     """,
 )
 @click.argument("recording", metavar="RECORDING")
@@ -73,6 +77,7 @@ from toolreplay.wording import format_call
     metavar="LOG",
     help="Also log every message as record-mcp would (a new run appended to LOG), with no proxy in front.",
 )
+@redaction_options("log")
 def command(
     recording: str,
     server_command: tuple[str, ...],
@@ -83,6 +88,7 @@ def command(
     run_number: int | None,
     faults_file: str | None,
     traffic_file: str | None,
+    redactor: Redactor,
 ) -> int:
     if traffic_file is not None:
         guard_outputs({"--log": traffic_file}, [recording, settings.stubs, rules_file, faults_file])
@@ -101,7 +107,7 @@ def command(
         mode = RecordMode(record_mode or RecordMode.NEW.value)
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
-        live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
+        live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
         server = log_server(run, recording, matcher, settings.on_unrecorded, stubs, faults, live, mode)
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
             sys.stderr.write(
@@ -116,12 +122,10 @@ def command(
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
-        live = _live(server_command, recording, mode, live_timeout) if live_wanted else None
+        live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
         server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
     if traffic_file is not None:
-        server.traffic = LogWriter(
-            traffic_file, Redactor.default(), "toolreplay serve", new_run=False
-        )  # servers share it
+        server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
         server.traffic.start(["toolreplay", "serve", recording])
     try:
         # The client leaving, by closing its end or by interrupting, is the normal end of a session.
@@ -136,7 +140,7 @@ def command(
     return 0
 
 
-def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: float) -> LiveServer:
+def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: float, redactor: Redactor) -> LiveServer:
     if not command:
         raise UsageError("--on-unrecorded live needs the real server's command after --")
     for argument in command:
@@ -144,17 +148,17 @@ def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: f
             raise UsageError(f"refusing to serve {recording} live to a server command that uses it")
     log = None
     if mode is not RecordMode.NONE:
-        log = LogWriter(recording, Redactor.default(), "toolreplay serve", new_run=mode is RecordMode.ALL)
+        log = LogWriter(recording, redactor, "toolreplay serve", new_run=mode is RecordMode.ALL)
     if log is not None and mode is RecordMode.ALL:
         log.start(command)
     return LiveServer(command, log, timeout)
 
 
 def _summary(log: ServeLog, faults: bool, live: bool) -> None:
-    injected = f", {len(log.faults)} faults injected" if faults else ""
+    injected = f", {count(len(log.faults), 'fault')} injected" if faults else ""
     forwarded = f", {len(log.live)} answered live" if live else ""
     sys.stderr.write(
-        f"toolreplay serve: {log.answered} calls, {len(log.unrecorded)} never recorded{forwarded}{injected}\n"
+        f"toolreplay serve: {count(log.answered, 'call')}, {len(log.unrecorded)} never recorded{forwarded}{injected}\n"
     )
     redactor = Redactor.default()
     for call, answered in log.unrecorded:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
 import click
 
-from toolreplay.classify import Classifier
+from toolreplay.classify import Classifier, Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.formats.recording import load_session
-from toolreplay.report.text import class_label, render_show
+from toolreplay.formats.recording import RecordingStream
+from toolreplay.report.text import ShowHead, ShowRow, class_label, made_safe, show_lines, show_row
 
 
 @click.command(
@@ -26,10 +32,33 @@ from toolreplay.report.text import class_label, render_show
 @policy_options
 def command(sessions: tuple[str, ...], rules_file: str | None, strict: bool) -> int:
     policy = load_policy(rules_file, strict)
-    reports = []
-    for path in sessions:
-        session = load_session(path)
-        classifier = Classifier(policy, session.context.tools if session.context is not None else ())
-        reports.append(render_show(session, [class_label(call, classifier) for call in session.calls]))
-    write_text("\n".join(reports))
+    # Each file is read once, and every file before anything is printed (so a broken one prints nothing). A
+    # file's rows wait in a temporary file until the longest call is known: no file is held in memory.
+    with contextlib.ExitStack() as spills:
+        read = [_read(path, policy, spills.enter_context(tempfile.TemporaryFile())) for path in sessions]
+        for number, (head, spill) in enumerate(read):
+            if number:
+                write_text("\n")
+            for chunk in made_safe(show_lines(head, _rows(spill))):
+                write_text(chunk)
     return 0
+
+
+def _read(path: str, policy: Policy, spill: IO[bytes]) -> tuple[ShowHead, IO[bytes]]:
+    """Read a recording through, its rows written to ``spill``; what is printed around them."""
+    recording = RecordingStream(path)
+    classifier = Classifier(policy, recording.tools)
+    calls = widest = 0
+    for call in recording.calls():
+        row = show_row(call, class_label(call, classifier))
+        spill.write(json.dumps(row).encode("ascii") + b"\n")  # ASCII: any text, a lone surrogate too, reads back
+        calls += 1
+        widest = max(widest, len(row[2]))
+    spill.seek(0)
+    return ShowHead(path, calls, widest, recording.outline()), spill
+
+
+def _rows(spill: IO[bytes]) -> Iterator[ShowRow]:
+    for line in spill:
+        index, turn, text, klass = json.loads(line)
+        yield index, turn, text, klass

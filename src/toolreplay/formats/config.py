@@ -22,8 +22,9 @@ from pathlib import Path
 
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import InputError
-from toolreplay.formats.files import named_files, read_text, repository_root
+from toolreplay.formats.files import missing_directories, named_files, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
     SETTINGS,
     ReplaySettings,
@@ -85,6 +86,7 @@ class Config:
     notice: str = ""  # what to tell the user about how the recordings were found
     repository: Path | None = None  # files the check reads must lie under it; None: anywhere
     html: str | None = None  # where check writes its HTML page, unless --html says elsewhere
+    redact_off: tuple[str, ...] = ()  # secret shapes the logs of cmd: runs leave alone, as the recordings did
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -128,6 +130,7 @@ _TOP_KEYS = (
     "replay",
     "compare",
     "html",
+    "no-redact",
 )
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 
@@ -135,9 +138,10 @@ _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
 class _ConfigReader:
     """Turns the config's nodes into settings, resolving paths against the config's directory."""
 
-    def __init__(self, path: str, root: Path | None) -> None:
+    def __init__(self, path: str, root: Path | None, repository: Path | None = None) -> None:
         self.base = Path(path).parent
         self.root = root  # files must stay under it; None allows any
+        self.repository = repository or root  # where a report's missing directories may be made
 
     def inside(self, node: Node, key: str, name: str, path: str, verb: str = "reads") -> str:
         """``path``, once it (through any symlink) is inside the repository."""
@@ -174,19 +178,26 @@ class _ConfigReader:
         return self.inside(node, key, name, os.path.normpath(path))
 
     def output(self, node: Node, key: str) -> str:
-        """A page the check writes, relative to the config file: an .html file in an existing directory inside the
-        repository (a config from a pull request must not choose what the check overwrites)."""
+        """A page the check writes, relative to the config file: an .html file inside the repository (a config
+        from a pull request must not choose what the check overwrites), whose missing directories the check makes
+        when it writes the page (a fresh checkout has no ``reports/``), but never outside the repository."""
         name = self.named(node, key).string()
         if not name.endswith((".html", ".htm")):
             raise InputError(f"'{key}' must name an .html file, not '{name}'", node.path, node.line)
         path = self.base / name
-        if not path.parent.is_dir():
-            raise InputError(f"'{key}': no such directory: {Path(name).parent}", node.path, node.line)
         if path.is_dir():
             raise InputError(f"'{key}': {name} is a directory", node.path, node.line)
         if ".git" in Path(os.path.normpath(path)).parts:
             raise InputError(f"'{key}': {name} is inside .git, which the check never writes to", node.path, node.line)
-        return self.inside(node, key, name, os.path.normpath(path), "writes")  # through any symlink, where it writes
+        written = self.inside(node, key, name, os.path.normpath(path), "writes")  # through any symlink, where it writes
+        if self.repository is not None and missing_directories(path, self.repository) is None:
+            raise InputError(
+                f"'{key}': no such directory: {Path(name).parent} (the check makes a report's missing directories "
+                "only inside the repository)",
+                node.path,
+                node.line,
+            )
+        return written
 
     def globs(self, node: Node, key: str) -> tuple[str, ...]:
         """The files a glob or a list of globs matches, each glob matching at least one."""
@@ -232,8 +243,9 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     if root is None:
         raise InputError("the config is empty; name the recordings to check (see docs/configuration.md)", path)
     top = root.called("the config").object().called("").only(_TOP_KEYS, "the config")
-    top_root = None if allow_outside else (repository or repository_root(Path(path).parent)).resolve()
-    reader = _ConfigReader(path, top_root)
+    repository_top = (repository or repository_root(Path(path).parent)).resolve()
+    top_root = None if allow_outside else repository_top
+    reader = _ConfigReader(path, top_root, repository_top)
     sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
     transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
     sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
@@ -260,6 +272,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         text=text,
         repository=top_root,
         html=reader.output(html, "html") if html is not None else None,
+        redact_off=_redact_off(reader, top.member("no-redact")) if "no-redact" in top.value else (),
     )
 
 
@@ -274,6 +287,22 @@ def _items(node: Node, key: str) -> list[Node]:
 
 def _entry(item: Node, what: str, allowed: tuple[str, ...]) -> Node:
     return item.called(what).object().called("").only(allowed, what)
+
+
+def _redact_off(reader: _ConfigReader, node: Node) -> tuple[str, ...]:
+    """``no-redact: SHAPE`` or a list of them: the secret shapes the recordings were made without, as
+    ``--no-redact SHAPE`` (a config names shapes; it cannot turn redaction off altogether)."""
+    names: dict[str, None] = {}
+    for item in _items(node, "no-redact"):
+        name = reader.named(item, "no-redact").string()
+        if name not in SHAPE_NAMES:
+            raise InputError(
+                f"'no-redact': {name} is not a secret shape; the shapes are {', '.join(SHAPE_NAMES)}",
+                item.path,
+                item.line,
+            )
+        names[name] = None
+    return tuple(names)
 
 
 def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
@@ -358,10 +387,24 @@ def _compares(reader: _ConfigReader, node: Node, design: Design) -> Iterator[Com
         for needed in ("recorded", "candidates", "baseline"):
             if needed not in entry.value:
                 raise InputError(f"a compare group needs '{needed}'", item.path, item.line)
+        recorded = reader.file(entry.member("recorded"), "recorded")
+        candidates = reader.globs(entry.member("candidates"), "candidates")
+        baseline = reader.globs(entry.member("baseline"), "baseline")
+        roles = {os.path.realpath(recorded): "recorded"}
+        for key, paths in (("candidates", candidates), ("baseline", baseline)):
+            for found in paths:  # a session on both sides would be its own evidence
+                if os.path.realpath(found) in roles:
+                    role = roles[os.path.realpath(found)]
+                    raise InputError(
+                        f"'{key}': {found} is also matched by '{role}'; give each session one role",
+                        item.path,
+                        entry.member(key).line,
+                    )
+                roles[os.path.realpath(found)] = key
         yield CompareGroup(
-            recorded=reader.file(entry.member("recorded"), "recorded"),
-            candidates=reader.globs(entry.member("candidates"), "candidates"),
-            baseline=reader.globs(entry.member("baseline"), "baseline"),
+            recorded=recorded,
+            candidates=candidates,
+            baseline=baseline,
             design=Design(
                 reader.alpha(entry.member("alpha")) if "alpha" in entry.value else design.alpha,
                 reader.test(entry.member("test")) if "test" in entry.value else design.test,

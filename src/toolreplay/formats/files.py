@@ -177,6 +177,39 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~umask
 
 
+def missing_directories(path: str | Path, root: Path) -> list[Path] | None:
+    """The directories to make before ``path`` can be written, outermost first: none when its directory exists;
+    those missing when every one would lie inside ``root`` (through any symlink above them) and none under
+    ``.git``; None when they would not, or something that is not a directory stands in the way."""
+    parent = Path(os.path.abspath(path)).parent
+    missing: list[Path] = []
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    if not missing:
+        return []
+    if not parent.is_dir():  # a file, or a symlink to nothing, where a directory would go
+        return None
+    real, top = parent.resolve(), root.resolve()
+    made = [real / directory.relative_to(parent) for directory in reversed(missing)]
+    inside = real == top or top in real.parents
+    if not inside or ".git" in made[-1].relative_to(top).parts:
+        return None
+    return made
+
+
+def make_directories(path: str | Path, root: Path) -> None:
+    """Make the directories ``path`` needs, inside ``root`` only (see :func:`missing_directories`)."""
+    made = missing_directories(path, root)
+    if made is None:
+        raise OutputError("cannot write: its directory does not exist, and is not one to make here", path)
+    for directory in made:
+        try:
+            directory.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot make its directory {directory.name}: {exc.strerror or exc}", path) from None
+
+
 def same_file(a: str | Path, b: str | Path) -> bool:
     """Whether two paths name one existing file (through symlinks and hard links)."""
     try:

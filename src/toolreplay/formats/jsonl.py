@@ -16,7 +16,7 @@ from pathlib import Path
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
-from toolreplay.formats.located import describe, finite_float, lone_surrogate, reject_constant
+from toolreplay.formats.located import describe, finite_float, reject_constant
 
 
 def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
@@ -35,6 +35,18 @@ _decode = _DECODER.decode
 # The decoder's scanner, called directly: ``decode`` wraps it in two more calls and two regular-expression
 # matches per line, which is a tenth of the cost of reading a transcript.
 scan_value: Callable[[str, int], tuple[JSONValue, int]] = json.scanner.make_scanner(_DECODER)  # type: ignore[arg-type]
+
+
+def decode_text(text: str) -> JSONValue:
+    """JSON text held in a string of another document (a call's arguments in a trace), held to the rules of a
+    line: a ``ValueError`` saying what is wrong, in the parser's words, when it breaks them."""
+    try:
+        value: JSONValue = _decode(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    return value
 
 
 def _problem(text: str) -> str:
@@ -80,9 +92,6 @@ def decode_object(raw: bytes, path: str | Path, number: int) -> JSONObject:
         value = _decode_line(text, path, number)
     if type(value) is not dict:
         raise InputError(f"expected a JSON object, found {describe(value)}", path, number)
-    # A lone surrogate can only come from an escape, so only lines holding \ud or \uD are searched.
-    if (b"\\ud" in raw or b"\\uD" in raw) and lone_surrogate(value) is not None:
-        raise InputError("a string holds a lone surrogate (\\ud800 to \\udfff), which is not text", path, number)
     return value
 
 
@@ -90,10 +99,9 @@ def iter_objects(path: str | Path, lines: Iterable[bytes] | None = None) -> Iter
     """``(line number, object)`` for each non-blank line of the file (or of ``lines``), held to
     :func:`decode_object`'s rules.
 
-    The common line (UTF-8, one object, no escape that could spell a lone
-    surrogate) is parsed right here, in one loop over the file; any other line
-    goes to :func:`decode_object`, which accepts it or says exactly what is
-    wrong, so both ways take the same lines. (Parsing many lines as one array
+    The common line (UTF-8, one object) is parsed right here, in one loop over
+    the file; any other line goes to :func:`decode_object`, which accepts it or
+    says exactly what is wrong, so both ways take the same lines. (Parsing many lines as one array
     would be faster still, but a record cut in two and glued to the next can
     parse that way: each line is parsed on its own.)
     """
@@ -101,16 +109,15 @@ def iter_objects(path: str | Path, lines: Iterable[bytes] | None = None) -> Iter
     for number, raw in enumerate(iter_raw_lines(path) if lines is None else lines, start=1):
         if raw.isspace():
             continue
-        if b"\\u" not in raw:
-            try:
-                text = raw.decode("utf-8")
-                value, end = scan(text, 0)
-            except (ValueError, RecursionError, StopIteration):
-                pass
-            else:
-                if type(value) is dict and (end == len(text) or not text[end:].strip(" \t\r\n")):
-                    yield number, value
-                    continue
+        try:
+            text = raw.decode("utf-8")
+            value, end = scan(text, 0)
+        except (ValueError, RecursionError, StopIteration):
+            pass
+        else:
+            if type(value) is dict and (end == len(text) or not text[end:].strip(" \t\r\n")):
+                yield number, value
+                continue
         yield number, decode_object(raw, path, number)
 
 

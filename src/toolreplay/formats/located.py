@@ -21,7 +21,6 @@ import json
 import json.decoder
 import json.scanner
 import math
-import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -69,9 +68,13 @@ def container_name(kind: Literal["object", "array"], syntax: Syntax) -> str:
     return _CONTAINER_NAMES[kind][syntax]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Node:
-    """A value of a document, where it is written, and what it is called there."""
+    """A value of a document, where it is written, and what it is called there.
+
+    Never changed once made, but not frozen: a reader makes several per message of a session, and a frozen
+    dataclass takes several times as long to build.
+    """
 
     value: Any
     pos: Pos
@@ -245,12 +248,6 @@ _json_decoder: Any = json.decoder
 _json_scanner: Any = json.scanner
 
 
-# A high surrogate escape not followed by a low one, or a low one not after a high one.
-_SURROGATE_ESCAPE = re.compile(
-    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-)
-
-
 class _LocatingParser:
     """The standard JSON scanner, with every value's start noted as a :class:`Pos` while it is read."""
 
@@ -341,14 +338,6 @@ class _LocatingParser:
             raise InputError("not valid JSON: nested too deeply", path, self.failed_at()) from None
         finally:
             sys.setrecursionlimit(limit)
-        # A lone surrogate can only come from a \\uD800-style escape, so only text holding one is searched.
-        if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
-            found = _SURROGATE_ESCAPE.search(text)
-            raise InputError(
-                "a string holds a lone surrogate (\\ud800 to \\udfff), which is not text",
-                path,
-                self.line_at(found.start()) if found else None,
-            )
         return Node(value, self.stack[0].kids[0], str(path), "", "json")
 
 
@@ -365,6 +354,7 @@ def parse_json(text: str, path: str | Path, first_line: int = 1, enclosing: int 
 
 _YAML_DEPTH = 100  # a config has no reason to nest deeper; an alias that contains itself would never end
 _YAML_VALUES = 100_000  # nor to hold more values: aliases of aliases can multiply a small file past any memory
+_YAML_MERGE = "tag:yaml.org,2002:merge"  # ``<<: *defaults``: the mapping's keys, with what it does not say from there
 
 
 def _too_deep(text: str, limit: int) -> int | None:
@@ -412,42 +402,82 @@ def parse_yaml(text: str, path: str | Path) -> Node | None:
         raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path, line) from None
     if root is None:
         return None
-    constructor = yaml.SafeLoader("")  # turns a scalar node into its value by the safe schema's rules
-    built = [0]
+    values = _YamlValues(yaml, path)
+    try:
+        value, pos = values.build(root, 0)
+    finally:
+        values.constructor.dispose()
+    return Node(value, pos, str(path), "", "yaml")
 
-    def build(node: yaml.Node, depth: int) -> tuple[Any, Pos]:
+
+class _YamlValues:
+    """PyYAML's composed nodes as plain values beside their :class:`Pos` tree: aliases expanded (and counted),
+    merge keys merged. A merged value keeps its own node, so it is placed where it is written."""
+
+    def __init__(self, yaml: Any, path: str | Path) -> None:
+        self.yaml = yaml  # imported by parse_yaml, only when a config is read
+        self.path = path
+        self.constructor = yaml.SafeLoader("")  # turns a scalar node into its value by the safe schema's rules
+        self.built = 0
+
+    def build(self, node: Any, depth: int) -> tuple[Any, Pos]:
+        yaml, path = self.yaml, self.path
         line = node.start_mark.line + 1
-        built[0] += 1
-        if built[0] > _YAML_VALUES:
+        self.built += 1
+        if self.built > _YAML_VALUES:
             raise InputError(f"not read: more than {_YAML_VALUES:,} values once its aliases are expanded", path, line)
         if depth > _YAML_DEPTH:
             raise InputError(f"not valid YAML: nested more than {_YAML_DEPTH} levels deep", path, line)
         if isinstance(node, yaml.MappingNode):
-            obj: dict[Any, Any] = {}
-            members: dict[str, Pos] = {}
-            for key_node, value_node in node.value:
-                key, key_pos = build(key_node, depth + 1)
-                if not isinstance(key, str):
-                    raise InputError(f"a key must be a string, found {describe(key, 'yaml')}", path, key_pos.line)
-                if key in obj:
-                    raise InputError(
-                        f"key {json.dumps(key, ensure_ascii=False)} appears twice in one mapping", path, key_pos.line
-                    )
-                obj[key], members[key] = build(value_node, depth + 1)
-            return obj, Pos(line, members)
+            return self.mapping(node, depth)
         if isinstance(node, yaml.SequenceNode):
-            items = [build(item, depth + 1) for item in node.value]
+            items = [self.build(item, depth + 1) for item in node.value]
             return [value for value, _ in items], Pos(line, [pos for _, pos in items])
         try:
-            return constructor.construct_object(node, deep=True), Pos(line, None, str(node.value))
+            return self.constructor.construct_object(node, deep=True), Pos(line, None, str(node.value))
         except yaml.YAMLError as exc:
             raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path, line) from None
 
-    try:
-        value, pos = build(root, 0)
-    finally:
-        constructor.dispose()
-    return Node(value, pos, str(path), "", "yaml")
+    def mapping(self, node: Any, depth: int) -> tuple[dict[str, Any], Pos]:
+        """A mapping; with a merge key (``<<: *defaults``), the keys it does not write itself from there, by
+        YAML's rule: its own keys win wherever the merge is written, and of several mappings the first."""
+        obj: dict[str, Any] = {}
+        members: dict[str, Pos] = {}
+        own: set[str] = set()
+        merges = 0
+        for key_node, value_node in node.value:
+            if key_node.tag == _YAML_MERGE:
+                merges += 1
+                if merges > 1:
+                    raise InputError('key "<<" appears twice in one mapping', self.path, key_node.start_mark.line + 1)
+                for source in self.merged(key_node, value_node, depth + 1):
+                    given, given_pos = self.build(source, depth + 1)
+                    for key, value in given.items():
+                        if key not in own and key not in obj:
+                            obj[key], members[key] = value, given_pos.member(key)  # where it is written
+                continue
+            key, key_pos = self.build(key_node, depth + 1)
+            if not isinstance(key, str):
+                raise InputError(f"a key must be a string, found {describe(key, 'yaml')}", self.path, key_pos.line)
+            if key in own:
+                raise InputError(
+                    f"key {json.dumps(key, ensure_ascii=False)} appears twice in one mapping", self.path, key_pos.line
+                )
+            own.add(key)
+            obj[key], members[key] = self.build(value_node, depth + 1)
+        return obj, Pos(node.start_mark.line + 1, members)
+
+    def merged(self, key: Any, node: Any, depth: int) -> list[Any]:
+        """What a merge key takes: a mapping (an alias of one, usually), or a list of them. A wrong one is named
+        at the key's line: an alias does not say where it is written, and the merge is what is wrong."""
+        sources = node.value if isinstance(node, self.yaml.SequenceNode) else [node]
+        for source in sources:
+            if not isinstance(source, self.yaml.MappingNode):
+                found = describe(self.build(source, depth + 1)[0], "yaml")
+                raise InputError(
+                    f"'<<' merges a mapping or a list of mappings, found {found}", self.path, key.start_mark.line + 1
+                )
+        return list(sources)
 
 
 _TOML_DEPTH = 100  # a rules file has no reason to nest deeper

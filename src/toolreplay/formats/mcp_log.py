@@ -21,19 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.session import ANNOTATION_TYPES
-from toolreplay.model import SessionContext, ToolDef
+from toolreplay.model import UNRECORDED_TASK, SessionContext, ToolDef
+from toolreplay.wording import count
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor
 
 LOG_VERSION = 2
-DEFAULT_TASK = "(the task was not recorded)"
+DEFAULT_TASK = UNRECORDED_TASK
 _EVENTS = {
     1: frozenset({"start", "tools/list", "tools/call", "incomplete"}),
     2: frozenset({"start", "request", "notification", "server-request", "incomplete"}),
@@ -72,10 +73,14 @@ class LogWriter:
         self.failure: str | None = None  # why the log stopped, once a line could not be written whole
 
     def append(self, text: str) -> None:
-        """Append one line of JSON text."""
+        """Append one line of JSON text (a lone surrogate, from the wire or an argument, written as its escape)."""
         if self.failure is not None:
             return
-        data = self._redactor.json_text(text).encode("utf-8") + b"\n"
+        try:
+            data = json_utf8(self._redactor.json_text(text)) + b"\n"
+        except (ValueError, RecursionError) as exc:  # never expected; the traffic must pass all the same
+            self._stop(f"a message could not be logged: {exc}")
+            return
         start = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             written = os.write(self._fd, data)
@@ -84,12 +89,16 @@ class LogWriter:
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, start)
-            self.failure = exc.strerror or str(exc)
-            sys.stderr.write(
-                f"{self._who}: cannot write the log ({self.failure}); it is incomplete from here, "
-                "and the traffic still passes through\n"
-            )
-            sys.stderr.flush()
+            self._stop(exc.strerror or str(exc))
+
+    def _stop(self, failure: str) -> None:
+        """Log nothing more, and say so once."""
+        self.failure = failure
+        sys.stderr.write(
+            f"{self._who}: cannot write the log ({self.failure}); it is incomplete from here, "
+            "and the traffic still passes through\n"
+        )
+        sys.stderr.flush()
 
     def start(self, command: Sequence[str]) -> None:
         self.append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
@@ -144,6 +153,7 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
     could not write the whole log. Anything malformed before it is an error,
     as everywhere.
     """
+    _refuse_other(path)
     notes = notes if notes is not None else LogNotes()
     runs: list[LogRun] = []
     heard: list[JSONObject] = []  # the server's notifications since the last response
@@ -191,15 +201,35 @@ def pick_run(runs: list[LogRun], number: int | None, path: str | Path) -> LogRun
         raise InputError("the log holds no run", path)
     chosen = len(runs) if number is None else number
     if not 1 <= chosen <= len(runs):
-        raise UsageError(f"--run {chosen}: the log holds {len(runs)} run(s)")
+        raise UsageError(f"--run {chosen}: the log holds {count(len(runs), 'run')}")
     return runs[chosen - 1]
+
+
+def is_log_entry(first: JSONObject) -> bool:
+    """Whether a file's first line is a proxy log's: the one rule, for this reader and for the recordings'."""
+    return first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
 
 
 def is_log(path: str | Path) -> bool:
     """Whether a file is a proxy log, by its first line (any other file is for its own reader to judge)."""
     found = first_object(path)
     first = found[1] if found is not None else None
-    return first is not None and first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
+    return first is not None and is_log_entry(first)
+
+
+def _refuse_other(path: str | Path) -> None:
+    """A file that is no proxy log at all but a recording of another kind, named for what it is."""
+    found = first_object(path)
+    if found is None or (found[1] is not None and is_log_entry(found[1])):
+        return
+    # the recordings' reader asks this module what a log looks like; here it is asked what else a file may be
+    from toolreplay.formats.recording import foreign_format, sniff_kind  # noqa: PLC0415
+
+    if found[1] is not None and foreign_format(found[1]) == "claude-code":
+        raise InputError("a Claude Code transcript, not a record-mcp log: import it with --from claude-code", path)
+    kind = sniff_kind(path)
+    if kind is not None:
+        raise InputError(f"a toolreplay {kind.value}, not a record-mcp log: a {kind.value} needs no import", path)
 
 
 def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JSONObject]]:
@@ -221,7 +251,9 @@ def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JS
 
 
 def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
-    """The tools of the last successful ``tools/list`` (pages of one listing are joined)."""
+    """The tools of the last successful ``tools/list`` (pages of one listing are joined), held to the session
+    reader's rules for tool definitions: a name listed twice in one listing, a description that is not a string,
+    a schema or annotations that are not objects are errors at the line of the exchange, never repaired."""
     listed: dict[str, ToolDef] = {}
     for exchange in exchanges:
         if exchange.event != "tools/list":
@@ -237,24 +269,35 @@ def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
             if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
                 raise InputError("tools/list returned a tool without a name", path, exchange.line)
             name = str(raw["name"])
-            schema = raw.get("inputSchema", {"type": "object"})
-            annotations = raw.get("annotations")
-            kept: JSONObject | None = None
-            if isinstance(annotations, dict):
-                kept = {k: v for k, v in annotations.items() if k in ANNOTATION_TYPES and v is not None}
-                for key, value in kept.items():
-                    if type(value) is not ANNOTATION_TYPES[key]:
-                        expected = "a boolean" if ANNOTATION_TYPES[key] is bool else "a string"
-                        raise InputError(
-                            f"tools/list: tool '{name}' annotation '{key}' must be {expected}, found {describe(value)}",
-                            path,
-                            exchange.line,
-                        )
-            description = raw.get("description") or ""
-            listed[name] = ToolDef(
-                name, str(description), schema if isinstance(schema, dict) else {"type": "object"}, kept
-            )
+            if name in listed:
+                raise InputError(f"tools/list: tool '{name}' is listed twice", path, exchange.line)
+            listed[name] = _tool(raw, name, path, exchange.line)
     return tuple(listed.values())
+
+
+def _tool(raw: JSONObject, name: str, path: str | Path, line: int) -> ToolDef:
+    """One tool of a ``tools/list`` result; ``description`` and ``annotations`` may be absent or null."""
+
+    def refused(key: str, expected: str, value: JSONValue) -> InputError:
+        return InputError(f"tools/list: tool '{name}' {key} must be {expected}, found {describe(value)}", path, line)
+
+    schema = raw.get("inputSchema", {"type": "object"})
+    if not isinstance(schema, dict):
+        raise refused("inputSchema", "an object", schema)
+    description = raw.get("description")
+    if description is not None and not isinstance(description, str):
+        raise refused("description", "a string", description)
+    annotations = raw.get("annotations")
+    if annotations is not None and not isinstance(annotations, dict):
+        raise refused("annotations", "an object", annotations)
+    kept: JSONObject | None = None
+    if isinstance(annotations, dict):
+        kept = {k: v for k, v in annotations.items() if k in ANNOTATION_TYPES and v is not None}
+        for key, value in kept.items():
+            if type(value) is not ANNOTATION_TYPES[key]:
+                expected = "a boolean" if ANNOTATION_TYPES[key] is bool else "a string"
+                raise refused(f"annotation '{key}'", expected, value)
+    return ToolDef(name, description or "", schema, kept)
 
 
 def _content_blocks(content: JSONValue) -> list[JSONValue]:
@@ -298,9 +341,11 @@ def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONOb
         params = exchange.request.get("params")
         if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not params["name"]:
             raise InputError("a tools/call request without a tool name", path, exchange.line)
-        arguments = params.get("arguments") or {}
+        arguments = params.get("arguments", {})  # absent: none; anything else must be an object, as serve asks
         if not isinstance(arguments, dict):
-            raise InputError("a tools/call request whose arguments are not an object", path, exchange.line)
+            raise InputError(
+                f"tools/call: the arguments must be an object, found {describe(arguments)}", path, exchange.line
+            )
         number += 1
         tool_use_id = f"toolu_mcp_{number:04d}"
         use: JSONObject = {"type": "tool_use", "id": tool_use_id, "name": params["name"], "input": arguments}
@@ -331,6 +376,7 @@ def session_from_log(
     runs = read_log(path, notes)
     run = pick_run(runs, options.run, path)
     number = runs.index(run) + 1
+    tools = _tools(run.exchanges, path)  # first: a listing comes before the calls it offers
     messages: list[JSONObject] = [{"role": "user", "content": options.task}]
     for use, result in _calls(run.exchanges, path):
         messages.append({"role": "assistant", "content": [use]})
@@ -338,7 +384,5 @@ def session_from_log(
     if options.final_text is not None:
         messages.append({"role": "assistant", "content": [{"type": "text", "text": options.final_text}]})
     source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": number}
-    context = SessionContext(
-        options.model, source, options.system, _tools(run.exchanges, path), tuple(messages), options.final_text
-    )
+    context = SessionContext(options.model, source, options.system, tools, tuple(messages), options.final_text)
     return context, len(runs)

@@ -4,13 +4,18 @@ Four kinds of file hold calls: a transcript and a sealed transcript (JSON Lines
 with ``index`` on every line), a session (one JSON object with
 ``"format": "toolreplay-session"``), and a sealed session (JSON Lines of
 ``part`` links). The first non-blank line tells them apart; after that, each
-file is held to its own format's rules.
+file is held to its own format's rules. A file another tool wrote that
+``import`` turns into a session (a record-mcp log, a Claude Code transcript) is
+refused with the command that imports it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import gc
 import json
+import shlex
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,8 +26,8 @@ from toolreplay.errors import InputError
 from toolreplay.formats.files import read_head
 from toolreplay.formats.jsonl import first_object
 from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
-from toolreplay.formats.session import FORMAT, read_session
-from toolreplay.formats.session_stream import stream_session
+from toolreplay.formats.session import FORMAT, Outline, read_session
+from toolreplay.formats.session_stream import SessionStream, stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 from toolreplay.model import Call, Session
 
@@ -54,6 +59,23 @@ def kind_of_line(first: JSONObject) -> Kind | None:
     return None
 
 
+_CLAUDE_CODE_IDS = ("uuid", "parentUuid", "sessionId", "leafUuid")  # what every line of its transcripts carries
+
+
+def foreign_format(first: JSONObject) -> str | None:
+    """The ``import --from`` format of a file another tool wrote, from its first line; None for any other file."""
+    from toolreplay.formats.mcp_log import is_log_entry  # noqa: PLC0415 - only for a file that is no recording
+
+    if is_log_entry(first):
+        return "mcp"
+    if isinstance(first.get("type"), str) and any(key in first for key in _CLAUDE_CODE_IDS):
+        return "claude-code"
+    return None
+
+
+_FOREIGN = {"mcp": "a record-mcp log (the MCP traffic a proxy saw)", "claude-code": "a Claude Code transcript"}
+
+
 def detect_kind(path: str | Path) -> Kind:
     """Tell a recording's format from its first non-blank line (a transcript when it says nothing)."""
     found = first_object(path)
@@ -67,19 +89,42 @@ def detect_kind(path: str | Path) -> Kind:
         line = raw.strip()
         return Kind.SESSION if line == b"{" or b'"format"' in line else Kind.TRANSCRIPT
     kind = kind_of_line(first)
+    imported = foreign_format(first) if kind is None else None
+    if imported is not None:
+        command = f"toolreplay import --from {imported} {shlex.quote(str(path))} -o SESSION"
+        raise InputError(f"{_FOREIGN[imported]}, not a toolreplay recording: import it first: {command}", path)
     if kind is None and "format" in first and "index" not in first:
         return Kind.SESSION  # a session of another format or version: its reader says which
     return kind or Kind.TRANSCRIPT
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (unless it already is)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def load_session(path: str | Path, kind: Kind | None = None) -> Session:
-    """Read any recording whole, as a session (a transcript has no context)."""
+    """Read any recording whole, as a session (a transcript has no context).
+
+    Parsed JSON holds no reference cycles, so the cyclic garbage collector is
+    paused while the recording is built: it would walk every value read so far
+    again and again, for nothing (half the time of reading a large session).
+    """
     kind = detect_kind(path) if kind is None else kind
-    if kind is Kind.SESSION:
-        return read_session(path)
-    if kind is Kind.SEALED_SESSION:
-        return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
-    return Session(str(path), tuple(iter_recorded_calls(path)))
+    with _collector_paused():
+        if kind is Kind.SESSION:
+            return read_session(path)
+        if kind is Kind.SEALED_SESSION:
+            return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
+        return Session(str(path), tuple(iter_recorded_calls(path)))
 
 
 def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier, bool]:
@@ -94,6 +139,34 @@ def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Cal
     session = load_session(path, kind)
     tools = session.context.tools if session.context is not None else ()
     return iter(session.calls), Classifier(policy, tools), True
+
+
+class RecordingStream:
+    """Any recording read once, as a stream: its tools, then its calls, then what it says around them.
+
+    A sealed session is checked whole, so it is read whole; any other recording
+    a call (or a session's message) at a time.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+        kind = detect_kind(path)
+        self.stream = SessionStream(path) if kind is Kind.SESSION else None
+        self.whole = load_session(path, kind) if kind is Kind.SEALED_SESSION else None
+        context = self.whole.context if self.whole is not None else None
+        self.tools = self.stream.tools if self.stream is not None else context.tools if context is not None else ()
+
+    def calls(self) -> Iterator[Call]:
+        if self.stream is not None:
+            return self.stream.calls()
+        return iter(self.whole.calls) if self.whole is not None else iter_recorded_calls(self.path)
+
+    def outline(self) -> Outline | None:
+        """What a session says around its calls, once they are read; None for a transcript."""
+        if self.stream is not None:
+            return self.stream.outline()
+        context = self.whole.context if self.whole is not None else None
+        return Outline.of(context) if context is not None else None
 
 
 def iter_calls(path: str | Path) -> Iterator[Call]:

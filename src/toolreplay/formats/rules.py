@@ -31,7 +31,12 @@ _RULE_KEYS = ("tool", "class", "args", "note")
 
 def read_rules(path: str | Path, strict: bool = False) -> Policy:
     """Read a rules file into a policy."""
-    top = parse_toml(read_text(path), path).only(("rules", "matching"))
+    return parse_rules(read_text(path), path, strict)
+
+
+def parse_rules(text: str, path: str | Path, strict: bool = False) -> Policy:
+    """The policy of a rules file's text (``path`` names it in errors)."""
+    top = parse_toml(text, path).only(("rules", "matching"))
     rules: tuple[ClassRule, ...] = ()
     if (given := top.get("rules")) is not None:
         if not isinstance(given.value, list):

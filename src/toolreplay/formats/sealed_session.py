@@ -13,7 +13,7 @@ A sealed session reads back as the session it sealed: ``audit``, ``scope`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,22 +21,42 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.located import Node, describe
 from toolreplay.formats.positions import Pos
-from toolreplay.formats.session import header_document, message_document, ordered, tool_document, validate_session
+from toolreplay.formats.session import TURN_FIELDS, header_document, ordered, tool_document, validate_session
+from toolreplay.formats.session_stream import SessionStream
 from toolreplay.model import Session, SessionContext
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
 FINAL_PART = "final_reply"  # the last part of every sealed session
 _HEX = "0123456789abcdef"
+_MESSAGE_FIELDS = ("role", "content", *TURN_FIELDS)  # what message_document keeps of a message
 
 
 def session_parts(context: SessionContext) -> Iterator[JSONObject]:
     """The records of a session's links, without ``prev`` and ``digest``."""
-    parts: list[tuple[str, JSONValue]] = [("session", header_document(context)), ("system", ordered(context.system))]
-    parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(context.tools)]
-    parts += [(f"messages[{i}]", message_document(message)) for i, message in enumerate(context.messages)]
-    parts.append((FINAL_PART, context.final_reply))
+    messages = ({key: message[key] for key in _MESSAGE_FIELDS if key in message} for message in context.messages)
+    return _parts(context, messages, lambda: context.final_reply)
+
+
+def streamed_parts(path: str | Path) -> Iterator[JSONObject]:
+    """The records of a session file's links (as :func:`session_parts` gives them), read a message at a time."""
+    stream = SessionStream(path)
+    return _parts(stream.head(), stream.messages(), stream.final_reply)  # a message read holds no other field
+
+
+def _parts(
+    head: SessionContext, messages: Iterable[JSONObject], final_reply: Callable[[], str | None]
+) -> Iterator[JSONObject]:
+    """Each value is what the session file holds: a link is canonical JSON, whose keys are sorted whatever their
+    order, so each message goes in as it is (with the fields :func:`message_document` keeps)."""
+    parts: list[tuple[str, JSONValue]] = [("session", header_document(head)), ("system", ordered(head.system))]
+    parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(head.tools)]
     for index, (part, value) in enumerate(parts):
         yield {"index": index, "part": part, "value": value}
+    index = len(parts)
+    for i, message in enumerate(messages):
+        yield {"index": index, "part": f"messages[{i}]", "value": message}
+        index += 1
+    yield {"index": index, "part": FINAL_PART, "value": final_reply()}
 
 
 @dataclass(frozen=True, slots=True)

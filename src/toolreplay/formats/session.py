@@ -16,12 +16,15 @@ the place in the document (``messages[3].content[1]``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.positions import Pos
 from toolreplay.model import Call, Session, SessionContext, ToolDef
 
 if TYPE_CHECKING:
@@ -46,6 +49,11 @@ REQUEST_FIELDS: dict[str, tuple[type, ...]] = {
 _KIND_NAMES = {int: "a number", dict: "an object", list: "an array"}
 # What an assistant message may carry beside its content (version 2): how the turn ended and what it cost.
 TURN_FIELDS = ("stop_reason", "usage")
+_PLAIN_ASSISTANT = frozenset(("role", "content", *TURN_FIELDS))
+_TEXT_OR_NULL = (str, type(None))
+_TEXT_OR_BLOCKS = (str, list)
+# A call awaiting its result: its tool_use block, the block's line, and where it is (message, block).
+Use: TypeAlias = "tuple[dict[str, Any], int, int, int]"
 TOOL_FIELDS = ("name", "description", "input_schema", "annotations")
 ANNOTATION_TYPES: dict[str, type] = {
     "title": str,
@@ -66,7 +74,7 @@ class SessionReader:
         model, source, system, tools = self.header(top)
         top.require("messages", "final_reply")
         final_reply = self.final_reply(top.member("final_reply"))
-        conversation = Conversation(self)
+        conversation = Conversation(self, top.path)
         calls = [call for message in top.member("messages").array().elements() for call in conversation.add(message)]
         conversation.finish(top.member("messages"))
         request = top.value.get("request")  # checked with the header
@@ -216,17 +224,24 @@ class Conversation:
     The person opens the conversation, and (from version 2) may speak again
     after any agent turn that called no tool: each time opens a new turn of the
     conversation, and every call carries the number of the turn it was made in.
-    ``keep`` holds on to every message (for a whole session); a stream of calls keeps none.
+    ``keep`` holds on to every message (for a whole session); a stream of calls keeps only the person's.
+
+    A message in the shape toolreplay writes (content blocks, nothing missing or
+    out of place) is checked on its values alone (:meth:`plain`); any other goes
+    through its nodes, which name the line and place of what is wrong. The first
+    takes only what the second takes, so both give the same calls.
     """
 
-    def __init__(self, reader: SessionReader, keep: bool = True) -> None:
+    def __init__(self, reader: SessionReader, path: str, keep: bool = True) -> None:
         self.reader = reader
+        self.path = path
         self.keep = keep
         self.kept: list[JSONObject] = []
+        self.said: list[JSONObject] = []  # the person's messages: the opening and each new turn
         self.count = 0
         self.calls = 0
-        self.pending: dict[str, Node] = {}  # tool_use id -> its block, awaiting its result
-        self.uses: list[Node] = []
+        self.pending: dict[str, Use] = {}  # tool_use id -> its block, awaiting its result
+        self.uses: list[Use] = []  # the same, in the order of the calls
         self.turn = 1  # the person's turns so far
 
     @property
@@ -235,6 +250,9 @@ class Conversation:
 
     def add(self, message: Node) -> list[Call]:
         """Check the next message against the turns before it; the calls it completes, in order."""
+        calls = self.plain(message.value, lambda blocks: _lines_of(message.pos, blocks))
+        if calls is not None:
+            return calls
         i = self.count
         self.count += 1
         message.object().only(("role", "content", *TURN_FIELDS), "a message").require("role", "content")
@@ -253,8 +271,11 @@ class Conversation:
             self.kept.append(message.value)
         blocks = self.reader.content(message)
         if role.value == "assistant":
-            self.pending = self.reader.assistant_blocks(blocks)
-            self.uses = [block for block in blocks if block.value["type"] == "tool_use"]
+            self.reader.assistant_blocks(blocks)
+            uses = [
+                (block.value, block.line, i, k) for k, block in enumerate(blocks) if block.value["type"] == "tool_use"
+            ]
+            self.uses, self.pending = uses, {use[0]["id"]: use for use in uses}
             return []
         if i == 0 or (not self.uses and self.reader.version >= 2):
             # the person speaks: the opening, or after an agent turn that called no tool, a new turn
@@ -262,28 +283,118 @@ class Conversation:
                 if block.value["type"] in ("tool_result", "tool_use"):
                     where = "first message" if i == 0 else "message after the agent's reply"
                     raise block.fail(f"the person's {where} cannot hold tool blocks")
+            self.said.append(message.value)
             self.turn += i > 0
             return []
-        self.reader.user_blocks(message, blocks, self.pending)
-        results = {block.value["tool_use_id"]: block.value for block in blocks}
+        self.reader.user_blocks(message, blocks, {key: self._node(use) for key, use in self.pending.items()})
+        return self.answered({block.value["tool_use_id"]: block.value for block in blocks})
+
+    def _node(self, use: Use) -> Node:
+        block, line, message, number = use
+        return Node(block, Pos(line), self.path, f"messages[{message}].content[{number}]")
+
+    def answered(self, results: dict[str, JSONObject]) -> list[Call]:
+        """The calls of the turn before, each with its result (by tool_use id)."""
         calls: list[Call] = []
-        for use in self.uses:
-            block = use.value
+        for block, line, _, _ in self.uses:
             result = results[block["id"]]
             is_error = result.get("is_error", False) is True
             content = result.get("content", "")
-            calls.append(Call(self.calls, block["name"], block["input"], content, use.line, is_error, self.turn))
+            calls.append(Call(self.calls, block["name"], block["input"], content, line, is_error, self.turn))
             self.calls += 1
         self.pending, self.uses = {}, []
         return calls
+
+    def plain(self, value: Any, place: Callable[[int], list[int]]) -> list[Call] | None:
+        """:meth:`add` for a message whose every check passes on its values alone; None (nothing taken) for any
+        other, which :meth:`add` checks node by node. ``place(n)`` gives the lines of the message's first n
+        content blocks: asked only of a message that makes calls, for their lines.
+        """
+        if type(value) is not dict or type(content := value.get("content")) is not list:
+            return None
+        i = self.count
+        if i % 2:  # the agent's turn: beside role and content, only how a turn of a version 2 session ended
+            if value.get("role") != "assistant" or (
+                len(value) != 2
+                and not (
+                    self.reader.version >= 2
+                    and value.keys() <= _PLAIN_ASSISTANT
+                    and type(value.get("stop_reason")) in _TEXT_OR_NULL
+                    and type(value.get("usage", {})) is dict
+                )
+            ):
+                return None
+            pending: dict[str, int] = {}
+            last = 0
+            for number, block in enumerate(content):
+                if type(block) is not dict:
+                    return None
+                kind = block.get("type")
+                if kind == "tool_use":
+                    use_id, name = block.get("id"), block.get("name")
+                    if type(use_id) is not str or not use_id or use_id in pending or type(name) is not str or not name:
+                        return None
+                    if type(block.get("input")) is not dict:
+                        return None
+                    pending[use_id] = last = number
+                elif type(kind) is not str or kind == "tool_result":
+                    return None
+            if pending:
+                lines = place(last + 1)
+                self.pending = {use_id: (content[k], lines[k], i, k) for use_id, k in pending.items()}
+                self.uses = list(self.pending.values())
+            else:
+                self.uses, self.pending = [], {}
+        elif value.get("role") != "user" or len(value) != 2:
+            return None
+        elif i == 0 or (not self.uses and self.reader.version >= 2):  # the person speaks
+            for block in content:
+                if type(block) is not dict or type(kind := block.get("type")) is not str:
+                    return None
+                if kind in ("tool_result", "tool_use"):
+                    return None
+            self.said.append(value)
+            self.turn += i > 0
+        else:
+            return self._plain_results(value, content)
+        self.count = i + 1
+        if self.keep:
+            self.kept.append(value)
+        return []
+
+    def _plain_results(self, message: JSONObject, content: list[Any]) -> list[Call] | None:
+        """:meth:`plain` for the person's message that answers the agent's calls."""
+        pending = self.pending
+        results: dict[str, JSONObject] = {}
+        for block in content:
+            if type(block) is not dict or block.get("type") != "tool_result":
+                return None
+            use_id = block.get("tool_use_id")
+            if type(use_id) is not str or use_id not in pending or use_id in results:
+                return None
+            if type(block.get("content", "")) not in _TEXT_OR_BLOCKS or type(block.get("is_error", False)) is not bool:
+                return None
+            results[use_id] = block
+        if not results or len(results) != len(pending):
+            return None
+        self.count += 1
+        if self.keep:
+            self.kept.append(message)
+        return self.answered(results)
 
     def finish(self, messages: Node) -> None:
         """Check that the conversation is whole: it started, and every tool_use got its result."""
         if self.count == 0:
             raise messages.fail("must hold at least the person's first message")
         if self.pending:
-            tool_use_id, block = next(iter(self.pending.items()))
-            raise block.fail(f"tool_use '{tool_use_id}' has no tool_result")
+            tool_use_id, use = next(iter(self.pending.items()))
+            raise self._node(use).fail(f"tool_use '{tool_use_id}' has no tool_result")
+
+
+def _lines_of(message: Pos, blocks: int) -> list[int]:
+    """The lines of a message's first ``blocks`` content blocks."""
+    content = message.member("content")
+    return [content.member(number).line for number in range(blocks)]
 
 
 def person_messages(messages: tuple[JSONObject, ...]) -> tuple[JSONObject, ...]:
@@ -301,6 +412,21 @@ def person_messages(messages: tuple[JSONObject, ...]) -> tuple[JSONObject, ...]:
     return tuple(found)
 
 
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What a session says around its calls, which a stream of them keeps: what ``show`` prints beside them."""
+
+    model: str
+    source: JSONObject
+    tools: tuple[ToolDef, ...]
+    said: tuple[JSONObject, ...]  # the person's messages: the opening and each new turn
+    final_reply: str | None
+
+    @classmethod
+    def of(cls, context: SessionContext) -> Outline:
+        return cls(context.model, context.source, context.tools, person_messages(context.messages), context.final_reply)
+
+
 def parse_tools(node: Node) -> tuple[ToolDef, ...]:
     """Validate a list of tool definitions (as a session holds them) from any source."""
     return SessionReader().tools(node)
@@ -316,9 +442,18 @@ def parse_session(text: str, path: str | Path) -> Session:
     return validate_session(parse_json(text, path))
 
 
-def read_session(path: str | Path) -> Session:
-    """Read and validate a session file."""
+def read_located(path: str | Path) -> Session:
+    """Read and validate a session file with the line of every value: the reader that names the line of any
+    error, and takes any layout."""
     return parse_session(read_text(path), path)
+
+
+def read_session(path: str | Path) -> Session:
+    """Read and validate a session file (a message at a time, without positions; the errors and calls of
+    :func:`read_located`)."""
+    from toolreplay.formats.session_stream import read_streamed  # noqa: PLC0415 - the stream builds on this module
+
+    return read_streamed(path)
 
 
 def ordered(value: JSONValue) -> JSONValue:
@@ -371,7 +506,8 @@ def session_document(context: SessionContext) -> JSONObject:
 
 
 def dump_session(context: SessionContext, redactor: Redactor | None = None) -> str:
-    """The text of a session file: two-space indented, UTF-8, stable key order, final newline."""
+    """The text of a session file: two-space indented, UTF-8 (through :func:`json_utf8`), stable key order,
+    final newline."""
     doc: JSONValue = session_document(context)
     if redactor is not None:
         doc = redactor.value(doc)
@@ -381,4 +517,4 @@ def dump_session(context: SessionContext, redactor: Redactor | None = None) -> s
 def write_session(path: str | Path, context: SessionContext, redactor: Redactor | None = None) -> None:
     """Write a session file atomically (a crash leaves the previous file, never a torn one),
     with every string passed through ``redactor`` first."""
-    write_atomic(path, [dump_session(context, redactor).encode("utf-8")])
+    write_atomic(path, [json_utf8(dump_session(context, redactor))])

@@ -1,42 +1,51 @@
-"""A session's calls, read as a stream: the memory of one message, not of the whole file.
+"""A session read as a stream: the memory of one message, not of the whole file, and no positions.
 
-The audit and the scope check need a session's tools and its calls, one at a
-time. Reading the whole document with every value's line costs about five times
-the file's size; this reader holds a window of the text and one message.
+Every command reads a session file here: the audit and the scope check its
+calls one at a time, ``show`` its calls, ``seal`` its messages, and the others
+the whole session (:func:`read_streamed`). Reading the document with every
+value's line costs about five times the file's size and several times the
+time; this reader holds a window of the text and one message, and notes the
+line of nothing but each call's ``tool_use`` block.
 
 It walks the top-level object itself and hands each piece to the parsers the
 whole reader uses, so both take exactly the same files:
 
 - the fields before ``messages`` (which must include ``tools``, as toolreplay
-  writes them) are parsed with their lines and checked by the session reader;
-- each message is parsed by the standard scanner with the same strict hooks
-  (no key twice, no ``NaN``), and an assistant turn that makes calls is parsed
-  again with its lines, so each call keeps the line of its ``tool_use`` block;
-- the turns are checked by the same :class:`~toolreplay.formats.session.Conversation`.
+  writes them) are parsed by the standard scanner with the same strict hooks
+  (no key twice, no ``NaN``) and checked by the session reader;
+- so is each message; for one that makes calls, the scanner finds where each
+  content block starts, so each call keeps the line of its ``tool_use`` block;
+- the turns are checked by the same :class:`~toolreplay.formats.session.Conversation`,
+  on their values alone where they are in the shape toolreplay writes.
 
 Anything it does not take (an error, or a file laid out another way) is handed
-to the whole reader, which names the line of the error, or reads the file if it
-is good after all; the calls already given are then skipped, so either way the
-caller sees the calls the whole reader gives.
+to the whole reader with positions, which names the line of the error, or
+reads the file if it is good after all; what was already given is then
+skipped, so either way the caller sees what the whole reader gives.
 """
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from toolreplay.canonical import JSONObject
 from toolreplay.errors import InputError
 from toolreplay.formats.files import open_binary
 from toolreplay.formats.jsonl import scan_value
-from toolreplay.formats.located import JSON_DEPTH, Node, lone_surrogate, parse_json
+from toolreplay.formats.located import JSON_DEPTH, Node
 from toolreplay.formats.positions import Pos
-from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, SessionReader, read_session
-from toolreplay.model import Call, ToolDef
+from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, Outline, SessionReader, read_located
+from toolreplay.model import Call, Session, SessionContext, ToolDef
 
 _CHUNK = 1 << 20
-_WHITESPACE = " \t\n\r"
+# JSON whitespace from an offset on; it always matches (perhaps nothing), so its match is never None.
+_space = cast("Callable[[str, int], re.Match[str]]", re.compile(r"[ \t\n\r]*").match)
+_CONTENT = re.compile(r'"content"[ \t\n\r]*:[ \t\n\r]*\[[ \t\n\r]*')
 _BEFORE_MESSAGES = tuple(name for name in FIELDS if name not in ("messages", "final_reply", *OPTIONAL))
 # A message sits two levels down (the session's object, its messages array); the located parser counts a
 # scalar as a level too, so a message may nest this deep before the whole reader refuses the file.
@@ -58,6 +67,7 @@ class _Window:
         self.eof = False
         self.line = 1  # the line of self.text[self.counted]
         self.counted = 0
+        self.start = self.end = 0  # where the last element given lies in text
 
     def close(self) -> None:
         self.handle.close()
@@ -86,10 +96,8 @@ class _Window:
     def skip_space(self) -> str:
         """Skip JSON whitespace; the next character, or "" at the end."""
         while True:
-            text, pos = self.text, self.pos
-            while pos < len(text) and text[pos] in _WHITESPACE:
-                pos += 1
-            self.pos = pos
+            text = self.text
+            self.pos = pos = _space(text, self.pos).end()
             if pos < len(text):
                 return text[pos]
             if not self.more():
@@ -117,9 +125,35 @@ class _Window:
             break
         start, self.pos = self.pos, end
         text = self.text[start:end]
-        if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
-            raise _NotStreamed
         return value, text, self.line_at(start)
+
+    def elements(self) -> Iterator[Any]:
+        """The values of the array being read (from its first value on), each with where its text starts and
+        ends in ``text`` (``start``, ``end``) until the next is asked for; the array's closing bracket is read
+        after the last.
+        """
+        space = _space
+        while True:
+            text = self.text
+            pos = self.pos = space(text, self.pos).end()
+            if len(text) - pos < _CHUNK >> 4 and self.more():
+                continue  # a value is seldom cut short at the window's end, where the scanner's error costs a pass
+            try:
+                value, end = scan_value(text, pos)
+            except (ValueError, StopIteration, RecursionError):
+                if self.more():
+                    continue
+                raise _NotStreamed from None
+            if end == len(text) and self.more():
+                continue
+            self.pos, self.start, self.end = end, pos, end
+            yield value
+            text = self.text
+            after = space(text, self.pos).end()
+            if after < len(text) and text[after] == ",":
+                self.pos = after + 1
+            elif self.expect(",", "]") == "]":
+                return
 
     def key(self) -> str:
         if self.skip_space() != '"':
@@ -131,10 +165,9 @@ class _Window:
         return key
 
 
-def _depth(value: Any, text: str) -> int:
-    """How many levels ``value`` nests, counting a scalar as one (the bracket count bounds it, cheaply)."""
-    if text.count("[") + text.count("{") < _MESSAGE_DEPTH:
-        return 0
+def _depth(value: Any) -> int:
+    """How many levels ``value`` nests, counting a scalar as one (asked only where the brackets could nest so
+    deep)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -146,61 +179,130 @@ def _depth(value: Any, text: str) -> int:
     return deepest
 
 
-class _SessionStream:
-    def __init__(self, path: str | Path) -> None:
+def _first_block(text: str, start: int) -> int:
+    """Where the first block of the content array of the message at ``start`` starts, found by walking its members
+    with the scanner."""
+    space = _space
+    at = space(text, start + 1).end()
+    while True:
+        key, at = scan_value(text, at)
+        at = space(text, space(text, at).end() + 1).end()  # past the colon
+        if key == "content":
+            return space(text, at + 1).end()
+        _, at = scan_value(text, at)
+        at = space(text, space(text, at).end() + 1).end()  # past the comma
+
+
+def _blocks_making_calls(message: dict[str, Any]) -> int:
+    """The number of content blocks of a message that makes calls (to the last that does), else 0."""
+    content = message.get("content")
+    if type(content) is list:
+        for number in range(len(content), 0, -1):
+            block = content[number - 1]
+            if type(block) is dict and block.get("type") == "tool_use":
+                return number
+    return 0
+
+
+class SessionStream:
+    """A session read a message at a time: its tools, then its calls, then what it says around them.
+
+    ``keep`` holds on to every message, for a whole session. Anything the stream
+    does not take is read by :func:`~toolreplay.formats.session.read_located`,
+    and the rest comes from there.
+    """
+
+    def __init__(self, path: str | Path, keep: bool = False) -> None:
         self.path = str(path)
         self.window = _Window(path)
         self.reader = SessionReader()
-        self.conversation = Conversation(self.reader, keep=False)
+        self.conversation = Conversation(self.reader, self.path, keep=keep)
         self.given = 0
+        self.whole: Session | None = None  # the whole reader's, once the stream has given up
+        try:
+            self.tools = self._header()
+        except (_NotStreamed, InputError):
+            self.window.close()
+            self.whole = read_located(path)  # names the line of what is wrong, or reads a file laid out otherwise
+            self.tools = self.whole.context.tools if self.whole.context else ()
 
-    def header(self) -> tuple[ToolDef, ...]:
+    def _header(self) -> tuple[ToolDef, ...]:
         """Read up to the conversation; the tools."""
         window = self.window
         window.expect("{")
         members: dict[str, Any] = {}
-        positions: dict[str, Pos] = {}
         while True:
             key = window.key()
             if key in members:
                 raise _NotStreamed
             if key == "messages":
                 break
-            _, text, line = window.value()
-            node = parse_json(text, self.path, line, enclosing=1)
-            members[key], positions[key] = node.value, node.pos
+            value, text, _ = window.value()
+            deep = text.count("[") + text.count("{") >= JSON_DEPTH - 1
+            if deep and _depth(value) > JSON_DEPTH - 1:  # the session's object is a level
+                raise _NotStreamed
+            members[key] = value
             if window.expect(",", "}") == "}":
                 raise _NotStreamed
         if any(name not in members for name in _BEFORE_MESSAGES):
             raise _NotStreamed
         self.members = members
-        top = Node(members, Pos(1, positions), self.path)
-        tools = self.reader.header(top)[3]
+        top = Node(members, Pos(1), self.path)
+        self.model, self.source, self.system, tools = self.reader.header(top)
         if "final_reply" in members:  # written before the conversation: checked here, as the whole reader does
             self.reader.final_reply(top.member("final_reply"))
         return tools
 
     def calls(self) -> Iterator[Call]:
+        """The calls, once: the stream's, then (if it gives up) the rest of the whole reader's."""
+        for _, calls in self._read():
+            for call in calls:
+                self.given += 1
+                yield call
+        if self.whole is not None:
+            yield from self.whole.calls[self.given :]
+
+    def messages(self) -> Iterator[JSONObject]:
+        """The messages, once, each as soon as it is checked against the turns before it (the calls it completes
+        are given by :meth:`calls`; read one or the other)."""
+        for message, _ in self._read():
+            self.given += 1
+            yield message
+        if self.whole is not None and self.whole.context is not None:
+            yield from self.whole.context.messages[self.given :]
+
+    def _read(self) -> Iterator[tuple[JSONObject, list[Call]]]:
+        """Each message with the calls it completes, until the end or until the stream gives up (``whole`` is
+        then the whole reader's session)."""
+        if self.whole is not None:
+            return
+        try:
+            yield from self._messages()
+        except (_NotStreamed, InputError):
+            self.whole = read_located(self.path)
+        finally:
+            self.window.close()
+
+    def _messages(self) -> Iterator[tuple[JSONObject, list[Call]]]:
         window = self.window
         window.expect("[")
         if window.skip_space() == "]":
             raise _NotStreamed
-        while True:
-            value, text, line = window.value()
-            if _depth(value, text) > _MESSAGE_DEPTH:
+        plain, place = self.conversation.plain, self._place
+        for value in window.elements():
+            text, start, end = window.text, window.start, window.end
+            if type(value) is not dict or (
+                end - start > 2 * _MESSAGE_DEPTH  # shorter text cannot nest so deep
+                and text.count("[", start, end) + text.count("{", start, end) >= _MESSAGE_DEPTH
+                and _depth(value) > _MESSAGE_DEPTH
+            ):
                 raise _NotStreamed
-            where = f"messages[{self.conversation.count}]"
-            if type(value) is not dict:
-                raise _NotStreamed
-            if value.get("role") == "assistant" and ('"tool_use"' in text or "\\u" in text):
-                message = parse_json(text, self.path, line, enclosing=2).called(where)
-            else:
-                message = Node(value, Pos(line), self.path, where)
-            for call in self.conversation.add(message):
-                self.given += 1
-                yield call
-            if window.expect(",", "]") == "]":
-                break
+            calls = plain(value, place)
+            if calls is None:  # checked node by node; anything wrong is named again by the whole reader
+                blocks = [Pos(line) for line in place(_blocks_making_calls(value))]
+                where = f"messages[{self.conversation.count}]"
+                calls = self.conversation.add(Node(value, Pos(0, {"content": Pos(0, blocks)}), self.path, where))
+            yield value, calls
         self.conversation.finish(Node([], Pos(1), self.path, "messages"))
         while window.expect(",", "}") == ",":
             key = window.key()
@@ -212,24 +314,68 @@ class _SessionStream:
         if "final_reply" not in self.members or window.skip_space():
             raise _NotStreamed
 
+    def _place(self, blocks: int) -> list[int]:
+        """The lines of the first ``blocks`` content blocks of the message just read, each block found by the
+        scanner from the one before (a call's line is its block's, and nothing else is placed on the way)."""
+        window = self.window
+        text, start, end = window.text, window.start, window.end
+        if not blocks:
+            return []
+        # With no bracket before it, the first "content" key is the message's own (inside a string every quote is
+        # escaped, so nothing there can be taken for it): its array is found at once. Else the members are walked.
+        found = _CONTENT.search(text, start, end)
+        if found and text.find("{", start + 1, found.start()) < 0 and text.find("[", start, found.start()) < 0:
+            at = found.end()
+        else:
+            at = _first_block(text, start)
+        lines = [window.line_at(at)]
+        space = _space
+        for _ in range(blocks - 1):
+            _, at = scan_value(text, at)
+            at = space(text, space(text, at).end() + 1).end()  # past the comma
+            lines.append(window.line_at(at))
+        return lines
+
+    def head(self) -> SessionContext:
+        """What the session says before its conversation (model, source, request, system prompt, tools), as a
+        context that holds no messages nor final reply yet."""
+        if self.whole is not None:
+            return replace(self.context(), messages=(), final_reply=None)
+        request = self.members.get("request")
+        return SessionContext(self.model, self.source, self.system, self.tools, (), None, request)
+
+    def final_reply(self) -> str | None:
+        """The final reply, once the messages are all read."""
+        return self.context().final_reply if self.whole is not None else self.members["final_reply"]
+
+    def outline(self) -> Outline:
+        """What the session says around its calls, once they are all read."""
+        if self.whole is not None:
+            return Outline.of(self.context())
+        said = tuple(self.conversation.said)
+        return Outline(self.model, self.source, self.tools, said, self.members["final_reply"])
+
+    def context(self) -> SessionContext:
+        """The session's context, once its calls are all read (with ``keep``, for its messages)."""
+        if self.whole is not None:
+            if self.whole.context is None:  # a session file always has one; for the type checker
+                raise InputError("not a session", self.path)
+            return self.whole.context
+        request = self.members.get("request")
+        messages = self.conversation.messages
+        return SessionContext(
+            self.model, self.source, self.system, self.tools, messages, self.members["final_reply"], request
+        )
+
 
 def stream_session(path: str | Path) -> tuple[tuple[ToolDef, ...], Iterator[Call]]:
     """A session's tools, and its calls as a stream; every error the whole reader would give, at the same line."""
-    stream = _SessionStream(path)
-    try:
-        tools = stream.header()
-    except (_NotStreamed, InputError):
-        stream.window.close()
-        session = read_session(path)  # names the line of what is wrong, or reads a file laid out otherwise
-        return (session.context.tools if session.context else ()), iter(session.calls)
-    return tools, _calls(stream)
+    stream = SessionStream(path)
+    return stream.tools, stream.calls()
 
 
-def _calls(stream: _SessionStream) -> Iterator[Call]:
-    try:
-        yield from stream.calls()
-    except (_NotStreamed, InputError):
-        stream.window.close()
-        yield from read_session(stream.path).calls[stream.given :]
-    finally:
-        stream.window.close()
+def read_streamed(path: str | Path) -> Session:
+    """A whole session, read a message at a time: the session, calls and errors :func:`read_located` gives."""
+    stream = SessionStream(path, keep=True)
+    calls = tuple(stream.calls())
+    return stream.whole or Session(stream.path, calls, stream.context())

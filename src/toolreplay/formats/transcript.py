@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject
-from toolreplay.chain import call_record
 from toolreplay.errors import InputError
 from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import describe
@@ -51,6 +50,8 @@ class SealedCall:
 
     def record(self) -> JSONObject:
         """The record the digest covers."""
+        from toolreplay.chain import call_record  # noqa: PLC0415 - the chain only where a sealed link is checked
+
         return call_record(self.call, self.prev)
 
 

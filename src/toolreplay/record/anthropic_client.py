@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.session import REQUEST_FIELDS, dump_session, parse_session
@@ -106,7 +106,7 @@ class SessionRecorder:
         context = SessionContext(model, self.source, system, tuple(tools), tuple(messages), final, settings or None)
         text = dump_session(context, self.redactor)
         parse_session(text, self.path)  # never write a file that would not load
-        write_atomic(self.path, [text.encode("utf-8")])
+        write_atomic(self.path, [json_utf8(text)])
 
     def _tools(self, request: Mapping[str, Any]) -> tuple[list[ToolDef], list[JSONValue]]:
         """The request's own tools (with a schema) as definitions; server tools (web search...) verbatim."""

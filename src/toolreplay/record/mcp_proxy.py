@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LOG_VERSION, LogWriter
@@ -148,9 +148,7 @@ def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
     if isinstance(value, dict):
         return [(raw, value)]
     if isinstance(value, list):  # a batch: each message re-encoded on its own
-        return [
-            (json.dumps(item, ensure_ascii=False).encode("utf-8"), item) for item in value if isinstance(item, dict)
-        ]
+        return [(json_utf8(json.dumps(item, ensure_ascii=False)), item) for item in value if isinstance(item, dict)]
     return []
 
 

@@ -16,7 +16,7 @@ from toolreplay.agents.loop import Ending, ToolResult, converse
 from toolreplay.agents.scripted import load_module
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import UsageError
-from toolreplay.formats.located import plain_node
+from toolreplay.formats.module_data import module_data
 from toolreplay.formats.session import parse_tools
 from toolreplay.model import SessionContext, ToolDef
 
@@ -41,11 +41,8 @@ def load_toolbox(path: str) -> ToolBox:
         raise UsageError(f"tools module {path} must define TOOLS, a list of tool definitions")
     if not callable(execute):
         raise UsageError(f"tools module {path} must define execute(name, args)")
-    try:
-        plain: JSONValue = json.loads(json.dumps(definitions))
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"tools module {path}: TOOLS is not plain JSON data: {exc}") from None
-    return ToolBox(parse_tools(plain_node(plain, path)), execute)
+    # held to the session reader's rules here, with the module's lines, before anything runs or is written
+    return ToolBox(parse_tools(module_data(definitions, "TOOLS", path)), execute)
 
 
 def run_tool(execute: Execute, name: str, args: JSONObject) -> ToolResult:

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from toolreplay.agents.base import Usage
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.agents.spec import COMMAND
+from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.formats.files import named_files
 from toolreplay.formats.session import dump_session, person_messages
@@ -44,7 +45,7 @@ from toolreplay.replay.answers import RecordedAnswers, answer_call
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
-PREFIX = "cmd:"
+PREFIX = COMMAND
 PLACEHOLDERS = ("mcp_config", "task", "system", "run", "seed", "workdir", "here")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 SERVER = "replay"  # the MCP server's name in the configuration: Claude Code calls its tools mcp__replay__TOOL
@@ -80,12 +81,13 @@ class Served:
     rules: str | None  # the argument matching, when calls are matched ignoring some arguments
     on_unrecorded: Unrecorded
     stubs: str | None
+    redact_off: tuple[str, ...] = ()  # secret shapes the run's log leaves alone, as the recording's did
 
     def write(self, directory: Path) -> tuple[Path, Path, Path | None]:
         """This run's copies: its session, its system prompt, its rules."""
         session, system = directory / "served.json", directory / "system.txt"
-        session.write_text(self.session, encoding="utf-8")
-        system.write_text(self.system, encoding="utf-8")
+        session.write_bytes(json_utf8(self.session))
+        system.write_text(self.system, encoding="utf-8", errors="backslashreplace")  # a lone surrogate written out
         rules = None
         if self.rules is not None:
             rules = directory / "matching.toml"
@@ -102,12 +104,16 @@ def serve_command(served: Served, session: Path, rules: Path | None, log: Path) 
         serve += ["--stubs", str(Path(served.stubs).resolve())]
     if rules is not None:
         serve += ["--rules", str(rules)]
+    for shape in served.redact_off:
+        serve += [f"--no-redact={shape}"]
     return serve
 
 
-def prepare(setup: ReplaySetup, on_unrecorded: Unrecorded, stubs: str | None) -> Served:
+def prepare(
+    setup: ReplaySetup, on_unrecorded: Unrecorded, stubs: str | None, redact_off: tuple[str, ...] = ()
+) -> Served:
     """What one side serves: its session (with the tools this side's agent is given), its system prompt, and, when
-    calls are matched ignoring some arguments, those rules."""
+    calls are matched ignoring some arguments, those rules; ``redact_off``: the secret shapes its log leaves alone."""
     context = setup.recording.context
     if context is None:
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
@@ -120,7 +126,7 @@ def prepare(setup: ReplaySetup, on_unrecorded: Unrecorded, stubs: str | None) ->
         table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
         rules = tomli_w.dumps({"matching": table})
     session = dump_session(replace(context, tools=tuple(setup.tools)))
-    return Served(session, _text(setup.system), rules, on_unrecorded, stubs)
+    return Served(session, _text(setup.system), rules, on_unrecorded, stubs, redact_off)
 
 
 def _text(content: JSONValue) -> str:
@@ -261,6 +267,7 @@ class Ended:
 
     code: int | None  # its exit code; None when it was ended for running too long
     timeout: float
+    unstarted: str | None = None  # why it could not be started at all (no such program, not executable)
 
     def words(self) -> str:
         if self.code is None:
@@ -331,7 +338,7 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
             except (OSError, ValueError) as exc:  # no such program; a NUL in an argument
                 message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 err.write(f"{argv[0]}: {message}\n".encode("utf-8", "backslashreplace"))
-                return Ended(127, timeout)
+                return Ended(127, timeout, message)
             _LIVE.add(process.pid)
         try:
             code: int | None = process.wait(timeout)
@@ -339,6 +346,20 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
             code = None
         _end_group(process, code is not None)  # what it left behind (a server it started, a child) goes with it
         return Ended(code, timeout)
+
+
+def unstarted(program: str, why: str, here: str) -> str:
+    """Why a run's program could not be started, in one line, with the fix when a relative path or a bare name may
+    be the cause: each run starts in an empty working directory of its own, and a bare name is looked up on PATH."""
+    said = f"the program {program} could not be started ({why})"
+    where = "{here} is the config's directory, or the one replay was run from"
+    if "/" in program and not Path(program).is_absolute():
+        fixed = program.removeprefix("./")
+        looked = "a relative path is looked up in the run's own empty working directory"
+        return f"{said}: {looked}; write {{here}}/{fixed} ({where})"
+    if "/" not in program and (Path(here) / program).is_file():
+        return f"{said}: a bare name is looked up on PATH; for the file {program} write {{here}}/{program} ({where})"
+    return said
 
 
 def _tail(path: Path, limit: int = 400) -> str:
@@ -386,7 +407,10 @@ class CommandRuns:
             "here": self.here,
         }
         output, errors = directory / "stdout", directory / "stderr"
-        ended = run_program(fill(self.words, values), workdir, home, output, errors, self.timeout)
+        argv = fill(self.words, values)
+        ended = run_program(argv, workdir, home, output, errors, self.timeout)
+        if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
+            return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
         calls = logged_calls(log)
         reply = read_reply(output)
         made = origins(calls, self.setup, self.served.on_unrecorded)

@@ -12,6 +12,7 @@ from toolreplay.replay.noise import NoiseReport, weigh_changes
 from toolreplay.replay.report import summarize
 from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn
+from toolreplay.wording import count
 
 
 def as_run(number: int, session: Session) -> Run:
@@ -39,7 +40,7 @@ def compare_sessions(
     edited_tools = next((s.context.tools for s in edited if s.context is not None), reference.context.tools)
     candidate = summarize(
         setup,
-        f"{len(edited)} recorded sessions",
+        count(len(edited), "recorded session"),
         [as_run(n, s) for n, s in enumerate(edited, 1)],
         recorded_classes,
         Classifier(policy, edited_tools),
@@ -47,7 +48,7 @@ def compare_sessions(
     )
     baseline = summarize(
         setup,
-        f"{len(unchanged)} recorded sessions",
+        count(len(unchanged), "recorded session"),
         [as_run(n, s) for n, s in enumerate(unchanged, 1)],
         recorded_classes,
         recorded_classes,

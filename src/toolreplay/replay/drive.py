@@ -9,14 +9,13 @@ stubs) are read once, into a :class:`Candidate`.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.agents.scripted import user_code_refused
-from toolreplay.agents.spec import make_agent, read_prompt, recorded_agent
+from toolreplay.agents.spec import COMMAND, make_agent, read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
 from toolreplay.design import Design
@@ -26,14 +25,16 @@ from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import Session, SessionContext, ToolDef
-from toolreplay.replay.command import PREFIX as COMMAND
-from toolreplay.replay.command import CommandRuns, command_files, command_runs, parse_command, prepare
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.verdict import FailOn
+from toolreplay.wording import agree, count
+
+if TYPE_CHECKING:
+    from toolreplay.replay.command import CommandRuns
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,8 @@ def program_files(candidate: Candidate, settings: ReplaySettings) -> list[str]:
     found: list[str] = []
     for agent in sorted(agents):
         if agent.startswith(COMMAND):
+            from toolreplay.replay.command import command_files  # noqa: PLC0415 - a program runner only for cmd:
+
             found += command_files(agent, os.getcwd())
     return found
 
@@ -84,6 +87,8 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     prompt = read_prompt(settings.system) if settings.system is not None else None
     tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
     if settings.agent is not None and settings.agent.startswith(COMMAND):
+        from toolreplay.replay.command import parse_command  # noqa: PLC0415 - a program runner only for cmd:
+
         parse_command(settings.agent)  # refused now, not after the first run
         baseline = settings.baseline_agent or settings.agent
         if baseline.startswith(COMMAND):
@@ -137,8 +142,10 @@ def replay_session(
     fail_on: FailOn,
     candidate: Candidate | None = None,
     progress: Progress | None = None,
+    redact_off: tuple[str, ...] = (),
 ) -> ReplayOutcome:
-    """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too."""
+    """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too.
+    ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without)."""
     chosen = candidate if candidate is not None else load_candidate(session, settings)
     context = conversation_of(session)
     request = dict(context.request or {})  # the recorded request settings, reused unless overridden
@@ -164,7 +171,7 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
-    programs = _Programs(settings)
+    programs = _Programs(settings, redact_off)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
@@ -211,7 +218,8 @@ def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session
     if not answered:
         raise ToolreplayError(f"every run of {who} ended in an error, so nothing was replayed: {error}", session.path)
     raise ToolreplayError(
-        f"only {answered} of {len(runs)} runs of {who} were answered, fewer than --min-runs {least}; "
+        f"only {answered} of {count(len(runs), 'run')} of {who} {agree(answered, 'was', 'were')} answered, "
+        f"fewer than --min-runs {least}; "
         f"the others ended in an error: {error}",
         session.path,
     )
@@ -220,19 +228,24 @@ def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session
 class _Programs:
     """Where a replay's cmd: runs keep their directories (created on first use, removed at the end)."""
 
-    def __init__(self, settings: ReplaySettings) -> None:
+    def __init__(self, settings: ReplaySettings, redact_off: tuple[str, ...]) -> None:
         self.settings = settings
+        self.redact_off = redact_off  # secret shapes the runs' logs leave alone
         self.root: Path | None = None
         self.here = os.getcwd()
 
     def side(self, side: str) -> Callable[[ReplaySetup, str], CommandRuns]:
         def runs(setup: ReplaySetup, spec: str) -> CommandRuns:
+            from toolreplay.replay.command import CommandRuns, parse_command, prepare  # noqa: PLC0415 - cmd: only
+
             refused = user_code_refused()
             if refused is not None:
                 raise UsageError(f"agent {spec} is not run: {refused}")
             if self.root is None:
+                import tempfile  # noqa: PLC0415 - directories only for cmd: runs
+
                 self.root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
-            served = prepare(setup, self.settings.on_unrecorded, self.settings.stubs)
+            served = prepare(setup, self.settings.on_unrecorded, self.settings.stubs, self.redact_off)
             words = parse_command(spec)
             return CommandRuns(words, setup, served, self.root, side, self.settings.run_timeout, self.here)
 
@@ -240,6 +253,8 @@ class _Programs:
 
     def close(self) -> None:
         if self.root is not None:
+            import shutil  # noqa: PLC0415 - as above
+
             shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -257,6 +272,8 @@ def drive_runs(
     if spec.startswith(COMMAND):
         if programs is None:
             raise ValueError("a cmd: agent needs a place for its runs")
+        from toolreplay.replay.command import command_runs  # noqa: PLC0415 - a program runner only for cmd:
+
         return command_runs(programs(setup, spec), seeds, start, settings.concurrency, progress.run)
     if spec.startswith("scripted:"):
         agents = [(make_agent(spec, seed, setup.request), seed) for seed in seeds]

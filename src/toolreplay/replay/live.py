@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject
+from toolreplay.canonical import JSONObject, json_utf8
 from toolreplay.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
 
@@ -117,7 +117,7 @@ class LiveServer:
 
     def _send(self, message: JSONObject) -> None:
         stdin, _ = self._pipes()
-        stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+        stdin.write(json_utf8(json.dumps(message, ensure_ascii=False)) + b"\n")
         stdin.flush()
 
     def _request(self, method: str, params: JSONObject, record: bool) -> LiveAnswer:

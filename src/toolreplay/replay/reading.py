@@ -11,7 +11,7 @@ from __future__ import annotations
 from toolreplay.design import UNDECIDED_BELOW
 from toolreplay.replay.noise import ChangeVerdict, NoiseReport, TestedBehaviour
 from toolreplay.verdict import FailOn, Verdict
-from toolreplay.wording import count
+from toolreplay.wording import agree, count
 
 
 def percent(value: float) -> str:
@@ -34,7 +34,7 @@ def level_text(report: NoiseReport) -> str:
     split = report.level < design.level  # fail-on changed: the two families share each round's level
     if design.rounds == 1 and not split:
         return f"alpha {percent(design.alpha)}"
-    spread = [f"over {design.rounds} rounds"] if design.rounds > 1 else []
+    spread = [f"over {count(design.rounds, 'round')}"] if design.rounds > 1 else []
     spread += ["between the two families"] if split else []
     return f"alpha {percent(design.alpha)} spread {' and '.join(spread)}: {percent(report.level)} each"
 
@@ -49,11 +49,30 @@ def rounds_line(report: NoiseReport) -> str | None:
         why = "the most allowed, and a destructive behaviour is still undecided"
     elif report.round == design.rounds:
         why = "the most allowed"
-    elif report.verdict is Verdict.FAIL:
-        why = "stopped: the verdict is FAIL and more runs cannot change it"
+    elif not report.settled:  # a round before the last, as a round's report
+        why = f"a destructive behaviour is undecided (q at or below {UNDECIDED_BELOW:g}), so another round is due"
     else:
-        why = f"stopped: no destructive behaviour was undecided (q at or below {UNDECIDED_BELOW:g}, not yet attributed)"
+        why = f"stopped: {_stopped(report)}"
     return f"rounds: {report.round} of at most {design.rounds} ({step} each); {why}"
+
+
+def _stopped(report: NoiseReport) -> str:
+    """Why a settled replay stopped before its last round, in words true to the q values printed beside them:
+    another round runs only for a destructive behaviour not yet attributed whose q is at or below
+    ``UNDECIDED_BELOW``."""
+    if report.verdict is Verdict.FAIL:
+        return "the verdict is FAIL and more runs cannot change it"
+    if report.fail_on is FailOn.NEVER:
+        return "under fail-on never more runs cannot change the verdict"
+    seen = [t for t in report.tested if t.destructive]
+    if not seen:
+        return "no destructive behaviour was seen with the edit, so none is undecided"
+    lowest = _beside(min(t.q for t in seen), UNDECIDED_BELOW)
+    if len(seen) == 1:
+        has = f"the destructive behaviour seen with the edit has q {lowest}"
+    else:
+        has = f"the {len(seen)} destructive behaviours seen with the edit have q {lowest} or more"
+    return f"no destructive behaviour is undecided: {has}, above {UNDECIDED_BELOW:g}, where no further round runs"
 
 
 def reason(t: TestedBehaviour) -> str:
@@ -80,7 +99,7 @@ def bound_text(t: TestedBehaviour) -> str:
 def counts_text(t: TestedBehaviour) -> str:
     """Both counts, the edited rate's interval, and for a destructive behaviour the bound on the unchanged agent."""
     low, high = t.interval
-    edited = f"{t.hits} of {t.runs} runs with the edit (95% CI {percent(low)}-{percent(high)})"
+    edited = f"{t.hits} of {count(t.runs, 'run')} with the edit (95% CI {percent(low)}-{percent(high)})"
     unchanged = f"{t.baseline_hits} of {t.baseline_runs} without"
     if t.destructive:
         unchanged += f" (the unchanged agent may make it in up to {percent(t.baseline_bound)} of its runs)"
@@ -134,8 +153,9 @@ def reading(report: NoiseReport) -> list[str]:
             f"{family}; a rarer one is more often missed."
         )
     base = report.baseline.answered
+    unmade = agree(base, "the 1 unchanged run did not make", f"none of the {base} unchanged runs made")
     lines.append(
-        f"a call none of the {base} unchanged runs made may still be made by the unchanged agent in up to "
+        f"a call {unmade} may still be made by the unchanged agent in up to "
         f"{percent(report.never_seen_bound)} of its runs (one-sided, 95% confidence)."
     )
     return lines
@@ -145,7 +165,7 @@ def _design_text(report: NoiseReport) -> str:
     step, baseline_step = report.step or report.candidate.answered, report.baseline_step or report.baseline.answered
     if report.design.rounds == 1:
         return f"{step} + {baseline_step} runs"
-    return f"up to {report.design.rounds} rounds of {step} + {baseline_step} runs"
+    return f"up to {count(report.design.rounds, 'round')} of {step} + {baseline_step} runs"
 
 
 def summary(report: NoiseReport) -> str:
@@ -159,11 +179,12 @@ def summary(report: NoiseReport) -> str:
     if attributed:
         lead = attributed[0]
         parts.append(
-            f"{_tools(attributed)}: destructive, more frequent with the edit ({lead.hits} of {lead.runs} runs "
+            f"{_tools(attributed)}: destructive, more frequent with the edit ({lead.hits} of {count(lead.runs, 'run')} "
             f"against {lead.baseline_hits} of {lead.baseline_runs} unchanged)"
         )
     if zero:
-        parts.append(f"{_tools(zero)}: destructive, never made by the {report.baseline.answered} unchanged runs")
+        unchanged = count(report.baseline.answered, "unchanged run")
+        parts.append(f"{_tools(zero)}: destructive, never made by the {unchanged}")
     if changed:
         parts.append(f"{count(len(changed), 'other behaviour')} more frequent with the edit")
     undecided = [t for t in seen if t.verdict is ChangeVerdict.UNDECIDED]

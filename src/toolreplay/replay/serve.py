@@ -29,10 +29,9 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, NoReturn, Protocol
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
-from toolreplay.formats.located import lone_surrogate
 from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
@@ -173,7 +172,8 @@ class LogSource:
             if exchange.event == "server/discover" and isinstance(discovered, dict):
                 self.discover = discovered
             if exchange.event == "tools/call":
-                name, arguments = params.get("name"), params.get("arguments") or {}
+                # the rule a client's request is held to below: no arguments, or an object ([] is not {})
+                name, arguments = params.get("name"), params.get("arguments", {})
                 if isinstance(name, str) and isinstance(arguments, dict):
                     self.calls.add(matcher.key(Call(0, name, arguments, None, 0)), exchange)
             else:
@@ -475,7 +475,7 @@ def _encoded(message: JSONObject) -> bytes:
     """One message as a line; one that cannot be written as JSON text (a value nested past the encoder's depth)
     becomes the error it is, for its request."""
     try:
-        return _ENCODE(message).encode("utf-8") + b"\n"
+        return json_utf8(_ENCODE(message)) + b"\n"
     except (ValueError, RecursionError) as exc:
         request_id = message.get("id")
         fallback = _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
@@ -499,11 +499,9 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 def _strict_json(line: bytes) -> JSONValue:
-    """A message as strict JSON over UTF-8 text: no NaN, no number too large for a float, no lone surrogate."""
-    text = line.decode("utf-8")
-    value: JSONValue = _DECODE(text)
-    if ("\\ud" in text or "\\uD" in text) and lone_surrogate(value) is not None:
-        raise ValueError("a string holds a lone surrogate, which is not text")
+    """A message as strict JSON over UTF-8 text: no NaN, no number too large for a float. A lone surrogate
+    escape is JSON (a client may send one for a cut emoji) and is answered, as the real server answered it."""
+    value: JSONValue = _DECODE(line.decode("utf-8"))
     return value
 
 

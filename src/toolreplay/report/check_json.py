@@ -33,9 +33,12 @@ from toolreplay.check.model import (
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 from toolreplay.verdict import FailOn
+from toolreplay.wording import count
 
 FORMAT = "toolreplay-check"
-VERSION = 3  # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws)
+# 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's
+# absent_from (a call the recording never made has no recorded line)
+VERSION = 4
 _CHANGE_FIELDS = (
     "kind",
     "tool",
@@ -72,6 +75,7 @@ def _finding(finding: CheckFinding) -> JSONObject:
         "message": finding.message,
         "location": _location(finding.location),
         "related": [_location(place) for place in finding.related],
+        "absent_from": finding.absent_from,
         "fingerprint": finding.fingerprint,
     }
 
@@ -218,7 +222,7 @@ def _read_location(node: Node) -> Location:
 
 
 def _read_finding(node: Node) -> CheckFinding:
-    fields = ("rule", "level", "message", "location", "related", "fingerprint")
+    fields = ("rule", "level", "message", "location", "related", "absent_from", "fingerprint")
     node.object().only(fields, "a finding").require(*fields)
     rule = _enum(node.member("rule"), Rule)
     if node.value["level"] != rule.info.level.value:
@@ -229,6 +233,7 @@ def _read_finding(node: Node) -> CheckFinding:
         _read_location(node.member("location")),
         tuple(_read_location(place) for place in node.member("related").array().elements()),
         _text(node, "fingerprint"),
+        _optional(node, "absent_from", Node.string),
     )
 
 
@@ -238,7 +243,9 @@ def _read_change(node: Node) -> ChangeRow:
     if row.hits > row.runs:
         raise node.member("hits").fail(f"must be at most runs ({row.runs}), found {row.hits}")
     if len(row.made_in) != row.hits:
-        raise node.member("made_in").fail(f"must name the {row.hits} runs that made it, found {len(row.made_in)}")
+        raise node.member("made_in").fail(
+            f"must name the {count(row.hits, 'run')} that made it, found {len(row.made_in)}"
+        )
     if (row.baseline_hits is None) != (row.baseline_runs is None):
         raise node.member("baseline_hits").fail("and baseline_runs must both be numbers, or both null")
     if row.baseline_hits is not None and row.baseline_runs is not None:
@@ -247,7 +254,8 @@ def _read_change(node: Node) -> ChangeRow:
             raise where.fail(f"must be between 0 and baseline_runs ({row.baseline_runs}), found {row.baseline_hits}")
         if len(row.baseline_made_in) != row.baseline_hits:
             raise node.member("baseline_made_in").fail(
-                f"must name the {row.baseline_hits} unchanged runs that made it, found {len(row.baseline_made_in)}"
+                f"must name the {count(row.baseline_hits, 'unchanged run')} that made it, "
+                f"found {len(row.baseline_made_in)}"
             )
     elif row.baseline_made_in:
         raise node.member("baseline_made_in").fail("must be empty without a baseline")

@@ -9,7 +9,7 @@ from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, U
 from toolreplay.escape import one_line
 from toolreplay.model import Call
 from toolreplay.verdict import Verdict
-from toolreplay.wording import count, format_call, p_value
+from toolreplay.wording import agree, count, format_call, p_value
 
 
 def call_text(tool: str, args: JSONObject) -> str:
@@ -20,7 +20,7 @@ def rates(row: ChangeRow) -> str:
     """A change's runs, with the baseline's and the test's p and q when a baseline ran."""
     edited = f"{row.hits}/{row.runs}"
     if row.baseline_runs is None or row.p is None or row.q is None:
-        return f"in {edited} runs"
+        return f"in {row.hits}/{count(row.runs, 'run')}"
     return (
         f"edited {edited} · unchanged {row.baseline_hits}/{row.baseline_runs} · p {p_value(row.p)} · q {p_value(row.q)}"
     )
@@ -43,9 +43,11 @@ def verdict_line(report: CheckReport) -> str:
         named = ", ".join(f"{kinds[r]} {r.value}" for r in Rule if kinds[r])
         more = len(findings) - len(failing)
         tail = f"; {more} more reported" if more else ""
-        return f"FAIL: {count(len(failing), 'finding')} fail the check ({named}){tail} ({rule})"
+        fail = agree(len(failing), "fails", "fail")
+        return f"FAIL: {count(len(failing), 'finding')} {fail} the check ({named}){tail} ({rule})"
     if report.verdict is Verdict.WARN:
-        return f"WARN: {count(len(findings), 'finding')}, none that fail the check ({rule})"
+        none = agree(len(findings), "which does not fail", "none that fail")
+        return f"WARN: {count(len(findings), 'finding')}, {none} the check ({rule})"
     return f"PASS: nothing found in {count(len(report.results), 'analysis', 'analyses')} ({rule})"
 
 
@@ -53,13 +55,15 @@ def scope_line(report: CheckReport) -> str:
     where = f"config: {report.config}" if report.config else "config: none (recordings found under the directory)"
     if report.shard is not None:
         k, n = report.shard
-        return f"{where} · shard {k}/{n}: {len(report.results)} of {len(report.units)} analyses"
+        return f"{where} · shard {k}/{n}: {len(report.results)} of {count(len(report.units), 'analysis', 'analyses')}"
     return f"{where} · {count(len(report.units), 'analysis', 'analyses')}"
 
 
 def _finding(finding: CheckFinding) -> str:
     place = f"{finding.location.path}:{finding.location.line}"
     related = "".join(f" (recorded: {r.path}:{r.line})" for r in finding.related)
+    if finding.absent_from is not None:
+        related += f" (not in the recording: {finding.absent_from})"
     return f"  {finding.level.value:<8} {finding.rule.value}  {place}  {finding.message}{related}"
 
 
@@ -77,7 +81,7 @@ def _changes(rows: tuple[ChangeRow, ...]) -> list[str]:
 
 def _unrecorded(row: UnrecordedRow) -> str:
     call = call_text(row.tool, row.args)
-    return f"  unrecorded  {call}  {row.klass}  in {row.hits}/{row.runs} runs, answered: {row.answered}"
+    return f"  unrecorded  {call}  {row.klass}  in {row.hits}/{count(row.runs, 'run')}, answered: {row.answered}"
 
 
 def render_check(report: CheckReport) -> str:

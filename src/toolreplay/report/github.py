@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from toolreplay.check.model import CheckReport, Level
 from toolreplay.escape import workflow_data, workflow_property
+from toolreplay.wording import count
 
 PER_LEVEL = 10
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
@@ -31,6 +32,6 @@ def render_annotations(report: CheckReport, per_level: int = PER_LEVEL) -> str:
         title = _property(f"toolreplay {finding.rule.value}")
         lines.append(f"::{_COMMAND[level]} {where},title={title}::{_data(finding.message)}")
     if left_out:
-        more = ", ".join(f"{count} {_COMMAND[level]}s" for level, count in left_out.items())
+        more = ", ".join(count(number, _COMMAND[level]) for level, number in left_out.items())
         lines.append(f"::notice title=toolreplay::{more} more not shown here: see the job summary")
     return "".join(line + "\n" for line in lines)

@@ -22,7 +22,7 @@ from toolreplay.escape import for_html
 from toolreplay.model import Call
 from toolreplay.report.check_text import scope_line, verdict_line
 from toolreplay.verdict import Verdict
-from toolreplay.wording import count, format_call, p_value
+from toolreplay.wording import count, format_call, p_value, tally
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -163,12 +163,12 @@ def _timeline(members: Sequence[RunView], limit: int) -> Timeline:
     numbers = [run.number for run in members]
     sources = [run.source for run in members if run.source]
     named = f": {', '.join(sources)}" if sources else ""
-    word = "run" if len(numbers) == 1 else "runs"
+    word = "run" if len(numbers) == 1 else "runs"  # a noun before its numbers: "runs 1-3, 5"
     label = f"{side} {word} {run_ranges(numbers)}{named}"
     if side == "compared":  # the other recording of a diff
         label = ", ".join(sources)
     elif len(numbers) > 1:
-        label += f" ({len(numbers)} runs)"
+        label += f" ({count(len(numbers), 'run')})"
     return Timeline(label, ending, tuple(block(call, limit) for call in calls), len(calls))
 
 
@@ -210,12 +210,9 @@ def _grid(rows: Sequence[ChangeRow], edited: Sequence[int], unchanged: Sequence[
 def _endings(runs: Sequence[RunView]) -> tuple[str, ...]:
     lines = []
     for side in ("edited", "unchanged"):
-        counted: dict[str, int] = {}
-        for run in runs:
-            if run.side == side:
-                counted[run.ending] = counted.get(run.ending, 0) + 1
-        if counted:
-            lines.append(f"{side}: " + ", ".join(f"{ending} {n}" for ending, n in sorted(counted.items())))
+        endings = [run.ending for run in runs if run.side == side]
+        if endings:
+            lines.append(f"{side}: {tally(endings)}")
     return tuple(lines)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
 from toolreplay.model import Call
 from toolreplay.replay.engine import Run
@@ -157,7 +157,7 @@ def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
                 "is_error": call.is_error,
                 "answered": origin,
             }
-            lines.append(json.dumps(entry, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+            lines.append(json_utf8(json.dumps(entry, sort_keys=True, ensure_ascii=False)))
         summary: JSONObject = {
             "event": "run",
             "group": group,
@@ -167,7 +167,7 @@ def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
             "ending": run.ending,
             "final_reply": run.final_reply,
         }
-        lines.append(json.dumps(summary, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        lines.append(json_utf8(json.dumps(summary, sort_keys=True, ensure_ascii=False)))
     return lines
 
 

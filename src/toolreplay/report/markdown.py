@@ -8,11 +8,11 @@ to find them.
 
 from __future__ import annotations
 
-from toolreplay.check.model import ChangeRow, CheckReport, Level
+from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Level
 from toolreplay.escape import for_markdown, markdown_code
 from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
 from toolreplay.verdict import Verdict
-from toolreplay.wording import p_value
+from toolreplay.wording import count, p_value
 
 SUMMARY_LIMIT = 1_000_000  # bytes; GitHub's limit for a step summary is 1 MiB
 _FOLD = 10  # tables with more rows than this are folded
@@ -48,7 +48,7 @@ def _table(title: str, header: str, rows: list[str], budget: _Budget, out: list[
     shown = [row for row in rows if budget.take(row)]
     folded = len(shown) > _FOLD
     if folded:
-        out += [f"<details><summary>{len(rows)} rows</summary>", ""]
+        out += [f"<details><summary>{count(len(rows), 'row')}</summary>", ""]
     if shown:
         out += [header, "|" + "---|" * (header.count("|") - 1), *shown]
     if folded:
@@ -57,7 +57,7 @@ def _table(title: str, header: str, rows: list[str], budget: _Budget, out: list[
         if shown:
             out.append("")
         out.append(
-            f"*{len(rows) - len(shown)} more rows not shown: the summary has a size limit."
+            f"*{count(len(rows) - len(shown), 'more row')} not shown: the summary has a size limit."
             " The JSON and SARIF reports hold them all.*"
         )
     out.append("")
@@ -65,6 +65,14 @@ def _table(title: str, header: str, rows: list[str], budget: _Budget, out: list[
 
 def _where(path: str, line: int) -> str:
     return _code(f"{path}:{line}")
+
+
+def _related(finding: CheckFinding) -> str:
+    """The recorded calls a finding is about, or the recording that never made its call."""
+    places = "".join(f" (recorded {_where(r.path, r.line)})" for r in finding.related)
+    if finding.absent_from is not None:
+        places += f" (not in the recording {_code(finding.absent_from)})"
+    return places
 
 
 def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
@@ -80,7 +88,7 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     counts = report.counts
     if counts:
         out += ["| finding | level | count |", "|---|---|---:|"]
-        out += [f"| {rule.value} | {rule.info.level.value} | {count} |" for rule, count in counts.items()]
+        out += [f"| {rule.value} | {rule.info.level.value} | {number} |" for rule, number in counts.items()]
     else:
         out.append(counts_line(report))
     out.append("")
@@ -88,7 +96,7 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     budget = _Budget(limit - len(fixed) - _RESERVE)
     findings = [
         f"| {_LEVEL_ICON[f.level]} {f.level.value} | {f.rule.value} | {_where(f.location.path, f.location.line)}"
-        f"{''.join(' (recorded ' + _where(r.path, r.line) + ')' for r in f.related)} | {_cell(f.message)} |"
+        f"{_related(f)} | {_cell(f.message)} |"
         for f in report.findings
     ]
     _table("Findings", "| level | kind | where | message |", findings, budget, out)

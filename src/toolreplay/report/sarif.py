@@ -2,8 +2,9 @@
 
 One run; a rule for every kind of finding, whether or not this check found
 one, so an alert's rule never disappears; every result at a path relative to
-the repository root (``%SRCROOT%``) with its line, the recorded call as a
-related location for a replay's finding, and a fingerprint made from what the
+the repository root (``%SRCROOT%``) with its line, as related locations the
+recorded call a replay's finding is about (or, for a call the recording never
+made, the recording as a whole file), and a fingerprint made from what the
 finding is about (never its line), so an alert survives unrelated edits.
 """
 
@@ -63,12 +64,22 @@ def _result(finding: CheckFinding) -> JSONObject:
         "locations": [{"physicalLocation": _physical(finding.location)}] if _in_root(finding.location) else [],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
     }
-    related = [place for place in finding.related if _in_root(place)]
+    related: list[JSONObject] = [
+        {"physicalLocation": _physical(place), "message": {"text": "The recorded call."}}
+        for place in finding.related
+        if _in_root(place)
+    ]
+    absent = finding.absent_from
+    if absent is not None and _in_root(Location(absent, 1)):  # the whole file: no line of it is this call
+        artifact: JSONObject = {"uri": quote(absent, safe="/"), "uriBaseId": "%SRCROOT%"}
+        related.append(
+            {
+                "physicalLocation": {"artifactLocation": artifact},
+                "message": {"text": "The recording, which never made this call."},
+            }
+        )
     if related:
-        result["relatedLocations"] = [
-            {"id": number, "physicalLocation": _physical(place), "message": {"text": "The recorded call."}}
-            for number, place in enumerate(related, start=1)
-        ]
+        result["relatedLocations"] = [{"id": number, **place} for number, place in enumerate(related, start=1)]
     return result
 
 

@@ -6,16 +6,17 @@ print the same bytes and a committed report diffs to nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
 from toolreplay.escape import for_terminal, one_line
-from toolreplay.formats.session import person_messages
+from toolreplay.formats.session import Outline
 from toolreplay.model import Call, Finding, Session
 from toolreplay.replay import reading
-from toolreplay.wording import count, format_call, format_value, p_value
+from toolreplay.wording import agree, count, format_call, format_value, p_value, tally
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.audit import AuditReport
@@ -85,42 +86,78 @@ def class_label(call: Call, classifier: Classifier) -> str:
     return label
 
 
-def render_show(session: Session, classes: Sequence[str]) -> str:
-    """A session's header, one line per call with its class, and the final reply."""
-    count = len(session.calls)
-    header = f"{session.path}: {count} tool call{'' if count == 1 else 's'}"
-    context = session.context
-    if context is None:
+_SHOW_WIDTH = 90  # the widest the column of calls grows
+ShowRow: TypeAlias = "tuple[int, int, str, str]"  # a call's index, turn, text and class, as show prints them
+
+
+def show_row(call: Call, klass: str) -> ShowRow:
+    """What ``show`` prints of a call, before the width of the column is known."""
+    return call.index, call.turn, format_call(call), klass + ("  (error result)" if call.is_error else "")
+
+
+@dataclass(frozen=True, slots=True)
+class ShowHead:
+    """What ``show`` prints around a recording's rows, and the longest call text, once every call is read."""
+
+    path: str
+    calls: int
+    widest: int
+    outline: Outline | None  # None for a transcript
+
+
+def show_lines(head: ShowHead, rows: Iterable[ShowRow]) -> Iterator[str]:
+    """A recording's header, one line per call with its class, and the final reply; not yet made safe."""
+    outline = head.outline
+    header = f"{head.path}: {count(head.calls, 'tool call')}"
+    if outline is None:
         header += " · transcript"
     else:
-        header += f" · model {context.model} · source {_source(context.source)}"
-    lines = [header]
-    texts = [format_call(call) for call in session.calls]
-    width = min(max((len(text) for text in texts), default=0), 90)
-    digits = len(str(max(count - 1, 0)))
+        header += f" · model {outline.model} · source {_source(outline.source)}"
+    yield header
+    width = min(head.widest, _SHOW_WIDTH)
+    digits = len(str(max(head.calls - 1, 0)))
     # A conversation of several turns shows each of the person's messages before the calls that answer it.
-    said = person_texts(context.messages) if context is not None else []
+    said = person_texts(outline.said) if outline is not None else []
     turn = 1
     if len(said) > 1:
-        lines.append(f"turn 1: {said[0]}")
-    for call, text, klass in zip(session.calls, texts, classes, strict=True):
-        while len(said) > 1 and call.turn > turn:
+        yield f"turn 1: {said[0]}"
+    for index, made_in, text, klass in rows:
+        while len(said) > 1 and made_in > turn:
             turn += 1
-            lines.append(f"turn {turn}: {said[turn - 1]}")
-        error = "  (error result)" if call.is_error else ""
-        lines.append(f"  {call.index:>{digits}}  {text:<{width}}  {klass}{error}")
+            yield f"turn {turn}: {said[turn - 1]}"
+        yield f"  {index:>{digits}}  {text:<{width}}  {klass}"
     for later in range(turn + 1, len(said) + 1):
-        lines.append(f"turn {later}: {said[later - 1]}")
-    if context is not None:
-        reply = "(none: the run ended without one)" if context.final_reply is None else context.final_reply
-        lines.append(f"final reply: {reply}")
-    return _lines(lines)
+        yield f"turn {later}: {said[later - 1]}"
+    if outline is not None:
+        reply = "(none: the run ended without one)" if outline.final_reply is None else outline.final_reply
+        yield f"final reply: {reply}"
 
 
-def person_texts(messages: Sequence[JSONObject]) -> list[str]:
-    """What the person said at each turn, as one shortened line."""
+def render_show(session: Session, classes: Sequence[str]) -> str:
+    """A session's header, one line per call with its class, and the final reply."""
+    rows = [show_row(call, klass) for call, klass in zip(session.calls, classes, strict=True)]
+    context = session.context
+    outline = Outline.of(context) if context is not None else None
+    head = ShowHead(session.path, len(rows), max((len(row[2]) for row in rows), default=0), outline)
+    return _lines(list(show_lines(head, rows)))
+
+
+def made_safe(lines: Iterable[str], batch: int = 1024) -> Iterator[str]:
+    """Report lines made safe as every report's are, a batch at a time: a report printed while it is made."""
+    held: list[str] = []
+    for line in lines:
+        held.append(line)
+        if len(held) == batch:
+            yield _lines(held)
+            held = []
+    if held:
+        yield _lines(held)
+
+
+def person_texts(said: Sequence[JSONObject]) -> list[str]:
+    """What the person said at each turn (their messages, in order), each as one shortened line."""
     texts = []
-    for message in person_messages(tuple(messages)):
+    for message in said:
         content = message["content"]
         if isinstance(content, str):
             text = content
@@ -142,7 +179,7 @@ def render_diff(result: DiffResult) -> str:
     """Counts, then each difference (B's order, then calls only A made), the replies, the verdict."""
     a, b = result.a, result.b
     lines = [
-        f"diff: {a.path} ({len(a.calls)} calls) → {b.path} ({len(b.calls)} calls)",
+        f"diff: {a.path} ({count(len(a.calls), 'call')}) → {b.path} ({count(len(b.calls), 'call')})",
         " · ".join(f"{kind.value} {result.count(kind)}" for kind in PairKind),
     ]
     for pair in result.differences:
@@ -192,10 +229,10 @@ def _lost(report: ReplayReport, which: str = "") -> list[str]:
     """How many runs ended in an error and so count for nothing, and any destructive call they made first."""
     if not report.lost:
         return []
-    runs = f"runs {which}" if which else "runs"
+    runs = count(len(report.runs), "run") + (f" {which}" if which else "")
     lines = [
-        f"lost: {report.lost} of {len(report.runs)} {runs} ended in an error and are left out of every count "
-        f"and test ({count(report.answered, 'run')} {'counts' if report.answered == 1 else 'count'})"
+        f"lost: {report.lost} of {runs} ended in an error and {agree(report.lost, 'is', 'are')} left out of every "
+        f"count and test ({count(report.answered, 'run')} {agree(report.answered, 'counts', 'count')})"
     ]
     for made in report.lost_destructive:
         call = format_call(Call(0, made.tool, made.args, None, 0))
@@ -207,15 +244,11 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
     """The runs, each difference from the recording with how many runs made it, the verdict."""
     setup, runs = report.setup, report.runs
     total = report.answered
-    endings: dict[str, int] = {}
-    for run in runs:
-        endings[run.ending] = endings.get(run.ending, 0) + 1
     lines = [
         f"replay: {setup.recording.path} ({count(len(setup.recording.calls), 'call')} recorded)",
         f"candidate: {report.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
-        f"runs: {len(runs)}{_seeds(runs)} · endings: "
-        + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+        f"runs: {len(runs)}{_seeds(runs)} · endings: {tally(run.ending for run in runs)}",
     ]
     errors = sorted({run.error for run in runs if run.error})
     lines.extend(f"  error: {error}" for error in errors)
@@ -268,7 +301,9 @@ def replay_verdict(report: ReplayReport) -> str:
         destructive.setdefault(made.tool, set())
     if destructive:
         named = ", ".join(
-            f"{tool} in {len(runs_of)} of {total} runs" if runs_of else f"{tool} in runs that ended in an error"
+            f"{tool} in {len(runs_of)} of {count(total, 'run')}"
+            if runs_of
+            else f"{tool} in runs that ended in an error"
             for tool, runs_of in sorted(destructive.items())
         )
         summary = f"destructive calls the recording never made: {named}"
@@ -290,21 +325,24 @@ def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
 
 
 def render_noise(
-    report: NoiseReport, system_source: str | None, tools_source: str | None, candidate_line: str | None = None
+    report: NoiseReport,
+    system_source: str | None,
+    tools_source: str | None,
+    candidate_line: str | None = None,
+    command: str = "replay",
 ) -> str:
-    """A replay with a noise baseline: each behaviour tested against the unchanged runs, in plain words."""
+    """A replay (or, as ``command``, a comparison) with a noise baseline: each behaviour tested against the
+    unchanged runs, in plain words."""
     candidate, baseline = report.candidate, report.baseline
     runs = candidate.answered
-    endings: dict[str, int] = {}
-    for run in (*candidate.runs, *baseline.runs):
-        endings[run.ending] = endings.get(run.ending, 0) + 1
+    recording = candidate.setup.recording
     lines = [
-        f"replay: {candidate.setup.recording.path} ({count(len(candidate.setup.recording.calls), 'call')} recorded)",
+        f"{command}: {recording.path} ({count(len(recording.calls), 'call')} recorded)",
         candidate_line
         or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
         f"runs: {len(candidate.runs)} with the edit{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
-        f"{_seeds(baseline.runs)} · endings: " + ", ".join(f"{name} {n}" for name, n in sorted(endings.items())),
+        f"{_seeds(baseline.runs)} · endings: {tally(run.ending for run in (*candidate.runs, *baseline.runs))}",
     ]
     rounds = reading.rounds_line(report)
     if rounds is not None:

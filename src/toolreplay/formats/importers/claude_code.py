@@ -32,6 +32,7 @@ from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import Node
 from toolreplay.formats.positions import Pos
 from toolreplay.model import SessionContext, ToolDef
+from toolreplay.wording import count
 
 MCP_PREFIX = "mcp__"
 
@@ -53,7 +54,9 @@ def import_claude_code(
     main = [entry for entry in entries if not entry.value.get("isSidechain")]
     chosen = main or entries  # a subagent's own transcript: its sidechain is the conversation
     if len(chosen) < len(entries):
-        notes.left_out.append(f"{len(entries) - len(chosen)} entries of subagent sidechains, kept apart")
+        notes.left_out.append(
+            f"{count(len(entries) - len(chosen), 'entry', 'entries')} of subagent sidechains, kept apart"
+        )
     chain = _chain(chosen, parents)
     builder = ConversationBuilder(notes)
     found_model: str | None = None
@@ -64,7 +67,7 @@ def import_claude_code(
             _user(content, builder)
         else:  # the entries of one model turn follow each other, and the builder joins them
             found_model = found_model or _model(message)
-            builder.agent([_renamed(block) for block in _blocks(content)])
+            builder.agent([_renamed(block) for block in _blocks(content, calls=True)])
     messages, final = builder.finish()
     defined = {tool.name: tool for tool in tools}
     seen = _called(messages)
@@ -128,10 +131,18 @@ def _chain(entries: list[Node], parents: dict[str, str | None]) -> list[Node]:
     return chain
 
 
-def _blocks(content: Node) -> list[JSONValue]:
+def _blocks(content: Node, calls: bool = False) -> list[JSONValue]:
+    """A message's content blocks; with ``calls``, a call's arguments, when given, must be an object, as a session
+    holds them (refused at the entry's line, never dropped or repaired)."""
     if isinstance(content.value, str):
         return [{"type": "text", "text": content.value}] if content.value else []
-    return [block.object().value for block in content.array().elements()]
+    blocks: list[JSONValue] = []
+    for block in content.array().elements():
+        value = block.object().value
+        if calls and value.get("type") == "tool_use" and "input" in value:
+            block.member("input").object()
+        blocks.append(value)
+    return blocks
 
 
 def _renamed(block: JSONValue) -> JSONValue:

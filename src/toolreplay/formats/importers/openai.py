@@ -27,7 +27,8 @@ from pathlib import Path
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.formats.files import read_text
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.jsonl import decode_text
+from toolreplay.formats.located import Node, describe, parse_json
 from toolreplay.model import SessionContext, ToolDef
 
 _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -119,12 +120,12 @@ def _arguments(node: Node) -> JSONObject:
     if isinstance(node.value, dict):
         return node.value
     text = node.string()
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise node.fail(f"the arguments are not JSON ({exc.msg})") from None
+    try:  # as strict as the file around it: no NaN, no key given twice
+        value = decode_text(text) if text.strip() else {}
+    except ValueError as exc:
+        raise node.fail(f"the arguments are not JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise node.fail("the arguments must be a JSON object")
+        raise node.fail(f"the arguments must be a JSON object, found {describe(value)}")
     return value
 
 

@@ -30,8 +30,10 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.jsonl import decode_text
+from toolreplay.formats.located import Node, describe, parse_json
 from toolreplay.model import SessionContext, ToolDef
+from toolreplay.wording import count
 
 SEMCONV = "1.37"
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
@@ -51,11 +53,11 @@ def import_otel(path: str | Path, model: str | None, notes: Notes) -> SessionCon
         span, attrs = max(with_messages, key=lambda pair: len(_messages(pair[0], pair[1], "gen_ai.input.messages")))
         others = len(traces - {span.value.get("traceId")})
         if others:
-            notes.left_out.append(f"{others} other trace(s) in the file: imported the longest conversation only")
+            notes.left_out.append(f"{count(others, 'other trace')} in the file: imported the longest conversation only")
         for message in _messages(span, attrs, "gen_ai.input.messages"):
-            _message(message, builder)
+            _message(span, message, builder)
         for message in _messages(span, attrs, "gen_ai.output.messages"):
-            _message(message, builder)
+            _message(span, message, builder)
         system = _instructions(span, attrs)
         tools = _tools(span, attrs)
         found_model = _string(attrs.get("gen_ai.request.model"))
@@ -149,9 +151,8 @@ def _value(node: Node) -> JSONValue:
     return None
 
 
-def _structured(span: Node, attrs: dict[str, JSONValue], key: str, text: bool = False) -> JSONValue:
-    """A structured attribute (JSON in a string, or already structured), from the span or its details event;
-    with ``text``, a string that is not JSON is the value itself (a tool's plain-text result)."""
+def _structured(span: Node, attrs: dict[str, JSONValue], key: str) -> JSONValue:
+    """A structured attribute (JSON in a string, or already structured), from the span or its details event."""
     value = attrs.get(key)
     if value is None:
         for event in _list(span, "events"):
@@ -160,12 +161,10 @@ def _structured(span: Node, attrs: dict[str, JSONValue], key: str, text: bool = 
                 if value is not None:
                     break
     if isinstance(value, str):
-        try:
-            return json.loads(value)  # type: ignore[no-any-return]
-        except ValueError:
-            if text:
-                return value
-            raise span.fail(f"attribute {key} is not JSON") from None
+        try:  # as strict as the file around it: no NaN, no key given twice
+            return decode_text(value)
+        except ValueError as exc:
+            raise span.fail(f"attribute {key} is not JSON ({exc})") from None
     return value
 
 
@@ -178,7 +177,7 @@ def _messages(span: Node, attrs: dict[str, JSONValue], key: str) -> list[JSONObj
     return value  # type: ignore[return-value]
 
 
-def _message(message: JSONObject, builder: ConversationBuilder) -> None:
+def _message(span: Node, message: JSONObject, builder: ConversationBuilder) -> None:
     role = message.get("role")
     parts = [part for part in message["parts"] if isinstance(part, dict)]  # type: ignore[union-attr]
     if role == "system":
@@ -189,14 +188,7 @@ def _message(message: JSONObject, builder: ConversationBuilder) -> None:
         if kind == "text":
             blocks.append({"type": "text", "text": str(part.get("content", ""))})
         elif kind == "tool_call":
-            arguments = part.get("arguments")
-            if isinstance(arguments, str):
-                try:
-                    arguments = json.loads(arguments)
-                except ValueError:
-                    arguments = {"arguments": arguments}
-            if not isinstance(arguments, dict):
-                arguments = {} if arguments is None else {"arguments": arguments}
+            arguments = _arguments(span, part.get("arguments"), f"tool_call {json.dumps(part.get('name'))}")
             blocks.append({"type": "tool_use", "id": part.get("id"), "name": part.get("name"), "input": arguments})
         elif kind == "tool_call_response":
             response = part.get("response")
@@ -216,15 +208,29 @@ def _tool_span(span: Node, attrs: dict[str, JSONValue], builder: ConversationBui
     if not name:
         raise span.fail("an execute_tool span without gen_ai.tool.name")
     call_id = _string(attrs.get("gen_ai.tool.call.id")) or str(span.value.get("spanId", ""))
-    arguments = _structured(span, attrs, "gen_ai.tool.call.arguments", text=True)
-    builder.agent(
-        [{"type": "tool_use", "id": call_id, "name": name, "input": arguments if isinstance(arguments, dict) else {}}]
-    )
+    arguments = _arguments(span, _structured(span, attrs, "gen_ai.tool.call.arguments"), "gen_ai.tool.call.arguments")
+    builder.agent([{"type": "tool_use", "id": call_id, "name": name, "input": arguments}])
     if "gen_ai.tool.call.result" in attrs:
         result = attrs["gen_ai.tool.call.result"]  # the tool's answer as given: text stays text
         status = span.value.get("status")
         failed = isinstance(status, dict) and status.get("code") in (2, "STATUS_CODE_ERROR")
         builder.result(call_id, result if isinstance(result, (str, list)) else json.dumps(result), failed)
+
+
+def _arguments(span: Node, given: JSONValue, what: str) -> JSONObject:
+    """A call's arguments: an object, or JSON text holding one; none given is no arguments. Anything else is
+    refused at the span's line, as a session refuses it: wrapping or dropping it would guess."""
+    value = given
+    if isinstance(given, str):
+        try:
+            value = decode_text(given)
+        except ValueError as exc:
+            raise span.fail(f"{what}: the arguments are not JSON ({exc})") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise span.fail(f"{what}: the arguments must be a JSON object, found {describe(value)}")
+    return value
 
 
 def _instructions(span: Node, attrs: dict[str, JSONValue]) -> JSONValue:
@@ -235,23 +241,35 @@ def _instructions(span: Node, attrs: dict[str, JSONValue]) -> JSONValue:
 
 
 def _tools(span: Node, attrs: dict[str, JSONValue]) -> tuple[ToolDef, ...]:
-    value = _structured(span, attrs, "gen_ai.tool.definitions")
-    tools: list[ToolDef] = []
-    for item in value if isinstance(value, list) else []:
+    """The function tools defined, held to a session's rules (a name, once; a string description; an object
+    schema), at the span's line; a tool of another type (a provider's built-in one) is not the agent's to call."""
+    key = "gen_ai.tool.definitions"
+    value = _structured(span, attrs, key)
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise span.fail(f"attribute {key} must be an array of tool definitions, found {describe(value)}")
+    tools: dict[str, ToolDef] = {}
+    for number, item in enumerate(value):
+        where = f"attribute {key}[{number}]"
         if not isinstance(item, dict):
+            raise span.fail(f"{where} must be an object, found {describe(item)}")
+        if item.get("type", "function") != "function":
             continue
-        definition = item.get("function") if isinstance(item.get("function"), dict) else item
+        definition = item.get("function", item)
         name = definition.get("name") if isinstance(definition, dict) else None
-        if isinstance(definition, dict) and isinstance(name, str) and name:
-            schema = definition.get("parameters")
-            tools.append(
-                ToolDef(
-                    name,
-                    str(definition.get("description") or ""),
-                    schema if isinstance(schema, dict) else {"type": "object"},
-                )
-            )
-    return tuple(tools)
+        if not isinstance(definition, dict) or not isinstance(name, str) or not name:
+            raise span.fail(f"{where}: a tool definition needs a name")
+        if name in tools:
+            raise span.fail(f"{where}: tool '{name}' is defined twice")
+        schema, description = definition.get("parameters"), definition.get("description")
+        schema = {"type": "object"} if schema is None else schema
+        if not isinstance(schema, dict):
+            raise span.fail(f"{where}: tool '{name}' parameters must be an object, found {describe(schema)}")
+        if description is not None and not isinstance(description, str):
+            raise span.fail(f"{where}: tool '{name}' description must be a string, found {describe(description)}")
+        tools[name] = ToolDef(name, description or "", schema)
+    return tuple(tools.values())
 
 
 def _string(value: JSONValue) -> str | None:

@@ -1,0 +1,135 @@
+"""Benchmark: a session's calls against the same calls as a transcript, for every command that reads them.
+
+    python bench/bench_sessions.py [--calls 100000] [--rounds 2] [--memory 10000 100000]
+
+Writes N synthetic calls (bench/synthetic.py) twice, as a transcript and as a
+session file the way toolreplay writes one (one call per assistant turn, each
+result as its JSON text), then times `show`, `audit`, `seal` and `diff` on each
+as the CLI runs them (in this process, output to /dev/null, in CPU time), the
+two formats alternating, best of the rounds. `diff` compares each file with a copy of
+itself; the diff algorithm (`diff_calls`, the same whatever the format) is
+timed alone and taken off, and the reading alone (both recordings loaded) is
+timed too. Each line prints the session's time over the transcript's, so the
+machine's speed cancels out.
+
+Then the peak resident memory of `show` on a session of each size in
+--memory, and on the transcript of the same calls, each run as the only child
+of a fresh process (the kernel's ru_maxrss for its children), next to
+`python -c "import toolreplay.cli"` as the floor.
+
+Targets: every ratio at most 2; `show` streams, so its peak for 100,000 calls is
+close to its peak for 10,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_chain import run_cli
+from bench.synthetic import write_session, write_transcript
+from toolreplay.classify import Policy
+from toolreplay.diff import diff_calls
+from toolreplay.formats.recording import load_session
+
+_MEASURE = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+    "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.stderr[-300:])\n"
+)
+
+
+def peak_mb(command: list[str]) -> float:
+    """The peak resident memory of ``command``, run as the only child of a fresh process (so no other counts)."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True)
+    code, peak, stderr = out.stdout.split(" ", 2)
+    if int(code) != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {stderr}")
+    return int(peak) / 1024
+
+
+def write_both(root: Path, calls: int) -> tuple[Path, Path]:
+    """The same ``calls`` calls as a transcript and as a session, each with a copy for `diff`."""
+    transcript, session = root / f"t{calls}.jsonl", root / f"s{calls}.json"
+    write_transcript(transcript, calls)
+    write_session(session, calls)
+    for path in (transcript, session):
+        shutil.copyfile(path, path.with_name("copy-" + path.name))
+    return transcript, session
+
+
+def cpu_time(action: Callable[[], object]) -> float:
+    """The CPU time ``action`` takes (this machine is shared: wall time would measure the neighbours)."""
+    start = time.process_time()
+    action()
+    return time.process_time() - start
+
+
+def copy_of(path: Path) -> str:
+    return str(path.with_name("copy-" + path.name))
+
+
+def actions(path: Path) -> dict[str, Callable[[], object]]:
+    """What is timed for one recording: each command as the CLI runs it, and diff's reading alone."""
+    return {
+        "show": lambda: run_cli("show", str(path)),
+        "audit": lambda: run_cli("audit", str(path)),
+        "seal": lambda: run_cli("seal", str(path)),
+        "diff": lambda: run_cli("diff", str(path), copy_of(path)),
+        "diff, reading A and B": lambda: (load_session(path), load_session(copy_of(path))),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--memory", type=int, nargs="*", default=[10_000, 100_000], help="sizes to measure show at")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temporary:
+        root = Path(temporary)
+        transcript, session = write_both(root, options.calls)
+        sizes = f"transcript {transcript.stat().st_size / 1e6:.0f} MB, session {session.stat().st_size / 1e6:.0f} MB"
+        print(f"{options.calls:,} calls: {sizes}")
+        by_transcript, by_session = actions(transcript), actions(session)
+        best = {name: [float("inf"), float("inf")] for name in by_transcript}
+        for _ in range(options.rounds):
+            for name, times in best.items():
+                times[0] = min(times[0], cpu_time(by_transcript[name]))
+                times[1] = min(times[1], cpu_time(by_session[name]))
+        # The diff algorithm, timed alone on each format's calls, is taken off diff's time: what is left is diff's
+        # reading, classifying and reporting, which the format decides.
+        algorithm = [float("inf"), float("inf")]
+        for side, path in enumerate((transcript, session)):
+            a, b = load_session(path).calls, load_session(copy_of(path)).calls
+            for _ in range(options.rounds):
+                algorithm[side] = min(algorithm[side], cpu_time(partial(diff_calls, a, b, Policy().matcher)))
+            del a, b
+        best["diff, less diff_calls"] = [time - taken for time, taken in zip(best["diff"], algorithm, strict=True)]
+        print(f"{'':<22} {'transcript s':>12} {'session s':>10} {'ratio':>6}")
+        for name, (plain, whole) in best.items():
+            print(f"{name:<22} {plain:12.2f} {whole:10.2f} {whole / plain:6.2f}")
+        print(
+            f"(diff_calls alone: {algorithm[0]:.2f} s on the transcript's calls, {algorithm[1]:.2f} s on the session's)"
+        )
+
+        print("peak memory of show:")
+        for calls in options.memory:
+            files = (transcript, session) if calls == options.calls else write_both(root, calls)
+            peaks = [peak_mb([sys.executable, "-m", "toolreplay", "show", str(path)]) for path in files]
+            print(f"  {calls:>9,} calls: transcript {peaks[0]:6.1f} MB, session {peaks[1]:6.1f} MB")
+        floor = peak_mb([sys.executable, "-c", "import toolreplay.cli"])
+        print(f"  python -c 'import toolreplay.cli': {floor:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
