@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import tempfile
 from collections.abc import Iterator
 from typing import IO
@@ -12,8 +13,8 @@ import click
 
 from toolreplay.classify import Classifier, Policy
 from toolreplay.cli.options import load_policy, policy_options
-from toolreplay.cli.output import write_text
-from toolreplay.formats.recording import RecordingStream
+from toolreplay.cli.output import warn, write_text
+from toolreplay.formats.recording import RecordingStream, detect_kind, read_links
 from toolreplay.report.text import ShowHead, ShowRow, class_label, made_safe, show_lines, show_row
 
 
@@ -36,6 +37,8 @@ def command(sessions: tuple[str, ...], rules_file: str | None, strict: bool) -> 
     # file's rows wait in a temporary file until the longest call is known: no file is held in memory.
     with contextlib.ExitStack() as spills:
         read = [_read(path, policy, spills.enter_context(tempfile.TemporaryFile())) for path in sessions]
+        for path in sessions:
+            _warn_if_broken(path)
         for number, (head, spill) in enumerate(read):
             if number:
                 write_text("\n")
@@ -56,6 +59,22 @@ def _read(path: str, policy: Policy, spill: IO[bytes]) -> tuple[ShowHead, IO[byt
         widest = max(widest, len(row[2]))
     spill.seek(0)
     return ShowHead(path, calls, widest, recording.outline()), spill
+
+
+def _warn_if_broken(path: str) -> None:
+    """A sealed file whose chain no longer holds is shown, with a word that it is not what was sealed."""
+    if not detect_kind(path).sealed:
+        return
+    from toolreplay.chain import verify  # noqa: PLC0415 - only a sealed file is verified
+
+    links, last_label = read_links(path)
+    broken = verify(links, path, last_label).broken
+    if broken is not None:
+        part = f" ({broken.label})" if broken.label else ""
+        warn(
+            f"{path}: the chain is broken at line {broken.line}{part}: this is not what was sealed "
+            f"(toolreplay verify {shlex.quote(path)} says more)"
+        )
 
 
 def _rows(spill: IO[bytes]) -> Iterator[ShowRow]:
