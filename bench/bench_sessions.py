@@ -1,16 +1,17 @@
 """Benchmark: a session's calls against the same calls as a transcript, for every command that reads them.
 
-    python bench/bench_sessions.py [--calls 100000] [--rounds 2] [--memory 10000 100000]
+    python bench/bench_sessions.py [--calls 100000] [--rounds 5] [--memory 10000 100000]
 
 Writes N synthetic calls (bench/synthetic.py) twice, as a transcript and as a
 session file the way toolreplay writes one (one call per assistant turn, each
 result as its JSON text), then times `show`, `audit`, `seal` and `diff` on each
 as the CLI runs them (in this process, output to /dev/null, in CPU time), the
-two formats alternating, best of the rounds. `diff` compares each file with a copy of
-itself; the diff algorithm (`diff_calls`, the same whatever the format) is
-timed alone and taken off, and the reading alone (both recordings loaded) is
-timed too. Each line prints the session's time over the transcript's, so the
-machine's speed cancels out.
+two formats one after the other in each round; it prints the median of the
+rounds' times and of their ratios. `diff` compares each file with a
+copy of itself; the diff algorithm (`diff_calls`, given the same calls whatever
+the format) is timed alone and taken off, and the reading alone (both
+recordings loaded) is timed too. A ratio is the session's time over the
+transcript's in the same round, so the machine's speed cancels out.
 
 Then the peak resident memory of `show` on a session of each size in
 --memory, and on the transcript of the same calls, each run as the only child
@@ -32,6 +33,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -92,7 +94,7 @@ def actions(path: Path) -> dict[str, Callable[[], object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory", type=int, nargs="*", default=[10_000, 100_000], help="sizes to measure show at")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
@@ -101,26 +103,25 @@ def main() -> None:
         sizes = f"transcript {transcript.stat().st_size / 1e6:.0f} MB, session {session.stat().st_size / 1e6:.0f} MB"
         print(f"{options.calls:,} calls: {sizes}")
         by_transcript, by_session = actions(transcript), actions(session)
-        best = {name: [float("inf"), float("inf")] for name in by_transcript}
+        rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in by_transcript}
         for _ in range(options.rounds):
-            for name, times in best.items():
-                times[0] = min(times[0], cpu_time(by_transcript[name]))
-                times[1] = min(times[1], cpu_time(by_session[name]))
-        # The diff algorithm, timed alone on each format's calls, is taken off diff's time: what is left is diff's
-        # reading, classifying and reporting, which the format decides.
-        algorithm = [float("inf"), float("inf")]
-        for side, path in enumerate((transcript, session)):
+            for name, times in rounds.items():
+                times.append((cpu_time(by_transcript[name]), cpu_time(by_session[name])))
+        # The diff algorithm, timed alone on the same calls read from each format (best of all), is taken off
+        # diff's time: what is left is diff's reading, classifying and reporting, which the format decides.
+        algorithm = float("inf")
+        for path in (transcript, session):
             a, b = load_session(path).calls, load_session(copy_of(path)).calls
             for _ in range(options.rounds):
-                algorithm[side] = min(algorithm[side], cpu_time(partial(diff_calls, a, b, Policy().matcher)))
+                algorithm = min(algorithm, cpu_time(partial(diff_calls, a, b, Policy().matcher)))
             del a, b
-        best["diff, less diff_calls"] = [time - taken for time, taken in zip(best["diff"], algorithm, strict=True)]
-        print(f"{'':<22} {'transcript s':>12} {'session s':>10} {'ratio':>6}")
-        for name, (plain, whole) in best.items():
-            print(f"{name:<22} {plain:12.2f} {whole:10.2f} {whole / plain:6.2f}")
-        print(
-            f"(diff_calls alone: {algorithm[0]:.2f} s on the transcript's calls, {algorithm[1]:.2f} s on the session's)"
-        )
+        rounds["diff, less diff_calls"] = [(plain - algorithm, whole - algorithm) for plain, whole in rounds["diff"]]
+        print(f"{'':<22} {'transcript s':>12} {'session s':>10} {'ratio':>6}   (medians of {options.rounds} rounds)")
+        for name, times in rounds.items():
+            plain, whole = median(time for time, _ in times), median(time for _, time in times)
+            ratio = median(whole / plain for plain, whole in times)
+            print(f"{name:<22} {plain:12.2f} {whole:10.2f} {ratio:6.2f}")
+        print(f"(diff_calls alone: {algorithm:.2f} s)")
 
         print("peak memory of show:")
         for calls in options.memory:

@@ -32,8 +32,13 @@ def held_back(lines: Iterator[bytes]) -> Iterator[bytes]:
     import tempfile  # noqa: PLC0415 - only a session sealed to stdout needs it
 
     with tempfile.TemporaryFile() as held:
+        batch: list[bytes] = []
         for line in lines:
-            held.write(line + b"\n")  # a link is canonical JSON: one line
+            batch.append(line)
+            if len(batch) == 1024:
+                held.write(b"\n".join(batch) + b"\n")  # a link is canonical JSON: one line
+                batch.clear()
+        held.write(b"".join(line + b"\n" for line in batch))
         held.seek(0)
         for line in held:
             yield line[:-1]
