@@ -10,7 +10,7 @@ from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import guard_outputs, write_json, write_text
 from toolreplay.cli.report_options import html_option, write_html
 from toolreplay.diff import compare_recordings
-from toolreplay.formats.recording import load_session
+from toolreplay.formats.recording import kept_still, load_session
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import diff_verdict, render_diff
 from toolreplay.verdict import FailOn
@@ -41,16 +41,18 @@ def command(
 ) -> int:
     guard_outputs({"--html": html_file}, [a, b, rules_file])
     policy = load_policy(rules_file, strict)
-    result = compare_recordings(load_session(a), load_session(b), policy, FailOn(fail_on))
-    if html_file is not None:
-        from toolreplay.check.locate import Paths  # noqa: PLC0415
-        from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - only for a page
+    recording_a, recording_b = load_session(a), load_session(b)
+    with kept_still():
+        result = compare_recordings(recording_a, recording_b, policy, FailOn(fail_on))
+        if html_file is not None:
+            from toolreplay.check.locate import Paths  # noqa: PLC0415
+            from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - only for a page
 
-        paths = Paths(Path.cwd())
-        page = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on))
-        write_html(page, html_file, "diff", result.verdict, diff_verdict(result))
-    if as_json:
-        write_json(render_diff_json(result))
-    else:
-        write_text(render_diff(result))
+            paths = Paths(Path.cwd())
+            page = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on))
+            write_html(page, html_file, "diff", result.verdict, diff_verdict(result))
+        if as_json:
+            write_json(render_diff_json(result))
+        else:
+            write_text(render_diff(result))
     return result.verdict.exit_code

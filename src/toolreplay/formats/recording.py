@@ -116,6 +116,21 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+@contextlib.contextmanager
+def kept_still() -> Iterator[None]:
+    """Every object made so far (the recordings read, above all) left out of the cyclic garbage collector's
+    walks until the block ends (unless something else froze objects): a command working beside large
+    recordings does not pay to walk them again and again. They are collected as before afterwards."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def load_session(path: str | Path, kind: Kind | None = None) -> Session:
     """Read any recording whole, as a session (a transcript has no context).
 
