@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from toolreplay.agent_spec import AgentSpec, AgentSpecError, parse_agent
 from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, MAX_EXACT_RUNS, ExactTest
 
 DEFAULT_MAX_TOKENS = 4096
@@ -123,15 +124,15 @@ class ReplaySettings:
     """A candidate to replay a session against, and how many runs of it and of the unchanged agent.
 
     ``system``, ``tools`` and ``stubs`` are paths to files; ``agent`` is a Claude
-    model id, ``scripted:PATH`` or ``cmd:COMMAND`` (a program that speaks MCP),
-    and None means the model the session was recorded with. Build it with :func:`parse_settings`; constructing it
+    model, a scripted file or a program that speaks MCP (:mod:`toolreplay.agent_spec`),
+    and None means the agent the session was recorded with. Build it with :func:`parse_settings`; constructing it
     directly checks the same ranges.
     """
 
     system: str | None = None
     tools: str | None = None
-    agent: str | None = None
-    baseline_agent: str | None = None  # the unchanged agent; None: the recorded one (a cmd: agent's own command)
+    agent: AgentSpec | None = None
+    baseline_agent: AgentSpec | None = None  # the unchanged agent; None: the recorded one (a cmd: agent's own command)
     repeat: int = 1
     seed: int = 1
     noise: int = 0
@@ -157,12 +158,6 @@ class ReplaySettings:
         for name in _PATHS:
             if getattr(self, name) == "":
                 raise SettingError(name, "must name a file, not an empty string")
-        for name in ("agent", "baseline_agent"):
-            if getattr(self, name) is not None and getattr(self, name).strip() in ("", "scripted:", "cmd:"):
-                raise SettingError(
-                    setting_key(name),
-                    "must be a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py",
-                )
         if self.noise and self.rounds * max(self.repeat, self.noise) > MAX_EXACT_RUNS:
             raise SettingError(
                 "rounds",
@@ -203,6 +198,11 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = parse_alpha(text)
         elif name == "test":
             values[name] = parse_test(text)
+        elif name in ("agent", "baseline_agent"):
+            try:
+                values[name] = parse_agent(text)
+            except AgentSpecError as exc:
+                raise SettingError(setting_key(name), exc.problem) from None
         elif name == "on_unrecorded":
             choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
             if text not in choices:

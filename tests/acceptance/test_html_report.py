@@ -77,12 +77,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def _requests(driver: Any) -> list[str]:
-    """Every URL the browser asked for since the last call (Chromium's network log)."""
+    """Every URL a page asked for since the last call (Chromium's network log), leaving out what Chromium's own
+    pages (chrome://, its tooltips and new-tab page) load for themselves, which no page of ours can ask for."""
     urls = []
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
+            params = message["params"]
+            if not str(params.get("documentURL", "")).startswith(("chrome:", "chrome-untrusted:", "devtools:")):
+                urls.append(params["request"]["url"])
     return urls
 
 

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.errors import UsageError
-from toolreplay.replay.command import Ended, fill, parse_command, read_reply, run_program
+from toolreplay.agent_spec import AgentSpecError, ProgramSpec, fill, parse_agent
+from toolreplay.replay.command import Ended, read_reply, run_program
 
 
 def test_a_command_is_split_as_a_shell_would_but_never_run_by_one() -> None:
-    assert parse_command("cmd:claude -p {task} --append-system-prompt 'a b; rm -rf /'") == (
-        "claude", "-p", "{task}", "--append-system-prompt", "a b; rm -rf /",
-    )  # fmt: skip
-    with pytest.raises(UsageError, match="No closing quotation"):
-        parse_command("cmd:claude 'unclosed")
-    with pytest.raises(UsageError, match="needs a command"):
-        parse_command("cmd:   ")
+    spec = parse_agent("cmd:claude -p {task} --append-system-prompt 'a b; rm -rf /'")
+    assert isinstance(spec, ProgramSpec)
+    assert spec.words == ("claude", "-p", "{task}", "--append-system-prompt", "a b; rm -rf /")
+    assert spec.show() == "cmd:claude -p {task} --append-system-prompt 'a b; rm -rf /'"
+    with pytest.raises(AgentSpecError, match="No closing quotation"):
+        parse_agent("cmd:claude 'unclosed")
+    with pytest.raises(AgentSpecError, match="needs a command"):
+        parse_agent("cmd:''")
 
 
 def test_placeholders_fill_whole_words_and_anything_else_in_braces_stays() -> None:

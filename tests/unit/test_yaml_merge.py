@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from toolreplay.agent_spec import ScriptSpec
 from toolreplay.errors import InputError
 from toolreplay.formats.config import read_config
 from toolreplay.formats.located import parse_yaml
@@ -90,7 +91,7 @@ def test_replays_share_settings_through_a_merge_key(here: Path) -> None:
     first, second = read_config(str(path)).replays
     assert (first.settings.repeat, first.settings.noise, first.settings.seed) == (3, 3, 1)
     assert (second.settings.repeat, second.settings.noise, second.settings.seed) == (3, 3, 7)
-    assert first.settings.agent == second.settings.agent == f"scripted:{here / 'agent.py'}"
+    assert first.settings.agent == second.settings.agent == ScriptSpec(str(here / "agent.py"))
     assert second.settings.system == str(here / "prompt.txt")
     assert first.settings.system is None
     assert (first.line, second.line) == (3, 8)

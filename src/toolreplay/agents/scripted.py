@@ -18,15 +18,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.base import Turn
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import readable
 from toolreplay.formats.session import tool_document
 from toolreplay.model import ToolDef
-
-PREFIX = "scripted:"
-
 
 _REFUSED: list[str] = []  # why this process runs no user code, once a command has said so
 
@@ -94,7 +92,7 @@ class ScriptedAgent:
 
     @property
     def model(self) -> str:
-        return PREFIX + self.path
+        return ScriptSpec(self.path).show()
 
     def respond(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> Turn:
         if self._tool_documents is None or self._tool_documents[0] is not tools:

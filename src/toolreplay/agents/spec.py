@@ -1,35 +1,46 @@
-"""Naming an agent on the command line or in a config: which agent, and what it is told."""
+"""Building the agent an :data:`~toolreplay.agent_spec.AgentSpec` names, and finding the one a session was
+recorded with."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from toolreplay.agent_spec import AgentSpec, AgentSpecError, ModelSpec, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.agents.base import Agent
-from toolreplay.agents.scripted import PREFIX, ScriptedAgent
+from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 
-# A program that speaks MCP, run once per run against the served recording (replay/command.py runs it).
-COMMAND = "cmd:"
 
-
-def make_agent(spec: str, seed: int, request: JSONObject, request_timeout: float = 120.0) -> Agent:
-    """``scripted:PATH`` builds a scripted agent with ``seed``; anything else is a Claude model id, asked with the
-    request settings in ``request`` (``max_tokens`` and any of a session's recorded settings)."""
-    if spec.startswith(PREFIX):
-        path = spec[len(PREFIX) :]
-        if not path:
-            raise UsageError("a scripted agent needs a path, as in scripted:agent.py")
-        return ScriptedAgent(path, seed)
+def make_agent(spec: ModelSpec | ScriptSpec, seed: int, request: JSONObject, request_timeout: float = 120.0) -> Agent:
+    """A scripted agent with ``seed``, or a Claude model asked with the request settings in ``request``
+    (``max_tokens`` and any of a session's recorded settings)."""
+    if isinstance(spec, ScriptSpec):
+        return ScriptedAgent(spec.path, seed)
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
-    return ClaudeAgent(make_client(request_timeout), spec, request)
+    return ClaudeAgent(make_client(request_timeout), spec.model, request)
 
 
-def recorded_agent(model: str, recording: str | Path) -> str | None:
-    """The agent a session was recorded with, as a spec that runs from here; None when it cannot be found.
+def agent_in_process(text: str) -> ModelSpec | ScriptSpec:
+    """The agent ``--agent`` names for a command that drives it in this process (``run``): a model or a scripted
+    file, never a program."""
+    try:
+        spec = parse_agent(text)
+    except AgentSpecError as exc:
+        raise UsageError(f"--agent {exc.problem}") from None
+    if isinstance(spec, ProgramSpec):
+        raise UsageError(
+            "--agent: run drives a Claude model or a scripted agent; record a program's session with record-mcp"
+        )
+    return spec
+
+
+def recorded_agent(model: str, recording: str | Path) -> AgentSpec | None:
+    """The agent a session was recorded with (its ``model``), as a spec that runs from here; None when it cannot
+    be found.
 
     A scripted agent's path is written as it was given when recording, which is
     usually from the repository root: it is found from the current directory if
@@ -37,17 +48,19 @@ def recorded_agent(model: str, recording: str | Path) -> str | None:
     holds it (the repository root, wherever the repository was copied).
     ``replay`` and ``check`` both find it this way.
     """
-    if not model.startswith(PREFIX):
-        return model
-    script = model[len(PREFIX) :]
-    if not script:
+    try:
+        spec = parse_agent(model)
+    except AgentSpecError:
         return None
+    if not isinstance(spec, ScriptSpec):
+        return spec
+    script = spec.path
     if os.path.isabs(script) or os.path.isfile(script):
-        return model if os.path.isfile(script) else None
+        return spec if os.path.isfile(script) else None
     here = Path(recording).resolve().parent
     for directory in (here, *here.parents):
         if (directory / script).is_file():
-            return PREFIX + os.path.normpath(directory / script)
+            return ScriptSpec(os.path.normpath(directory / script))
     return None
 
 

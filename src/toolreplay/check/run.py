@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolreplay import __version__
+from toolreplay.agent_spec import shown_from
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import verify
@@ -301,7 +302,7 @@ class _Checker:
         candidate = load_candidate(session, settings)
         for script in scripts(candidate, settings):
             self._may_run(script, unit, job)
-        self.read.extend(program_files(candidate, settings))  # a program's files are inputs too
+        self.read.extend(program_files(candidate))  # a program's files are inputs too
         outcome = replay_session(
             session,
             settings,
@@ -431,11 +432,7 @@ def replay_result(
         shown,
         f"replay {shown}",
     )
-    agent = candidate.agent
-    if agent.startswith("scripted:"):
-        agent = "scripted:" + paths.show(agent.removeprefix("scripted:"))
-    elif agent.startswith("cmd:"):  # the repository's files named from its root, as every report names them
-        agent = agent.replace(f"{paths.root.as_posix()}/", "")
+    agent = shown_from(candidate.agent, paths.root.as_posix(), paths.show)  # named from the root, as every report
     edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
     edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
     summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.options import ReadWords, redaction_options
-from toolreplay.record.mcp_proxy import run_proxy
+from toolreplay.mcp.proxy import run_proxy
 from toolreplay.redact import Redactor
 
 

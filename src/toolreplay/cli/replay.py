@@ -113,7 +113,7 @@ def command(
         )
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
-    guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate, settings)])
+    guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate)])
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
     if html_file is not None:
         _write_page(html_file, recording, session, outcome, policy, candidate, settings, FailOn(fail_on))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.scripted import ScriptedAgent
-from toolreplay.agents.spec import make_agent, read_prompt
+from toolreplay.agents.spec import agent_in_process, make_agent, read_prompt
 from toolreplay.canonical import JSONObject, json_utf8
 from toolreplay.cli.options import redaction_options, settings_options
 from toolreplay.cli.output import guard_outputs, session_text, write_text
@@ -62,10 +63,11 @@ def command(
         raise UsageError("--then needs words: an empty message is not one a model accepts")
     prompt = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
-    script = agent.removeprefix("scripted:") if agent.startswith("scripted:") else None
+    spec = agent_in_process(agent)
+    script = spec.path if isinstance(spec, ScriptSpec) else None
     guard_outputs({"-o": output}, [tools_file, system_file, task_file, script])
     toolbox = load_toolbox(tools_file)
-    driver = make_agent(agent, settings.seed, {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS})
+    driver = make_agent(spec, settings.seed, {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS})
     source: JSONObject = {"kind": "run", "tools": tools_file}
     if isinstance(driver, ScriptedAgent):
         source["seed"] = settings.seed

@@ -16,9 +16,9 @@ from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
+from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode
+from toolreplay.mcp.server import ServeLog, log_server, session_server
 from toolreplay.redact import Redactor
-from toolreplay.replay.live import LIVE_TIMEOUT, LiveServer, RecordMode
-from toolreplay.replay.serve import ServeLog, log_server, session_server
 from toolreplay.settings import ReplaySettings, Unrecorded
 from toolreplay.wording import count, format_call
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import glob
 import os
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import InputError
-from toolreplay.formats.files import missing_directories, named_files, read_text, repository_root
+from toolreplay.formats.files import missing_directories, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
@@ -99,22 +99,11 @@ class Config:
             chosen = job.settings
             named += [p for p in (chosen.system, chosen.tools, chosen.stubs) if p]
             for agent in (chosen.agent, chosen.baseline_agent):
-                if agent and agent.startswith("scripted:"):
-                    named.append(agent.removeprefix("scripted:"))
-                elif agent and agent.startswith("cmd:"):  # the files its command names: its program, its prompts
-                    named += command_words_files(agent)
+                if agent is not None:  # a scripted file; the files a program's command names: its program, its prompts
+                    named += agent.files(os.getcwd())  # {here} is filled when a config is read
         for group in self.compares:
             named += [group.recorded, *group.candidates, *group.baseline]
         return tuple(dict.fromkeys(named))
-
-
-def command_words_files(agent: str) -> list[str]:
-    """The existing files a ``cmd:`` agent's words name (``{here}`` is already filled when a config is read)."""
-    try:
-        words = shlex.split(agent.removeprefix("cmd:"))
-    except ValueError:
-        return []
-    return named_files(words)
 
 
 _TOP_KEYS = (
@@ -317,20 +306,18 @@ def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
         yield ScopeSetting(reader.file(entry.member("file"), "file"), applies)
 
 
-def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> str:
+def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> AgentSpec:
     """A model id; ``scripted:PATH`` with the path found from the config's directory; ``cmd:COMMAND`` with
     ``{here}`` standing for the config's directory."""
-    agent = reader.named(node, key).string()
-    if agent.startswith("scripted:"):
-        script = agent.removeprefix("scripted:")
-        if not (reader.base / script).is_file():
-            raise InputError(f"'{key}': no such file: {script}", node.path, node.line)
-        agent = "scripted:" + reader.inside(node, key, script, os.path.normpath(reader.base / script))
-    elif agent.startswith("cmd:") and "{here}" in agent:  # filled word by word, so a path with spaces stays one
-        try:
-            words = shlex.split(agent.removeprefix("cmd:"))
-        except ValueError as exc:
-            raise InputError(f"'{key}': {exc}", node.path, node.line) from None
+    try:
+        agent = parse_agent(reader.named(node, key).string())
+    except AgentSpecError as exc:
+        raise _refused(SettingError(key, exc.problem), node) from None
+    if isinstance(agent, ScriptSpec):
+        if not (reader.base / agent.path).is_file():
+            raise InputError(f"'{key}': no such file: {agent.path}", node.path, node.line)
+        return ScriptSpec(reader.inside(node, key, agent.path, os.path.normpath(reader.base / agent.path)))
+    if isinstance(agent, ProgramSpec) and "{here}" in agent.text:  # filled word by word: a path with spaces stays one
         here = str(reader.base.resolve())
         if re.search(r"\{[a-z_]+\}", here):  # it would be filled again, as a placeholder, when the command runs
             raise InputError(
@@ -338,7 +325,7 @@ def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> str:
                 node.path,
                 node.line,
             )
-        agent = "cmd:" + shlex.join(word.replace("{here}", here) for word in words)
+        return ProgramSpec.of_words(word.replace("{here}", here) for word in agent.words)
     return agent
 
 

@@ -231,13 +231,3 @@ def repository_root(start: str | Path) -> Path:
             return directory
     cwd = Path.cwd().resolve()
     return cwd if here == cwd or cwd in here.parents else here
-
-
-def named_files(words: Iterable[str]) -> list[str]:
-    """The existing files a command's words name (a word, or what follows ``=`` in one), each once."""
-    found: dict[str, None] = {}
-    for word in words:
-        for candidate in (word, word.partition("=")[2]):
-            if candidate and os.path.isfile(candidate):
-                found[candidate] = None
-    return list(found)

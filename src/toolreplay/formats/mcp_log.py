@@ -26,6 +26,7 @@ from toolreplay.errors import InputError, UsageError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
+from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES
 from toolreplay.model import UNRECORDED_TASK, SessionContext, ToolDef
 from toolreplay.wording import count
@@ -300,22 +301,6 @@ def _tool(raw: JSONObject, name: str, path: str | Path, line: int) -> ToolDef:
     return ToolDef(name, description or "", schema, kept)
 
 
-def _content_blocks(content: JSONValue) -> list[JSONValue]:
-    """MCP tool-result content as Messages API blocks."""
-    blocks: list[JSONValue] = []
-    for item in content if isinstance(content, list) else []:
-        if not isinstance(item, dict):
-            continue
-        if item.get("type") == "text":
-            blocks.append({"type": "text", "text": item.get("text", "")})
-        elif item.get("type") == "image":
-            source: JSONObject = {"type": "base64", "media_type": item.get("mimeType"), "data": item.get("data")}
-            blocks.append({"type": "image", "source": source})
-        else:
-            blocks.append({"type": "text", "text": json.dumps(item, sort_keys=True, ensure_ascii=False)})
-    return blocks
-
-
 def _result_block(tool_use_id: str, response: JSONObject) -> JSONObject:
     error = response.get("error")
     if isinstance(error, dict):
@@ -326,7 +311,7 @@ def _result_block(tool_use_id: str, response: JSONObject) -> JSONObject:
     block: JSONObject = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": _content_blocks(result.get("content")),
+        "content": from_mcp(result.get("content")),
     }
     if result.get("isError") is True:
         block["is_error"] = True

@@ -22,53 +22,30 @@ import contextlib
 import json
 import math
 import os
-import re
-import shlex
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
-from toolreplay.agents.spec import COMMAND
+from toolreplay.answers import RecordedAnswers, answer_call
 from toolreplay.canonical import JSONObject, JSONValue, json_utf8
-from toolreplay.errors import ToolreplayError, UsageError
-from toolreplay.formats.files import named_files
+from toolreplay.errors import ToolreplayError
 from toolreplay.formats.session import dump_session, person_messages
 from toolreplay.model import Call
-from toolreplay.replay.answers import RecordedAnswers, answer_call
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
-PREFIX = COMMAND
-PLACEHOLDERS = ("mcp_config", "task", "system", "run", "seed", "workdir", "here")
-_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 SERVER = "replay"  # the MCP server's name in the configuration: Claude Code calls its tools mcp__replay__TOOL
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
 REPLY_LIMIT = 100_000  # characters of a final reply kept
 GRACE = 2.0  # seconds between asking a timed-out run's process group to end and killing it
-
-
-def parse_command(spec: str) -> tuple[str, ...]:
-    """The words of ``cmd:COMMAND``, split as a POSIX shell splits them (no shell runs them)."""
-    text = spec.removeprefix(PREFIX)
-    try:
-        words = tuple(shlex.split(text))
-    except ValueError as exc:
-        raise UsageError(f"agent {spec!r}: {exc}") from None
-    if not words:
-        raise UsageError("a cmd: agent needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
-    return words
-
-
-def command_files(spec: str, here: str) -> list[str]:
-    """The existing files a command names (a word, or what follows ``=`` in one): what no report may overwrite."""
-    return named_files(fill(parse_command(spec), {**dict.fromkeys(PLACEHOLDERS, ""), "here": here}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +119,6 @@ def task_text(setup: ReplaySetup) -> str:
     """What the person first asked, as text: what ``{task}`` stands for."""
     context = setup.recording.context
     return _text(person_messages(context.messages)[0]["content"]) if context is not None else ""
-
-
-def fill(words: Sequence[str], values: dict[str, str]) -> list[str]:
-    """Each word with its placeholders replaced; anything else in braces is left as written."""
-    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], word) for word in words]
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +240,7 @@ class Ended:
     code: int | None  # its exit code; None when it was ended for running too long
     timeout: float
     unstarted: str | None = None  # why it could not be started at all (no such program, not executable)
+    process: subprocess.Popen[bytes] | None = field(default=None, compare=False)  # started, not yet ended
 
     def words(self) -> str:
         if self.code is None:
@@ -277,59 +250,22 @@ class Ended:
         return f"exited with {self.code}" if self.code else "exited"
 
 
-_LIVE: set[int] = set()  # the process groups of the runs going on now, and of finished runs not yet killed
-_LIVE_LOCK = threading.Lock()
-_STOPPING = threading.Event()  # toolreplay is being stopped: no program starts any more
+class ProcessGroups:
+    """The process groups of one replay's program runs: those going on now, and those of finished runs not yet
+    killed; once :meth:`stop` is called no program starts any more."""
 
+    def __init__(self) -> None:
+        self._live: set[int] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
 
-def end_all() -> None:
-    """Kill every run's process group still there: what runs now, and what finished runs left behind."""
-    with _LIVE_LOCK:
-        groups = list(_LIVE)
-        _LIVE.clear()
-    for group in groups:
-        _signal_group(group, signal.SIGKILL)
-
-
-def _signal_group(group: int, number: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, number)
-
-
-def _kill_later(group: int) -> None:
-    with _LIVE_LOCK:
-        if group not in _LIVE:
-            return  # killed already, with every other
-        _LIVE.discard(group)
-    _signal_group(group, signal.SIGKILL)
-
-
-def _end_group(process: subprocess.Popen[bytes], finished: bool) -> None:
-    """End the run's whole process group (its MCP server included): asked to end, then killed after a grace.
-
-    A program that finished has left at most what it started (its server, which is done once its client is):
-    those are asked to end now and killed after the grace in the background, so a finished run waits for
-    nothing, or when the runs are over (:func:`end_all`), whichever comes first."""
-    _signal_group(process.pid, signal.SIGTERM)
-    if finished:
-        timer = threading.Timer(GRACE, _kill_later, (process.pid,))
-        timer.daemon = True
-        timer.start()
-        return
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(GRACE)
-    _kill_later(process.pid)
-    process.wait()
-
-
-def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, errors: Path, timeout: float) -> Ended:
-    """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
-    env = dict(os.environ, HOME=str(home), PWD=str(workdir))
-    with output.open("wb") as out, errors.open("wb") as err:
-        with _LIVE_LOCK:  # started and noted at once, so a stop in between cannot miss it
-            if _STOPPING.is_set():
+    def start(self, argv: Sequence[str], workdir: Path, env: dict[str, str], out: BinaryIO, err: BinaryIO) -> Ended:
+        """Start one program in a process group of its own, wait for it, and end its group; ``out`` and ``err``
+        take its output."""
+        with self._lock:  # started and noted at once, so a stop in between cannot miss it
+            if self._stopping.is_set():
                 err.write(b"toolreplay was stopped before this run started\n")
-                return Ended(-signal.SIGTERM, timeout)
+                return Ended(-signal.SIGTERM, 0.0)
             try:
                 process = subprocess.Popen(
                     list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -338,13 +274,74 @@ def run_program(argv: Sequence[str], workdir: Path, home: Path, output: Path, er
             except (OSError, ValueError) as exc:  # no such program; a NUL in an argument
                 message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 err.write(f"{argv[0]}: {message}\n".encode("utf-8", "backslashreplace"))
-                return Ended(127, timeout, message)
-            _LIVE.add(process.pid)
+                return Ended(127, 0.0, message)
+            self._live.add(process.pid)
+        return Ended(None, 0.0, process=process)
+
+    def end(self, process: subprocess.Popen[bytes], finished: bool) -> None:
+        """End a run's whole process group (its MCP server included): asked to end, then killed after a grace.
+
+        A program that finished has left at most what it started (its server, which is done once its client is):
+        those are asked to end now and killed after the grace in the background, so a finished run waits for
+        nothing, or when the runs are over (:meth:`end_all`), whichever comes first."""
+        _signal_group(process.pid, signal.SIGTERM)
+        if finished:
+            timer = threading.Timer(GRACE, self._kill, (process.pid,))
+            timer.daemon = True
+            timer.start()
+            return
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(GRACE)
+        self._kill(process.pid)
+        process.wait()
+
+    def stop(self) -> None:
+        """No program starts from now on, and every group still there is killed."""
+        self._stopping.set()
+        self.end_all()
+
+    def end_all(self) -> None:
+        """Kill every run's process group still there: what runs now, and what finished runs left behind."""
+        with self._lock:
+            groups = list(self._live)
+            self._live.clear()
+        for group in groups:
+            _signal_group(group, signal.SIGKILL)
+
+    def _kill(self, group: int) -> None:
+        with self._lock:
+            if group not in self._live:
+                return  # killed already, with every other
+            self._live.discard(group)
+        _signal_group(group, signal.SIGKILL)
+
+
+def _signal_group(group: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)
+
+
+def run_program(
+    argv: Sequence[str],
+    workdir: Path,
+    home: Path,
+    output: Path,
+    errors: Path,
+    timeout: float,
+    groups: ProcessGroups | None = None,
+) -> Ended:
+    """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
+    groups = groups if groups is not None else ProcessGroups()
+    env = dict(os.environ, HOME=str(home), PWD=str(workdir))
+    with output.open("wb") as out, errors.open("wb") as err:
+        started = groups.start(argv, workdir, env, out, err)
+        if started.process is None:
+            return replace(started, timeout=timeout)
         try:
-            code: int | None = process.wait(timeout)
+            code: int | None = started.process.wait(timeout)
         except subprocess.TimeoutExpired:
             code = None
-        _end_group(process, code is not None)  # what it left behind (a server it started, a child) goes with it
+        groups.end(started.process, code is not None)  # what it left behind (a server, a child) goes with it
         return Ended(code, timeout)
 
 
@@ -384,6 +381,7 @@ class CommandRuns:
     side: str
     timeout: float
     here: str  # what {here} stands for: the directory the command was given from
+    groups: ProcessGroups = field(default_factory=ProcessGroups)
 
     def run(self, number: int, seed: int) -> Run:
         directory = self.root / f"{self.side}-{number:04d}"
@@ -408,7 +406,7 @@ class CommandRuns:
         }
         output, errors = directory / "stdout", directory / "stderr"
         argv = fill(self.words, values)
-        ended = run_program(argv, workdir, home, output, errors, self.timeout)
+        ended = run_program(argv, workdir, home, output, errors, self.timeout, self.groups)
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
         calls = logged_calls(log)
@@ -443,13 +441,11 @@ def command_runs(
     try:
         return list(pool.map(one, items))
     except BaseException:  # interrupted, or stopped: no program starts again, and none outlives toolreplay
-        _STOPPING.set()
-        end_all()
+        runs.groups.stop()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        end_all()  # what finished runs left behind, not yet killed
-        _STOPPING.clear()
+        runs.groups.end_all()  # what finished runs left behind, not yet killed
         if stopped is not None:
             signal.signal(signal.SIGTERM, stopped)
 

@@ -9,32 +9,28 @@ stubs) are read once, into a :class:`Candidate`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-from toolreplay.agents.scripted import user_code_refused
-from toolreplay.agents.spec import COMMAND, make_agent, read_prompt, recorded_agent
+from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agents.spec import read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
 from toolreplay.design import Design
-from toolreplay.errors import InputError, ToolreplayError, UsageError
+from toolreplay.errors import InputError, ToolreplayError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import Session, SessionContext, ToolDef
-from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
+from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
+from toolreplay.replay.runners import Workspace, runner_for
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count
-
-if TYPE_CHECKING:
-    from toolreplay.replay.command import CommandRuns
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +44,8 @@ class Candidate:
     system: JSONValue
     tools: tuple[ToolDef, ...]
     stubs: tuple[Stub, ...]
-    agent: str  # what runs: a model id, or scripted:PATH found from here
-    baseline_agent: str
+    agent: AgentSpec  # what runs: a model, a program, or a scripted file found from here
+    baseline_agent: AgentSpec  # without a noise baseline, the recorded agent, which need not run
     label: str  # what reports call the candidate: the agent as given, else the recorded model
     prompt: str | None = None
     tools_node: Node | None = None
@@ -65,20 +61,14 @@ def conversation_of(session: Session) -> SessionContext:
 def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
     """The Python files this replay will run (the candidate's, and the baseline's with a noise baseline)."""
     agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
-    return sorted(agent.removeprefix("scripted:") for agent in agents if agent.startswith("scripted:"))
+    return sorted(agent.path for agent in agents if isinstance(agent, ScriptSpec))
 
 
-def program_files(candidate: Candidate, settings: ReplaySettings) -> list[str]:
-    """The files the cmd: agents of this replay name (their programs, their prompts), the baseline's even when it
+def program_files(candidate: Candidate) -> list[str]:
+    """The files the programs of this replay name (their programs, their prompts), the baseline's even when it
     does not run: inputs, never outputs."""
-    agents = {candidate.agent, candidate.baseline_agent}
-    found: list[str] = []
-    for agent in sorted(agents):
-        if agent.startswith(COMMAND):
-            from toolreplay.replay.command import command_files  # noqa: PLC0415 - a program runner only for cmd:
-
-            found += command_files(agent, os.getcwd())
-    return found
+    programs = {agent for agent in (candidate.agent, candidate.baseline_agent) if isinstance(agent, ProgramSpec)}
+    return [name for agent in sorted(programs, key=ProgramSpec.show) for name in agent.files(os.getcwd())]
 
 
 def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
@@ -86,20 +76,14 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     context = conversation_of(session)
     prompt = read_prompt(settings.system) if settings.system is not None else None
     tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
-    if settings.agent is not None and settings.agent.startswith(COMMAND):
-        from toolreplay.replay.command import parse_command  # noqa: PLC0415 - a program runner only for cmd:
-
-        parse_command(settings.agent)  # refused now, not after the first run
-        baseline = settings.baseline_agent or settings.agent
-        if baseline.startswith(COMMAND):
-            parse_command(baseline)
+    if isinstance(settings.agent, ProgramSpec):
         return Candidate(
             system=prompt if prompt is not None else context.system,
             tools=parse_tools(tools_node) if tools_node is not None else context.tools,
             stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
             agent=settings.agent,
-            baseline_agent=baseline,
-            label=settings.agent,
+            baseline_agent=settings.baseline_agent or settings.agent,
+            label=settings.agent.show(),
             prompt=prompt,
             tools_node=tools_node,
         )
@@ -112,14 +96,14 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
             "name the agent to replay (--agent, or agent: in a config)",
             session.path,
         )
-    baseline_agent = recorded or context.model
+    baseline_agent = recorded or ModelSpec(context.model)
     return Candidate(
         system=prompt if prompt is not None else context.system,
         tools=parse_tools(tools_node) if tools_node is not None else context.tools,
         stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
         agent=settings.agent or baseline_agent,
         baseline_agent=baseline_agent,
-        label=settings.agent or context.model,
+        label=settings.agent.show() if settings.agent is not None else context.model,
         prompt=prompt,
         tools_node=tools_node,
     )
@@ -171,26 +155,20 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
-    programs = _Programs(settings, redact_off)
+    workspace = Workspace(redact_off)
+    edited = runner_for(chosen.agent, settings, workspace, "edited")
+    unchanged_runner = runner_for(chosen.baseline_agent, settings, workspace, "unchanged")
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
                 progress.more(settings.repeat + settings.noise)
             first = settings.seed + len(runs)
             seeds: Sequence[int] = range(first, first + settings.repeat)
-            runs += drive_runs(setup, chosen.agent, seeds, settings, progress, len(runs) + 1, programs.side("edited"))
+            runs += edited.runs(setup, seeds, len(runs) + 1, progress)
             if not settings.noise:
                 break
             seeds = seeds_for_baseline(settings.seed, settings.noise, len(baseline_runs))
-            baseline_runs += drive_runs(
-                unchanged,
-                chosen.baseline_agent,
-                seeds,
-                settings,
-                progress,
-                len(baseline_runs) + 1,
-                programs.side("unchanged"),
-            )
+            baseline_runs += unchanged_runner.runs(unchanged, seeds, len(baseline_runs) + 1, progress)
             _enough_answered(runs, "the candidate", settings.min_runs, session)
             _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
             report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
@@ -201,7 +179,7 @@ def replay_session(
                 break
     finally:
         progress.close()
-        programs.close()
+        workspace.close()
     _enough_answered(runs, "the candidate", settings.min_runs, session)
     if weighed is not None:
         return ReplayOutcome(weighed.candidate, weighed, tuple(runs), tuple(baseline_runs))
@@ -223,78 +201,3 @@ def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session
         f"the others ended in an error: {error}",
         session.path,
     )
-
-
-class _Programs:
-    """Where a replay's cmd: runs keep their directories (created on first use, removed at the end)."""
-
-    def __init__(self, settings: ReplaySettings, redact_off: tuple[str, ...]) -> None:
-        self.settings = settings
-        self.redact_off = redact_off  # secret shapes the runs' logs leave alone
-        self.root: Path | None = None
-        self.here = os.getcwd()
-
-    def side(self, side: str) -> Callable[[ReplaySetup, str], CommandRuns]:
-        def runs(setup: ReplaySetup, spec: str) -> CommandRuns:
-            from toolreplay.replay.command import CommandRuns, parse_command, prepare  # noqa: PLC0415 - cmd: only
-
-            refused = user_code_refused()
-            if refused is not None:
-                raise UsageError(f"agent {spec} is not run: {refused}")
-            if self.root is None:
-                import tempfile  # noqa: PLC0415 - directories only for cmd: runs
-
-                self.root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
-            served = prepare(setup, self.settings.on_unrecorded, self.settings.stubs, self.redact_off)
-            words = parse_command(spec)
-            return CommandRuns(words, setup, served, self.root, side, self.settings.run_timeout, self.here)
-
-        return runs
-
-    def close(self) -> None:
-        if self.root is not None:
-            import shutil  # noqa: PLC0415 - as above
-
-            shutil.rmtree(self.root, ignore_errors=True)
-
-
-def drive_runs(
-    setup: ReplaySetup,
-    spec: str,
-    seeds: Sequence[int],
-    settings: ReplaySettings,
-    progress: Progress,
-    start: int = 1,
-    programs: Callable[[ReplaySetup, str], CommandRuns] | None = None,
-) -> list[Run]:
-    """The runs of one configuration, numbered from ``start``: scripted runs one by one with their seeds; model
-    and program runs maybe at once."""
-    if spec.startswith(COMMAND):
-        if programs is None:
-            raise ValueError("a cmd: agent needs a place for its runs")
-        from toolreplay.replay.command import command_runs  # noqa: PLC0415 - a program runner only for cmd:
-
-        return command_runs(programs(setup, spec), seeds, start, settings.concurrency, progress.run)
-    if spec.startswith("scripted:"):
-        agents = [(make_agent(spec, seed, setup.request), seed) for seed in seeds]
-        return replay_runs(setup, agents, progress.turn, progress.run, start)
-    if settings.concurrency == 1:
-        model_agents = [(make_agent(spec, 0, setup.request, settings.request_timeout), None) for _ in seeds]
-        return replay_runs(setup, model_agents, progress.turn, progress.run, start)
-    import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
-
-    return asyncio.run(_model_runs(setup, spec, len(seeds), settings, progress, start))
-
-
-async def _model_runs(
-    setup: ReplaySetup, model: str, repeat: int, settings: ReplaySettings, progress: Progress, start: int
-) -> list[Run]:
-    """Model runs through one async client, ``settings.concurrency`` at a time."""
-    from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
-
-    client = make_async_client(settings.request_timeout)
-    try:
-        agents = [AsyncClaudeAgent(client, model, setup.request) for _ in range(repeat)]
-        return await replay_runs_async(setup, agents, settings.concurrency, progress.turn, progress.run, start)
-    finally:
-        await client.close()

@@ -4,7 +4,7 @@ The run starts from the recording's opening (the person's first message), with
 the recorded system prompt and tools or their replacements; each later message
 of the person's is sent once the candidate has replied to the one before. Every tool call
 the candidate makes is answered from the recording (see
-:mod:`toolreplay.replay.answers`); parallel calls are answered in one message,
+:mod:`toolreplay.answers`); parallel calls are answered in one message,
 in the order asked. The run ends when the agent stops calling tools, refuses,
 runs out of tokens, reaches the turn limit, hits an unrecorded call under
 ``stop``, or when the model cannot be reached; each ending is reported.
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 
 from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure, ToolResult, converse
+from toolreplay.answers import RecordedAnswers, answer_call
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session, ToolDef
-from toolreplay.replay.answers import RecordedAnswers, answer_call
 from toolreplay.settings import Unrecorded
 
 

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import IO
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject, json_utf8
+from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
+from toolreplay.mcp.wire import METHOD_NOT_FOUND, decode, encode, error
 
 LIVE_VERSION = "2025-11-25"  # the handshake toolreplay speaks to the real server
 LIVE_FAILED = -32003  # JSON-RPC error code when the real server could not answer
@@ -117,7 +118,7 @@ class LiveServer:
 
     def _send(self, message: JSONObject) -> None:
         stdin, _ = self._pipes()
-        stdin.write(json_utf8(json.dumps(message, ensure_ascii=False)) + b"\n")
+        stdin.write(encode(message))
         stdin.flush()
 
     def _request(self, method: str, params: JSONObject, record: bool) -> LiveAnswer:
@@ -128,12 +129,11 @@ class LiveServer:
         heard: list[JSONObject] = []
         deadline = time.monotonic() + self.timeout
         while True:
-            message = json.loads(self._line(stdout, deadline))
+            message = decode(self._line(stdout, deadline))
             if not isinstance(message, dict):
                 continue
             if "method" in message and "id" in message:  # the server asks the client (sampling, roots): not here
-                refused: JSONObject = {"code": -32601, "message": "toolreplay serve answers no requests of a server's"}
-                self._send({"jsonrpc": "2.0", "id": message["id"], "error": refused})
+                self._send(error(message["id"], METHOD_NOT_FOUND, "toolreplay serve answers no requests of a server's"))
             elif "method" in message:
                 heard.append(message)
             elif message.get("id") == self.next_id:

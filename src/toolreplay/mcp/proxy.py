@@ -21,7 +21,6 @@ Log lines (see docs/formats.md)::
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import threading
@@ -29,40 +28,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
+from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LOG_VERSION, LogWriter
+from toolreplay.mcp.wire import LineSplitter, messages
 from toolreplay.redact import Redactor
 
 _CHUNK = 1 << 16
-
-
-class LineSplitter:
-    """Cuts a byte stream into lines, keeping the unfinished tail for the next chunk.
-
-    The tail is kept as a list of pieces and joined once its line ends, so a
-    message of any size costs time in proportion to its length.
-    """
-
-    def __init__(self) -> None:
-        self._tail: list[bytes] = []
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        if b"\n" not in chunk:
-            self._tail.append(chunk)
-            return []
-        lines = chunk.split(b"\n")
-        if self._tail:
-            lines[0] = b"".join([*self._tail, lines[0]])
-        last = lines.pop()
-        self._tail = [last] if last else []
-        return lines
-
-    def rest(self) -> bytes:
-        """What is left at the end of the stream: a last message without its newline."""
-        tail, self._tail = b"".join(self._tail), []
-        return tail
 
 
 class ExchangeLog:
@@ -95,7 +68,7 @@ class ExchangeLog:
 
     def from_client(self, line: bytes) -> None:
         """A line the client sent: its requests wait for their responses; its answers complete the server's."""
-        for raw, message in _messages(line):
+        for raw, message in messages(line):
             if "method" in message:
                 if "id" in message:
                     self._wait(self._client_requests, message, raw)
@@ -106,7 +79,7 @@ class ExchangeLog:
 
     def from_server(self, line: bytes) -> None:
         """A line the server sent: responses complete the client's requests; its own requests wait."""
-        for raw, message in _messages(line):
+        for raw, message in messages(line):
             if "method" in message:
                 if "id" in message:
                     self._wait(self._server_requests, message, raw)
@@ -134,22 +107,6 @@ class ExchangeLog:
 
     def _notification(self, side: str, raw: bytes) -> None:
         self._append(f'{{"event":"notification","from":"{side}","message":{raw.decode("utf-8")},"v":{LOG_VERSION}}}')
-
-
-def _messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
-    """The JSON-RPC messages on one line, each with its own bytes; anything else is not ours to judge."""
-    raw = line.strip()
-    if not raw:
-        return []
-    try:
-        value: JSONValue = json.loads(raw.decode("utf-8"))
-    except ValueError:  # not UTF-8 or not JSON: passed on, never logged
-        return []
-    if isinstance(value, dict):
-        return [(raw, value)]
-    if isinstance(value, list):  # a batch: each message re-encoded on its own
-        return [(json_utf8(json.dumps(item, ensure_ascii=False)), item) for item in value if isinstance(item, dict)]
-    return []
 
 
 def _pump(source: int, target: int, on_line: Callable[[bytes], None]) -> None:

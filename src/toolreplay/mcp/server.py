@@ -22,37 +22,42 @@ measure.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import BinaryIO, NoReturn, Protocol
+from typing import BinaryIO, Protocol
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
+from toolreplay.answers import Answer, RecordedAnswers, Replies, answer_call
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
+from toolreplay.formats.mcp_content import to_mcp
 from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
+from toolreplay.mcp.client import LiveServer, RecordMode
+from toolreplay.mcp.wire import (
+    HANDSHAKE_VERSIONS,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MODERN_VERSIONS,
+    PARSE_ERROR,
+    decode,
+    encode,
+    error,
+    for_modern,
+    modern,
+    params_of,
+    valid_id,
+)
 from toolreplay.model import Call, Session
-from toolreplay.replay.answers import Answer, RecordedAnswers, Replies, answer_call
-from toolreplay.replay.live import LiveServer, RecordMode
 from toolreplay.settings import Unrecorded
 
-HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-MODERN_VERSIONS = ("2026-07-28",)
-PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
 STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer
-# JSON-RPC 2.0's own error codes.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 _HANDSHAKE = frozenset({"initialize", "server/discover", "ping"})
-# Results a 2026-07-28 client may cache, which must then say for how long.
-_CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
 
 @dataclass
@@ -86,24 +91,6 @@ class Source(Protocol):
 
     def learn(self, method: str, params: JSONObject, call: Call | None, exchange: Exchange) -> None:
         """Keep a live answer, so the same request is answered from it from now on."""
-
-
-def mcp_content(content: JSONValue) -> list[JSONValue]:
-    """A recorded tool result (Messages API form) as MCP content."""
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    blocks: list[JSONValue] = []
-    for block in content if isinstance(content, list) else [content]:
-        if isinstance(block, dict) and block.get("type") == "text":
-            blocks.append({"type": "text", "text": block.get("text", "")})
-        elif isinstance(block, dict) and block.get("type") == "image" and isinstance(block.get("source"), dict):
-            source: JSONValue = block["source"]
-            if not isinstance(source, dict):
-                continue
-            blocks.append({"type": "image", "data": source.get("data"), "mimeType": source.get("media_type")})
-        else:
-            blocks.append({"type": "text", "text": json.dumps(block, ensure_ascii=False, sort_keys=True)})
-    return blocks
 
 
 class SessionSource:
@@ -148,7 +135,7 @@ def _handshake(method: str, params: JSONObject, capabilities: JSONObject, instru
 
 
 def _session_answer(answer: Answer) -> Reply:
-    return Reply({"content": mcp_content(answer.content), "isError": answer.is_error})
+    return Reply({"content": to_mcp(answer.content), "isError": answer.is_error})
 
 
 class LogSource:
@@ -164,7 +151,7 @@ class LogSource:
         self.initialize: Exchange | None = None
         self.discover: JSONObject | None = None
         for exchange in run.exchanges:
-            params = _params(exchange.request)
+            params = params_of(exchange.request)
             if exchange.event == "initialize":
                 self.initialize = exchange
                 continue
@@ -233,11 +220,6 @@ def _check_response(exchange: Exchange, path: str) -> None:
         raise InputError("the recorded initialize result names no protocolVersion", path, exchange.line)
 
 
-def _params(message: JSONObject) -> JSONObject:
-    params = message.get("params")
-    return params if isinstance(params, dict) else {}
-
-
 def _request_key(method: str, params: JSONObject) -> bytes:
     """A request's identity: its method and its parameters but for ``_meta`` (ids, tokens, protocol stamps)."""
     return canonical_bytes([method, {key: value for key, value in params.items() if key != "_meta"}])
@@ -250,7 +232,7 @@ def _initialize_reply(recorded: Exchange, params: JSONObject) -> Reply:
     if reply.result is None:
         return reply
     asked = params.get("protocolVersion")
-    if asked != _params(recorded.request).get("protocolVersion") and asked in HANDSHAKE_VERSIONS:
+    if asked != params_of(recorded.request).get("protocolVersion") and asked in HANDSHAKE_VERSIONS:
         return Reply({**reply.result, "protocolVersion": asked}, None, reply.notifications)
     return reply
 
@@ -322,21 +304,21 @@ class ReplayServer:
         if "id" not in message:
             if message.get("jsonrpc") == "2.0" and isinstance(message.get("method"), str):
                 return []  # a notification: nothing to answer
-            return [_error(None, INVALID_REQUEST, "invalid request: neither a request nor a notification")]
+            return [error(None, INVALID_REQUEST, "invalid request: neither a request nor a notification")]
         if "method" not in message and ("result" in message or "error" in message):
             return []  # a response, to a request this server never sends: nothing to answer
         request_id, method = message["id"], message.get("method")
-        if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or not _valid_id(request_id):
-            return [_error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "invalid request")]
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or not valid_id(request_id):
+            return [error(request_id if valid_id(request_id) else None, INVALID_REQUEST, "invalid request")]
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
-            return [_error(request_id, INVALID_PARAMS, "params must be an object")]
+            return [error(request_id, INVALID_PARAMS, "params must be an object")]
         params = params or {}
         call = None
         if method == "tools/call":
             name, arguments = params.get("name"), params.get("arguments", {})
             if not isinstance(name, str) or not isinstance(arguments, dict):
-                return [_error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")]
+                return [error(request_id, INVALID_PARAMS, "tools/call needs a name and an arguments object")]
             call = Call(self.log.answered, name, arguments, None, 0)
             self.log.answered += 1
             fault = self._fault(call)
@@ -353,8 +335,8 @@ class ReplayServer:
         if reply.error is not None:
             return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "error": reply.error}]
         result = reply.result if reply.result is not None else {}
-        if _modern(params):
-            result = _for_modern(method, result)
+        if modern(params):
+            result = for_modern(method, result)
         return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "result": result}]
 
     def _live(self, live: LiveServer, method: str, params: JSONObject, call: Call | None) -> Reply:
@@ -404,24 +386,24 @@ class ReplayServer:
             except _Dropped:
                 return
             if messages:
-                out.write(b"".join(_encoded(message) for message in messages))
+                out.write(b"".join(encode(message) for message in messages))
                 out.flush()
 
     def answer_line(self, line: bytes) -> list[JSONObject]:
         """What to send for one line of the transport: JSON-RPC's own errors for what is not a request."""
         try:
-            message = _strict_json(line)
+            message = decode(line)
         except (ValueError, RecursionError):
-            return [_error(None, PARSE_ERROR, "parse error")]
+            return [error(None, PARSE_ERROR, "parse error")]
         if not isinstance(message, dict):  # a batch (which MCP does not use) or a bare value
-            return [_error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
+            return [error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
         try:
             answer = self.handle(message)
         except _Dropped:
             raise
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
-            return [_error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
+            return [error(request_id if valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
         if self.traffic is not None:
             _note(self.traffic, message, answer)
         return answer
@@ -451,67 +433,9 @@ def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
     if fault.kind is FaultKind.DROP:
         raise _Dropped
     if fault.kind is FaultKind.ERROR:
-        return [_error(request_id, fault.code, fault.message)]
+        return [error(request_id, fault.code, fault.message)]
     result: JSONObject = {"content": [{"type": "text", "text": fault.message}], "isError": True}
     return [{"jsonrpc": "2.0", "id": request_id, "result": result}]
-
-
-def _modern(params: JSONObject) -> bool:
-    """Whether a request was sent on a 2026-07-28 connection, which stamps its version on every request."""
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and meta.get(PROTOCOL_META) in MODERN_VERSIONS
-
-
-def _for_modern(method: str, result: JSONObject) -> JSONObject:
-    """A result as the 2026-07-28 wire requires it: every result says its type, a cacheable one its lifetime
-    (zero: a recording may be replaced). What a recorded result already says is kept."""
-    extra: JSONObject = {"resultType": "complete"}
-    if method in _CACHEABLE:
-        extra.update(ttlMs=0, cacheScope="private")
-    return {**extra, **result}
-
-
-def _encoded(message: JSONObject) -> bytes:
-    """One message as a line; one that cannot be written as JSON text (a value nested past the encoder's depth)
-    becomes the error it is, for its request."""
-    try:
-        return json_utf8(_ENCODE(message)) + b"\n"
-    except (ValueError, RecursionError) as exc:
-        request_id = message.get("id")
-        fallback = _error(request_id if _valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")
-        return json.dumps(fallback, ensure_ascii=True).encode("ascii") + b"\n"
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {text[:40]} is too large")
-    return value
-
-
-# Built once: json.loads and json.dumps with options build a new decoder or encoder on every call.
-_DECODE = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite).decode
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-
-
-def _strict_json(line: bytes) -> JSONValue:
-    """A message as strict JSON over UTF-8 text: no NaN, no number too large for a float. A lone surrogate
-    escape is JSON (a client may send one for a cut emoji) and is answered, as the real server answered it."""
-    value: JSONValue = _DECODE(line.decode("utf-8"))
-    return value
-
-
-def _valid_id(value: JSONValue) -> bool:
-    """JSON-RPC ids are strings, whole numbers or null (MCP requests use strings and numbers)."""
-    return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _error(request_id: JSONValue, code: int, message: str) -> JSONObject:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
 def session_server(

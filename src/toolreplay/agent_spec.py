@@ -1,0 +1,123 @@
+"""An agent as ``--agent`` or ``agent:`` names it, parsed once, at the edge: a model, a scripted file, or a program.
+
+``claude-sonnet-4-5`` is a Claude model id, ``scripted:PATH`` a Python policy
+file run in process, ``cmd:COMMAND`` a program that speaks MCP, run once per
+run against the served recording (its words split as a POSIX shell splits them,
+and never run by one). Every other module holds an :data:`AgentSpec` and asks it
+what it is, which files it names and how it is written; none looks at the text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+SCRIPTED = "scripted:"
+PROGRAM = "cmd:"
+# What a program's words may hold, filled for each run (replay/command.py).
+PLACEHOLDERS = ("mcp_config", "task", "system", "run", "seed", "workdir", "here")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+
+
+class AgentSpecError(ValueError):
+    """An agent that cannot be named so; ``problem`` says why, in words that follow the setting's name."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A Claude model id, asked through the SDK."""
+
+    model: str
+
+    def show(self) -> str:
+        return self.model
+
+    def files(self, here: str) -> list[str]:
+        return []
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptSpec:
+    """A scripted agent: a Python file with a policy, run in this process with a seed."""
+
+    path: str
+
+    def show(self) -> str:
+        return SCRIPTED + self.path
+
+    def files(self, here: str) -> list[str]:
+        return [self.path]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramSpec:
+    """A program that speaks MCP: its words, and its command as written."""
+
+    words: tuple[str, ...]
+    text: str
+
+    @classmethod
+    def of_words(cls, words: Iterable[str]) -> ProgramSpec:
+        chosen = tuple(words)
+        return cls(chosen, shlex.join(chosen))
+
+    def show(self) -> str:
+        return PROGRAM + self.text
+
+    def files(self, here: str) -> list[str]:
+        """The existing files the command names (its program, its prompts): inputs no report may overwrite."""
+        return named_files(fill(self.words, {**dict.fromkeys(PLACEHOLDERS, ""), "here": here}))
+
+
+AgentSpec = ModelSpec | ScriptSpec | ProgramSpec
+SHAPES = "a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py"
+
+
+def parse_agent(text: str) -> AgentSpec:
+    """An agent from the text that names it; :class:`AgentSpecError` when it names none."""
+    if not text.strip() or text.strip() in (SCRIPTED, PROGRAM):
+        raise AgentSpecError(f"must be {SHAPES}")
+    if text.startswith(SCRIPTED):
+        return ScriptSpec(text[len(SCRIPTED) :])
+    if text.startswith(PROGRAM):
+        command = text[len(PROGRAM) :]
+        try:
+            words = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise AgentSpecError(f"{text!r}: {exc}") from None
+        if not words or not words[0]:  # no program to run
+            raise AgentSpecError("needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
+        return ProgramSpec(words, command)
+    return ModelSpec(text)
+
+
+def shown_from(spec: AgentSpec, root: str, show: Callable[[str], str]) -> str:
+    """How a report names the agent: a scripted file as ``show`` names files, a program's command with the
+    repository's root (``root``, as a POSIX path) left out of the words that name its files."""
+    if isinstance(spec, ScriptSpec):
+        return SCRIPTED + show(spec.path)
+    if isinstance(spec, ProgramSpec):
+        return spec.show().replace(f"{root}/", "")
+    return spec.show()
+
+
+def fill(words: Sequence[str], values: dict[str, str]) -> list[str]:
+    """Each word with its placeholders replaced; anything else in braces is left as written."""
+    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], word) for word in words]
+
+
+def named_files(words: Iterable[str]) -> list[str]:
+    """The existing files a command's words name (a word, or what follows ``=`` in one), each once."""
+    found: dict[str, None] = {}
+    for word in words:
+        for candidate in (word, word.partition("=")[2]):
+            if candidate and os.path.isfile(candidate):
+                found[candidate] = None
+    return list(found)

@@ -1,0 +1,122 @@
+"""The one seam between a replay and the kind of agent it drives: a :class:`Runner` turns seeds into runs.
+
+A scripted agent runs in this process, one run after another with its seed; a
+Claude model runs through the SDK, several at once when asked; a program runs
+once per run against the served recording (:mod:`toolreplay.replay.command`),
+in directories of the replay's :class:`Workspace`. The replay asks for runs and
+never looks at which kind it has.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agents.scripted import user_code_refused
+from toolreplay.agents.spec import make_agent
+from toolreplay.errors import UsageError
+from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
+from toolreplay.replay.progress import Progress
+from toolreplay.settings import ReplaySettings
+
+
+class Runner(Protocol):
+    """Runs of one agent: one per seed, numbered from ``start``, in number order."""
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]: ...
+
+
+class Workspace:
+    """Where a replay's program runs keep their directories: created on first use, removed at the end."""
+
+    def __init__(self, redact_off: tuple[str, ...] = ()) -> None:
+        self.redact_off = redact_off  # secret shapes the runs' logs leave alone, as the recording's did
+        self.here = os.getcwd()  # what {here} stands for in a command given on the command line
+        self._root: Path | None = None
+
+    def root(self) -> Path:
+        if self._root is None:
+            import tempfile  # noqa: PLC0415 - directories only for program runs
+
+            self._root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
+        return self._root
+
+    def close(self) -> None:
+        if self._root is not None:
+            import shutil  # noqa: PLC0415 - as above
+
+            shutil.rmtree(self._root, ignore_errors=True)
+
+
+class ScriptedRunner:
+    """A scripted agent, each run with its seed, one after another."""
+
+    def __init__(self, spec: ScriptSpec) -> None:
+        self.spec = spec
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        agents = [(make_agent(self.spec, seed, setup.request), seed) for seed in seeds]
+        return replay_runs(setup, agents, progress.turn, progress.run, start)
+
+
+class ModelRunner:
+    """A Claude model through the SDK: one run at a time, or ``concurrency`` at once through one async client."""
+
+    def __init__(self, spec: ModelSpec, settings: ReplaySettings) -> None:
+        self.spec = spec
+        self.settings = settings
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        timeout = self.settings.request_timeout
+        if self.settings.concurrency == 1:
+            agents = [(make_agent(self.spec, 0, setup.request, timeout), None) for _ in seeds]
+            return replay_runs(setup, agents, progress.turn, progress.run, start)
+        import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
+
+        return asyncio.run(self._at_once(setup, len(seeds), start, progress))
+
+    async def _at_once(self, setup: ReplaySetup, repeat: int, start: int, progress: Progress) -> list[Run]:
+        from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
+
+        client = make_async_client(self.settings.request_timeout)
+        try:
+            agents = [AsyncClaudeAgent(client, self.spec.model, setup.request) for _ in range(repeat)]
+            concurrency = self.settings.concurrency
+            return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run, start)
+        finally:
+            await client.close()
+
+
+class ProgramRunner:
+    """A program that speaks MCP, once per run against what this side serves, ``concurrency`` at a time."""
+
+    def __init__(self, spec: ProgramSpec, settings: ReplaySettings, workspace: Workspace, side: str) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.workspace = workspace
+        self.side = side  # "edited" or "unchanged": the runs' directories are named by it
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        from toolreplay.replay.command import CommandRuns, command_runs, prepare  # noqa: PLC0415 - programs only
+
+        refused = user_code_refused()
+        if refused is not None:
+            raise UsageError(f"agent {self.spec.show()} is not run: {refused}")
+        chosen = self.settings
+        served = prepare(setup, chosen.on_unrecorded, chosen.stubs, self.workspace.redact_off)
+        programs = CommandRuns(
+            self.spec.words, setup, served, self.workspace.root(), self.side, chosen.run_timeout, self.workspace.here
+        )
+        return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
+
+
+def runner_for(spec: AgentSpec, settings: ReplaySettings, workspace: Workspace, side: str) -> Runner:
+    """The runner of the agent ``spec`` names, under ``settings``; ``side`` names a program's run directories."""
+    if isinstance(spec, ScriptSpec):
+        return ScriptedRunner(spec)
+    if isinstance(spec, ProgramSpec):
+        return ProgramRunner(spec, settings, workspace, side)
+    return ModelRunner(spec, settings)
