@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from toolreplay.check.model import parse_shard
-from toolreplay.check.run import Unit, shard_of, unit_weight
+from toolreplay.check.run import Analysis, Recording, Unit, shard_of, unit_weight
+from toolreplay.formats.recording import Kind
 
 
 @pytest.fixture
@@ -16,8 +17,8 @@ def units(tmp_path: Path) -> list[Unit]:
     for number, size in enumerate([9000, 100, 100, 100, 8000, 100, 100, 7000, 100, 100, 6000, 100]):
         path = tmp_path / f"f{number:02d}.jsonl"
         path.write_bytes(b"x" * size)
-        made.append(Unit(f"audit {path.name}", "audit", str(path)))
-        made.append(Unit(f"verify {path.name}", "verify", str(path)))
+        made.append(Unit(f"audit {path.name}", Analysis.AUDIT, Recording(str(path), Kind.TRANSCRIPT)))
+        made.append(Unit(f"verify {path.name}", Analysis.VERIFY, Recording(str(path), Kind.SEALED_TRANSCRIPT)))
     return made
 
 
@@ -33,7 +34,7 @@ def test_shards_partition_the_units_in_report_order(units: list[Unit], count: in
 
 def test_the_heavy_units_go_to_different_shards(units: list[Unit]) -> None:
     shards = [shard_of(units, (k, 4)) for k in range(1, 5)]
-    heavy = [sum(1 for unit in shard if unit.analysis == "audit" and unit_weight(unit) > 1000) for shard in shards]
+    heavy = [sum(1 for unit in shard if unit.analysis is Analysis.AUDIT and unit_weight(unit) > 1000) for shard in shards]
     assert heavy == [1, 1, 1, 1]
     loads = [sum(unit_weight(unit) for unit in shard) for shard in shards]
     assert max(loads) / (sum(loads) / 4) < 1.2

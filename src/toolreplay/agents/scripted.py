@@ -74,10 +74,11 @@ def load_module(path: str | Path, what: str) -> ModuleType:
 class ScriptedAgent:
     """An agent whose turns come from a seeded policy in a Python file."""
 
-    def __init__(self, path: str, seed: int) -> None:
+    def __init__(self, path: str, seed: int, module: ModuleType | None = None) -> None:
+        """``module``: the file, already loaded (a replay loads it once for all its runs)."""
         self.path = path
         self.seed = seed
-        module = load_module(path, "scripted agent")
+        module = module if module is not None else load_module(path, "scripted agent")
         factory = getattr(module, "Agent", None)
         if not callable(factory):
             raise UsageError(f"scripted agent {path} defines no class Agent")

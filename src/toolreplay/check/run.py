@@ -1,21 +1,31 @@
-"""Planning a check into units, taking a shard's share, and running each unit.
+"""A check in three steps: plan it into units, resolve this shard's units, execute them.
 
-The units, in report order: the chain of every sealed recording, the
+**Plan.** The units, in report order: the chain of every sealed recording, the
 self-audit of every recording, every recording against every scope that
 applies to it, every replay of every chosen session, every comparison group.
-A unit's key names it for sharding and merging; a shard takes a share of each
-analysis balanced by the units' expected cost (bytes read, times runs for a
-replay), so the expensive replays spread evenly over the shards.
+Each recording is a :class:`Recording` whose kind is detected once. A unit's
+key names it for sharding and merging; a shard takes a share of each analysis
+balanced by the units' expected cost (bytes read, times runs for a replay), so
+the expensive replays spread evenly over the shards.
+
+**Resolve.** Every input is named before anything runs: the sessions a replay
+reads, the agents they were recorded with (held to the repository), the files a
+program names. :class:`PreparedCheck` holds them, so the command guards its
+outputs once.
+
+**Execute.** Each unit goes to its analysis through one table.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from toolreplay import __version__
 from toolreplay.agent_spec import shown_from
@@ -67,7 +77,23 @@ from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count, format_call
 
-ANALYSES = ("verify", "audit", "scope", "replay", "compare")
+
+class Analysis(enum.Enum):
+    """What a unit does to its recording; the definition order is the report order."""
+
+    VERIFY = "verify"
+    AUDIT = "audit"
+    SCOPE = "scope"
+    REPLAY = "replay"
+    COMPARE = "compare"
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """A file the check reads as a recording, with its kind, detected once."""
+
+    path: str
+    kind: Kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,35 +101,51 @@ class Unit:
     """One analysis of one file or group: its key, and what it needs."""
 
     key: str
-    analysis: str
-    path: str
+    analysis: Analysis
+    recording: Recording
     scope: ScopeSetting | None = None
     job: ReplayJob | None = None
     group: CompareGroup | None = None
+
+    @property
+    def path(self) -> str:
+        return self.recording.path
 
 
 def plan(config: Config, paths: Paths) -> list[Unit]:
     """Every unit of the check, in report order."""
     units: list[Unit] = []
     listed_sealed = set(config.sealed)
-    kinds = {path: detect_kind(path) for path in config.recordings}
-    for path, kind in kinds.items():
+    found: dict[str, Recording] = {}
+
+    def recording(path: str) -> Recording:
+        if path not in found:
+            found[path] = Recording(path, detect_kind(path))
+        return found[path]
+
+    for path in config.recordings:
+        kind = recording(path).kind
         if path in listed_sealed and not kind.sealed:
             raise InputError(
                 f"listed under 'sealed' but is a {kind.value}; seal it: toolreplay seal FILE -o SEALED", path
             )
         if kind.sealed:
-            units.append(Unit(f"verify {paths.show(path)}", "verify", path))
-    units.extend(Unit(f"audit {paths.show(path)}", "audit", path) for path in config.recordings)
+            units.append(Unit(f"verify {paths.show(path)}", Analysis.VERIFY, found[path]))
+    units.extend(Unit(f"audit {paths.show(path)}", Analysis.AUDIT, found[path]) for path in config.recordings)
     for setting in config.scopes:
         applies = setting.recordings or config.recordings
         units.extend(
-            Unit(f"scope {paths.show(path)} against {paths.show(setting.file)}", "scope", path, scope=setting)
+            Unit(
+                f"scope {paths.show(path)} against {paths.show(setting.file)}",
+                Analysis.SCOPE,
+                recording(path),
+                scope=setting,
+            )
             for path in applies
         )
     for number, job in enumerate(config.replays, start=1):
         for path in job.sessions:
-            kind = kinds.get(path) or detect_kind(path)
+            kind = recording(path).kind
             if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
                 raise InputError(
                     f"replay {number}: {paths.show(path)} is a {kind.value}, which has no conversation to replay; "
@@ -111,11 +153,10 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
                     config.path,
                     job.line,
                 )
-            units.append(Unit(f"replay {number} {paths.show(path)}", "replay", path, job=job))
-    units.extend(
-        Unit(f"compare {number} {paths.show(group.recorded)}", "compare", group.recorded, group=group)
-        for number, group in enumerate(config.compares, start=1)
-    )
+            units.append(Unit(f"replay {number} {paths.show(path)}", Analysis.REPLAY, found[path], job=job))
+    for number, group in enumerate(config.compares, start=1):
+        key = f"compare {number} {paths.show(group.recorded)}"
+        units.append(Unit(key, Analysis.COMPARE, recording(group.recorded), group=group))
     return units
 
 
@@ -143,7 +184,7 @@ def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]
     k, n = shard
     load = [0.0] * n
     chosen: set[str] = set()
-    for analysis in ANALYSES:
+    for analysis in Analysis:
         members = [unit for unit in units if unit.analysis == analysis]
         weights = {unit.key: unit_weight(unit) for unit in members}
         total = sum(weights.values())
@@ -163,18 +204,25 @@ def config_digest(config: Config) -> str:
     return digest.hexdigest()
 
 
-def run_check(
-    config: Config, paths: Paths, shard: tuple[int, int] | None = None, read: list[str] | None = None
-) -> CheckReport:
-    """Plan the check, run this shard's units, and collect their results; ``read`` gets the files it read
-    beyond those the config names."""
-    units = plan(config, paths)
-    checker = _Checker(config, paths)
-    results = tuple(checker.run(unit) for unit in shard_of(units, shard))
-    if read is not None:
-        read.extend(checker.read)
-    shown = paths.show(config.path) if config.path else None
-    return CheckReport(shown, config_digest(config), config.fail_on, tuple(u.key for u in units), results, shard)
+class PreparedCheck:
+    """A check planned and this shard's units resolved: every file it will read is known, nothing has run."""
+
+    def __init__(self, config: Config, paths: Paths, shard: tuple[int, int] | None = None) -> None:
+        self.config = config
+        self.paths = paths
+        self.shard = shard
+        self.units = plan(config, paths)
+        self.chosen = shard_of(self.units, shard)
+        self._checker = _Checker(config, paths)
+        self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
+
+    def run(self) -> CheckReport:
+        """Execute the chosen units and collect their results."""
+        results = tuple(self._checker.run(unit) for unit in self.chosen)
+        config = self.config
+        shown = self.paths.show(config.path) if config.path else None
+        keys = tuple(unit.key for unit in self.units)
+        return CheckReport(shown, config_digest(config), config.fail_on, keys, results, self.shard)
 
 
 class _Checker:
@@ -187,37 +235,46 @@ class _Checker:
         if config.rules:  # its findings name it as every report names a file: from the repository root
             self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
         self._sessions: dict[str, Session] = {}
-        self.read: list[str] = []  # files read beyond those the config names (the agents sessions name)
+        self._candidates: dict[str, Candidate] = {}  # each replay unit's, by its key
         self._scopes: dict[str, Scope] = {}
+        self._kinds: dict[str, Kind] = {}
 
     def session(self, path: str) -> Session:
         if path not in self._sessions:
-            self._sessions[path] = load_session(path)
+            self._sessions[path] = load_session(path, self._kinds.get(path))
         return self._sessions[path]
+
+    def resolve(self, units: Sequence[Unit]) -> list[str]:
+        """Read what the units' replays need before any unit runs (their sessions, their candidates), and name
+        the files they will read beyond those the config names: the agents the sessions were recorded with, held
+        to the repository, and the files a program names."""
+        named: list[str] = []
+        for unit in units:
+            self._kinds[unit.path] = unit.recording.kind
+        for unit in units:
+            if unit.analysis is not Analysis.REPLAY or unit.job is None:
+                continue
+            settings = unit.job.settings
+            candidate = load_candidate(self.session(unit.path), settings)
+            self._candidates[unit.key] = candidate
+            for script in scripts(candidate, settings):
+                named.append(self._may_run(script, unit, unit.job))
+            named += program_files(candidate)  # a program's files are inputs too
+        return named
 
     def classifier(self, session: Session) -> Classifier:
         return Classifier(self.policy, session.context.tools if session.context is not None else ())
 
     def run(self, unit: Unit) -> UnitResult:
-        if unit.analysis == "verify":
-            return self.verify(unit)
-        if unit.analysis == "audit":
-            return self.audit(unit)
-        if unit.analysis == "scope" and unit.scope is not None:
-            return self.scope(unit, unit.scope)
-        if unit.analysis == "replay" and unit.job is not None:
-            return self.replay(unit, unit.job)
-        if unit.analysis == "compare" and unit.group is not None:
-            return self.compare(unit, unit.group)
-        raise ValueError(f"unit {unit.key} is incomplete")
+        return _EXECUTE[unit.analysis](self, unit)
 
     def verify(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
-        links, last_label = read_links(unit.path)
+        links, last_label = read_links(unit.path, unit.recording.kind)
         result = verify(links, unit.path, last_label)
         broken = result.broken
         if broken is None:
-            return UnitResult(unit.key, "verify", shown, f"chain intact ({count(result.links, 'link')})")
+            return UnitResult(unit.key, Analysis.VERIFY.value, shown, f"chain intact ({count(result.links, 'link')})")
         part = f" ({broken.label})" if broken.label else ""
         message = (
             f"the hash chain breaks at index {broken.index}{part}: expected {broken.expected}, found "
@@ -226,7 +283,9 @@ class _Checker:
         finding = CheckFinding(
             Rule.CHAIN_BROKEN, message, Location(shown, broken.line), (), fingerprint("chain-broken", shown)
         )
-        return UnitResult(unit.key, "verify", shown, f"chain broken at index {broken.index}{part}", (finding,))
+        return UnitResult(
+            unit.key, Analysis.VERIFY.value, shown, f"chain broken at index {broken.index}{part}", (finding,)
+        )
 
     def _call_findings(
         self, rule_of: Iterable[tuple[Rule, str, Call]], shown: str, related: tuple[Location, ...] = ()
@@ -252,11 +311,12 @@ class _Checker:
         if path in self._sessions:
             session = self._sessions[path]
             return lambda: iter(session.calls), self.classifier(session), True
-        first, classifier, stateful = calls_and_classifier(path, self.policy)
+        kind = self._kinds.get(path)
+        first, classifier, stateful = calls_and_classifier(path, self.policy, kind)
         unread = [first]
 
         def calls() -> Iterator[Call]:
-            return unread.pop() if unread else calls_and_classifier(path, self.policy)[0]
+            return unread.pop() if unread else calls_and_classifier(path, self.policy, kind)[0]
 
         return calls, classifier, stateful
 
@@ -280,9 +340,10 @@ class _Checker:
         findings = self._call_findings(self._at_findings(report.findings, calls), shown)
         summary = count(report.calls, "call")
         summary += f", {count(len(findings), 'finding')}" if findings else ", clean"
-        return UnitResult(unit.key, "audit", shown, summary, findings)
+        return UnitResult(unit.key, Analysis.AUDIT.value, shown, summary, findings)
 
-    def scope(self, unit: Unit, setting: ScopeSetting) -> UnitResult:
+    def scope(self, unit: Unit) -> UnitResult:
+        setting = _needed(unit.scope, unit)
         shown = self.paths.show(unit.path)
         if setting.file not in self._scopes:
             self._scopes[setting.file] = read_scope(setting.file)
@@ -293,16 +354,14 @@ class _Checker:
         scope_shown = self.paths.show(setting.file)
         summary = f"{count(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
         summary += f", {len(findings)} outside it" if findings else ", all inside it"
-        return UnitResult(unit.key, "scope", shown, summary, findings, inputs=(scope_shown,))
+        return UnitResult(unit.key, Analysis.SCOPE.value, shown, summary, findings, inputs=(scope_shown,))
 
-    def replay(self, unit: Unit, job: ReplayJob) -> UnitResult:
+    def replay(self, unit: Unit) -> UnitResult:
+        job = _needed(unit.job, unit)
         shown = self.paths.show(unit.path)
         session = self.session(unit.path)
         settings = job.settings
-        candidate = load_candidate(session, settings)
-        for script in scripts(candidate, settings):
-            self._may_run(script, unit, job)
-        self.read.extend(program_files(candidate))  # a program's files are inputs too
+        candidate = self._candidates[unit.key]  # resolved before any unit ran
         outcome = replay_session(
             session,
             settings,
@@ -318,8 +377,8 @@ class _Checker:
         where = candidate_inputs(session, settings, candidate, self.paths, fallback)
         return replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
 
-    def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> None:
-        """Note a Python file the check will run, once it is known to lie in the repository.
+    def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> str:
+        """A Python file the check will run, once it is known to lie in the repository.
 
         A session names the agent it was recorded with, and a pull request can edit a session: its
         scripted agent is held to the rule for every file the config names.
@@ -333,9 +392,10 @@ class _Checker:
                 self.config.path,
                 job.agent_line,
             )
-        self.read.append(script)
+        return script
 
-    def compare(self, unit: Unit, group: CompareGroup) -> UnitResult:
+    def compare(self, unit: Unit) -> UnitResult:
+        group = _needed(unit.group, unit)
         reference = self.session(group.recorded)
         if reference.context is None:
             raise InputError(
@@ -350,6 +410,24 @@ class _Checker:
         baseline = [self.paths.show(path) for path in group.baseline]
         shown = self.paths.show(unit.path)
         return compare_result(unit.key, shown, reference, report, self.policy, candidates, baseline)
+
+
+_EXECUTE: dict[Analysis, Callable[[_Checker, Unit], UnitResult]] = {
+    Analysis.VERIFY: _Checker.verify,
+    Analysis.AUDIT: _Checker.audit,
+    Analysis.SCOPE: _Checker.scope,
+    Analysis.REPLAY: _Checker.replay,
+    Analysis.COMPARE: _Checker.compare,
+}
+
+_Needed = TypeVar("_Needed")
+
+
+def _needed(value: _Needed | None, unit: Unit) -> _Needed:
+    """What a unit's analysis needs (its scope, replay or group), which its plan always gives it."""
+    if value is None:
+        raise ValueError(f"unit {unit.key} is incomplete")
+    return value
 
 
 def candidate_inputs(
@@ -454,7 +532,7 @@ def replay_result(
         )
     return UnitResult(
         key,
-        "replay",
+        Analysis.REPLAY.value,
         shown,
         summary,
         findings,
@@ -499,7 +577,17 @@ def compare_result(
         diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
     inputs = (*candidates, *baseline)
     return UnitResult(
-        key, "compare", shown, summary, findings, rows, (), inputs, recording_view(reference, recorded), runs, diff
+        key,
+        Analysis.COMPARE.value,
+        shown,
+        summary,
+        findings,
+        rows,
+        (),
+        inputs,
+        recording_view(reference, recorded),
+        runs,
+        diff,
     )
 
 

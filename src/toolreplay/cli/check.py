@@ -11,7 +11,7 @@ import click
 from toolreplay.agents.scripted import refuse_user_code
 from toolreplay.check.locate import Paths
 from toolreplay.check.model import parse_shard
-from toolreplay.check.run import run_check
+from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
@@ -108,10 +108,10 @@ def command(
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
     html_file = html_file or config.html  # the command line's --html in place of the config's
-    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files(), top)
-    ran: list[str] = []
-    report = run_check(config, Paths(top), chosen_shard, ran)
-    guard_reports(markdown_file, sarif_file, json_file, html_file, ran)  # the agents the sessions named, known only now
+    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files(), top)  # before reading any
+    prepared = PreparedCheck(config, Paths(top), chosen_shard)
+    guard_reports(markdown_file, sarif_file, json_file, html_file, prepared.inputs)  # what the sessions name
+    report = prepared.run()
     code = emit_reports(report, markdown_file, sarif_file, json_file, html_file, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)

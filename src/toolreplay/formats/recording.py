@@ -148,10 +148,12 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
         return Session(str(path), tuple(iter_recorded_calls(path)))
 
 
-def calls_and_classifier(path: str | Path, policy: Policy) -> tuple[Iterator[Call], Classifier, bool]:
+def calls_and_classifier(
+    path: str | Path, policy: Policy, kind: Kind | None = None
+) -> tuple[Iterator[Call], Classifier, bool]:
     """A recording's calls as a stream, a classifier that knows its tools, and whether it is a session (whose
-    world the audit takes to be stateful)."""
-    kind = detect_kind(path)
+    world the audit takes to be stateful). ``kind``: the file's, if known."""
+    kind = detect_kind(path) if kind is None else kind
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return iter_recorded_calls(path), Classifier(policy), False
     if kind is Kind.SESSION:
@@ -224,10 +226,10 @@ def sniff_kind(path: str | Path) -> Kind | None:
     return kind_of_line(first) if isinstance(first, dict) else None
 
 
-def read_links(path: str) -> tuple[Iterable[SealedLink], str | None]:
+def read_links(path: str, kind: Kind | None = None) -> tuple[Iterable[SealedLink], str | None]:
     """The links of a sealed transcript or a sealed session, and the label the last link must carry (a sealed
-    session's final reply; a transcript's chain has no last link to expect)."""
-    kind = detect_kind(path)
+    session's final reply; a transcript's chain has no last link to expect). ``kind``: the file's, if known."""
+    kind = detect_kind(path) if kind is None else kind
     if kind is Kind.SEALED_SESSION:
         return sealed_parts(iter_numbered_objects(path), path), FINAL_PART
     if kind is Kind.SESSION:

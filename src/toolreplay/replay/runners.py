@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
-from toolreplay.agents.scripted import user_code_refused
+from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_refused
 from toolreplay.agents.spec import make_agent
 from toolreplay.errors import UsageError
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
@@ -58,7 +58,8 @@ class ScriptedRunner:
         self.spec = spec
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
-        agents = [(make_agent(self.spec, seed, setup.request), seed) for seed in seeds]
+        module = load_module(self.spec.path, "scripted agent")  # found and loaded once, for every run
+        agents = [(ScriptedAgent(self.spec.path, seed, module), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run, start)
 
 
