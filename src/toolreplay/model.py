@@ -9,6 +9,7 @@ finding can point at it.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolreplay.canonical import JSONObject, JSONValue
@@ -71,6 +72,18 @@ class Finding:
 def sorted_findings(findings: list[Finding]) -> tuple[Finding, ...]:
     """Findings in report order: by call index, then by the fixed kind order."""
     return tuple(sorted(findings, key=lambda finding: finding.sort_key))
+
+
+def content_text(content: JSONValue | Sequence[JSONObject], between: str) -> str:
+    """The one rule for the text of a message's content or of a system prompt: a string is its own text; blocks
+    give the text of their ``text`` blocks, joined by ``between`` (``""`` for a reply, whose text the API may cut
+    into blocks; a line break for a prompt's blocks); anything else has none."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = (block.get("text") for block in content if isinstance(block, dict) and block.get("type") == "text")
+    return between.join(text for text in texts if isinstance(text, str))
 
 
 @dataclass(frozen=True, slots=True)

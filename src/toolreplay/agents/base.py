@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.model import ToolDef
+from toolreplay.model import ToolDef, content_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class Turn:
 
     @property
     def text(self) -> str:
-        return "".join(str(block.get("text", "")) for block in self.content if block.get("type") == "text")
+        return content_text(self.content, "")
 
 
 class Agent(Protocol):

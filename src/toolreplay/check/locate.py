@@ -18,7 +18,7 @@ from pathlib import Path
 from toolreplay.canonical import JSONValue
 from toolreplay.check.model import Location
 from toolreplay.formats.located import Node
-from toolreplay.model import ToolDef
+from toolreplay.model import ToolDef, content_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +44,7 @@ def fingerprint(*parts: str) -> str:
 
 def prompt_text(system: JSONValue) -> str:
     """A recorded system prompt as text: a string, or the text of its blocks."""
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return "\n".join(str(block.get("text", "")) for block in system if isinstance(block, dict))
-    return ""
+    return content_text(system, "\n")  # the text the candidate's prompt file is set beside, line for line
 
 
 def first_difference(recorded: str, candidate: str) -> int:

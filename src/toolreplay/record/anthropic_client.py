@@ -34,7 +34,7 @@ from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_ut
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.session import REQUEST_FIELDS, dump_session, parse_session
-from toolreplay.model import SessionContext, ToolDef
+from toolreplay.model import SessionContext, ToolDef, content_text
 from toolreplay.redact import Redactor
 
 # The request settings a session keeps (the server tools are taken from ``tools``).
@@ -96,7 +96,7 @@ class SessionRecorder:
         blocks = [block for block in content if isinstance(block, dict)]
         if not any(block.get("type") == "tool_use" for block in blocks):
             messages.append({"role": "assistant", "content": content, **turn})
-            final = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+            final = content_text(blocks, "")
         given = {**(request.get("extra_body") or {}), **request}  # a setting this SDK has no parameter for rides there
         settings: JSONObject = {key: plain(given[key]) for key in _SETTINGS if given.get(key) is not None}
         if server_tools:

@@ -38,7 +38,7 @@ from toolreplay.answers import RecordedAnswers, answer_call
 from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.session import dump_session, person_messages
-from toolreplay.model import Call
+from toolreplay.model import Call, content_text
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
@@ -103,22 +103,13 @@ def prepare(
         table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
         rules = tomli_w.dumps({"matching": table})
     session = dump_session(replace(context, tools=tuple(setup.tools)))
-    return Served(session, _text(setup.system), rules, on_unrecorded, stubs, redact_off)
-
-
-def _text(content: JSONValue) -> str:
-    """A message's or a system prompt's text: a string, or its text blocks joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
+    return Served(session, content_text(setup.system, "\n"), rules, on_unrecorded, stubs, redact_off)
 
 
 def task_text(setup: ReplaySetup) -> str:
     """What the person first asked, as text: what ``{task}`` stands for."""
     context = setup.recording.context
-    return _text(person_messages(context.messages)[0]["content"]) if context is not None else ""
+    return content_text(person_messages(context.messages)[0]["content"], "\n") if context is not None else ""
 
 
 @dataclass(frozen=True, slots=True)

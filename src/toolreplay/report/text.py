@@ -14,7 +14,7 @@ from toolreplay.canonical import JSONObject
 from toolreplay.diff import FieldChange, PairKind
 from toolreplay.escape import for_terminal, one_line
 from toolreplay.formats.session import Outline
-from toolreplay.model import Call, Finding, Session
+from toolreplay.model import Call, Finding, Session, content_text
 from toolreplay.replay import reading
 from toolreplay.wording import agree, count, format_call, format_value, p_value, tally
 
@@ -159,11 +159,7 @@ def person_texts(said: Sequence[JSONObject]) -> list[str]:
     texts = []
     for message in said:
         content = message["content"]
-        if isinstance(content, str):
-            text = content
-        else:
-            parts = [b.get("text") for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-            text = " ".join(part for part in parts if isinstance(part, str)) or "(no text)"
+        text = content_text(content, " ") or ("" if isinstance(content, str) else "(no text)")
         text = " ".join(text.split())
         texts.append(text if len(text) <= 100 else text[:99] + "…")
     return texts

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.model import content_text
 
 # What the person said, when a log starts with the agent.
 NO_OPENING = "(the person's first message is not in the file)"
@@ -128,9 +129,7 @@ class ConversationBuilder:
         final = None
         last = self.messages[-1]
         if last["role"] == "assistant":
-            blocks = last["content"] if isinstance(last["content"], list) else []
-            texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-            final = "".join(t for t in texts if isinstance(t, str))
+            final = content_text(last["content"] if isinstance(last["content"], list) else [], "")
         return tuple(self.messages), final
 
     def _close(self) -> None:
