@@ -291,11 +291,23 @@ class UnitResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Statement:
+    """What a command says of its result: its name, its verdict (the one its exit code follows) and the sentence
+    that explains it. ``replay``, ``compare`` and ``diff`` state their own, from their analysis; a check's comes
+    from its findings."""
+
+    command: str
+    verdict: Verdict
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
 class CheckReport:
     """Every unit's result, and the verdict the fail-on rule gives them.
 
     ``units`` names every analysis of the whole check; a shard holds the
-    results of its share of them.
+    results of its share of them. ``stated``: the statement of the command whose
+    one analysis this report holds (None for ``check``, whose findings decide).
     """
 
     config: str | None
@@ -304,6 +316,7 @@ class CheckReport:
     units: tuple[str, ...]
     results: tuple[UnitResult, ...]
     shard: tuple[int, int] | None = None
+    stated: Statement | None = None
 
     @property
     def findings(self) -> tuple[CheckFinding, ...]:

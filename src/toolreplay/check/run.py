@@ -47,6 +47,7 @@ from toolreplay.check.model import (
     Location,
     Rule,
     RunView,
+    Statement,
     UnitResult,
     UnrecordedRow,
 )
@@ -449,9 +450,10 @@ def candidate_inputs(
     return CandidateInputs(system, tools, changed, fallback)
 
 
-def single_report(result: UnitResult, fail_on: FailOn) -> CheckReport:
-    """One analysis's result as a whole report (what ``replay``, ``compare`` and ``diff`` draw a page from)."""
-    return CheckReport(None, "", fail_on, (result.key,), (result,))
+def single_report(result: UnitResult, fail_on: FailOn, stated: Statement) -> CheckReport:
+    """One analysis's result as a whole report, with what its command said of it: what ``replay``, ``compare`` and
+    ``diff`` render every report kind from."""
+    return CheckReport(None, "", fail_on, (result.key,), (result,), stated=stated)
 
 
 def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:

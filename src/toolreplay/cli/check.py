@@ -13,7 +13,7 @@ from toolreplay.check.locate import Paths
 from toolreplay.check.model import parse_shard
 from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
-from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
+from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
@@ -76,16 +76,13 @@ def _discovered(directory: str) -> Config:
     is_flag=True,
     help="Run no Python file the config names (scripted agents): for configs that come from a pull request.",
 )
-@report_options
+@report_options()
 def command(
     config_file: str | None,
     root: str | None,
     shard: str | None,
     fail_on: str | None,
-    markdown_file: str | None,
-    sarif_file: str | None,
-    json_file: str | None,
-    html_file: str | None,
+    reports: ReportFiles,
     github_annotations: bool,
     allow_outside_root: bool,
     no_code: bool,
@@ -107,12 +104,12 @@ def command(
     config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
-    html_file = html_file or config.html  # the command line's --html in place of the config's
-    guard_reports(markdown_file, sarif_file, json_file, html_file, config.files(), top)  # before reading any
+    reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
+    guard_reports(reports, config.files(), top)  # before reading any
     prepared = PreparedCheck(config, Paths(top), chosen_shard)
-    guard_reports(markdown_file, sarif_file, json_file, html_file, prepared.inputs)  # what the sessions name
+    guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
-    code = emit_reports(report, markdown_file, sarif_file, json_file, html_file, github_annotations, top)
+    code = emit_reports(report, reports, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)
     return code

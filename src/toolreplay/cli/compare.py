@@ -9,7 +9,7 @@ import click
 
 from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import guard_outputs, write_json, write_text
-from toolreplay.cli.report_options import html_option, write_html
+from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
@@ -67,7 +67,7 @@ from toolreplay.verdict import FailOn
 )
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@html_option
+@report_options("markdown", "sarif", "html")
 @policy_options
 def command(
     recorded: str,
@@ -77,12 +77,13 @@ def command(
     test: str,
     fail_on: str,
     as_json: bool,
-    html_file: str | None,
+    reports: ReportFiles,
+    github_annotations: bool,
     rules_file: str | None,
     strict: bool,
 ) -> int:
     _once_each(recorded, candidates, baselines)
-    guard_outputs({"--html": html_file}, [recorded, *candidates, *baselines, rules_file])
+    guard_outputs(named_reports(reports), [recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
@@ -94,9 +95,10 @@ def command(
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
-    if html_file is not None:
+    if asked(reports, github_annotations):
         from toolreplay.check.locate import Paths  # noqa: PLC0415
-        from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - only for a page
+        from toolreplay.check.model import Statement  # noqa: PLC0415
+        from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
 
         paths = Paths(Path.cwd())
         shown = paths.show(recorded)
@@ -109,8 +111,8 @@ def command(
             [paths.show(path) for path in candidates],
             [paths.show(path) for path in baselines],
         )
-        page = single_report(result, FailOn(fail_on))
-        write_html(page, html_file, "compare", report.verdict, noise_verdict(report))
+        stated = Statement("compare", report.verdict, noise_verdict(report))
+        write_reports(single_report(result, FailOn(fail_on), stated), reports, github_annotations)
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     if as_json:
         write_json(render_noise_json(report))

@@ -8,12 +8,21 @@ import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import guard_outputs, write_json, write_text
-from toolreplay.cli.report_options import html_option, write_html
+from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
 from toolreplay.diff import compare_recordings
-from toolreplay.formats.recording import kept_still, load_session
+from toolreplay.formats.recording import Kind, detect_kind, kept_still, load_session
+from toolreplay.formats.session_stream import read_calls
+from toolreplay.model import Session
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import diff_verdict, render_diff
 from toolreplay.verdict import FailOn
+
+
+def read_recording(path: str) -> Session:
+    """A recording as diff reads it: whole, but for a session's messages, which no report of a diff shows (a
+    session is read for its calls, tools and final reply, each message let go once read)."""
+    kind = detect_kind(path)
+    return read_calls(path) if kind is Kind.SESSION else load_session(path, kind)
 
 
 @click.command(
@@ -34,23 +43,32 @@ from toolreplay.verdict import FailOn
 @click.argument("b", metavar="B")
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@html_option
+@report_options("markdown", "sarif", "html")
 @policy_options
 def command(
-    a: str, b: str, fail_on: str, as_json: bool, html_file: str | None, rules_file: str | None, strict: bool
+    a: str,
+    b: str,
+    fail_on: str,
+    as_json: bool,
+    reports: ReportFiles,
+    github_annotations: bool,
+    rules_file: str | None,
+    strict: bool,
 ) -> int:
-    guard_outputs({"--html": html_file}, [a, b, rules_file])
+    guard_outputs(named_reports(reports), [a, b, rules_file])
     policy = load_policy(rules_file, strict)
-    recording_a, recording_b = load_session(a), load_session(b)
+    recording_a, recording_b = read_recording(a), read_recording(b)
     with kept_still():
         result = compare_recordings(recording_a, recording_b, policy, FailOn(fail_on))
-        if html_file is not None:
+        if asked(reports, github_annotations):
             from toolreplay.check.locate import Paths  # noqa: PLC0415
-            from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - only for a page
+            from toolreplay.check.model import Statement  # noqa: PLC0415
+            from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
 
             paths = Paths(Path.cwd())
-            page = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on))
-            write_html(page, html_file, "diff", result.verdict, diff_verdict(result))
+            stated = Statement("diff", result.verdict, diff_verdict(result))
+            report = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on), stated)
+            write_reports(report, reports, github_annotations)
         if as_json:
             write_json(render_diff_json(result))
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.check.merge import merge_reports
-from toolreplay.cli.report_options import emit_reports, guard_reports, report_options
+from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.formats.files import repository_root
 from toolreplay.report.check_json import read_check_report
 
@@ -19,17 +19,10 @@ from toolreplay.report.check_json import read_check_report
     gives.
     """,
 )
-@click.argument("reports", metavar="REPORT.json...", nargs=-1, required=True)
-@report_options
-def command(
-    reports: tuple[str, ...],
-    markdown_file: str | None,
-    sarif_file: str | None,
-    json_file: str | None,
-    html_file: str | None,
-    github_annotations: bool,
-) -> int:
+@click.argument("shards", metavar="REPORT.json...", nargs=-1, required=True)
+@report_options()
+def command(shards: tuple[str, ...], reports: ReportFiles, github_annotations: bool) -> int:
     root = repository_root(".")  # a report's missing directories are made inside the repository
-    guard_reports(markdown_file, sarif_file, json_file, html_file, reports, root)
-    merged = merge_reports([(path, read_check_report(path)) for path in reports])
-    return emit_reports(merged, markdown_file, sarif_file, json_file, html_file, github_annotations, root)
+    guard_reports(reports, shards, root)
+    merged = merge_reports([(path, read_check_report(path)) for path in shards])
+    return emit_reports(merged, reports, github_annotations, root)

@@ -9,13 +9,14 @@ the recording.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import guard_outputs, warn, write_json, write_lines, write_text
-from toolreplay.cli.report_options import html_option, write_html
+from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.model import UNRECORDED_TASK, Session
@@ -30,6 +31,9 @@ from toolreplay.replay.drive import (
 from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
+
+if TYPE_CHECKING:
+    from toolreplay.check.model import CheckReport
 
 
 @click.command(
@@ -75,7 +79,7 @@ from toolreplay.verdict import Exit, FailOn, exit_for
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @fail_on_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@html_option
+@report_options("markdown", "sarif", "html")
 @policy_options
 def command(
     recording: str,
@@ -83,20 +87,21 @@ def command(
     runs_out: str | None,
     fail_on: str,
     as_json: bool,
-    html_file: str | None,
+    reports: ReportFiles,
+    github_annotations: bool,
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
-    outputs = {"--runs-out": runs_out, "--html": html_file}
+    outputs = {"--runs-out": runs_out, **named_reports(reports)}
     guard_outputs(outputs, inputs)
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        if as_json or runs_out is not None or html_file is not None:
+        if as_json or runs_out is not None or asked(reports, github_annotations):
             raise UsageError(
-                f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out and --html are "
-                "for a session"
+                f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out and the reports "
+                "(--html, --markdown, --sarif, --github-annotations) are for a session"
             )
         from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
 
@@ -115,8 +120,9 @@ def command(
     # The agent the session was recorded with is an input too, found only once the session is read.
     guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate)])
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
-    if html_file is not None:
-        _write_page(html_file, recording, session, outcome, policy, candidate, settings, FailOn(fail_on))
+    if asked(reports, github_annotations):
+        one = _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on))
+        write_reports(one, reports, github_annotations)
     if runs_out is not None or as_json:
         from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
@@ -139,8 +145,7 @@ def command(
     return replayed.verdict.exit_code
 
 
-def _write_page(
-    html_file: str,
+def _as_report(
     recording: str,
     session: Session,
     outcome: ReplayOutcome,
@@ -148,11 +153,12 @@ def _write_page(
     candidate: Candidate,
     settings: ReplaySettings,
     fail_on: FailOn,
-) -> None:
-    """The replay as an HTML page, its findings pointing at the candidate's inputs (paths from here)."""
+) -> CheckReport:
+    """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from here),
+    with the verdict the replay gave."""
     from toolreplay.check.locate import Paths  # noqa: PLC0415
-    from toolreplay.check.model import Location  # noqa: PLC0415
-    from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - only for a page
+    from toolreplay.check.model import Location, Statement  # noqa: PLC0415
+    from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - reports only
 
     paths = Paths(Path.cwd())
     shown = paths.show(recording)
@@ -162,4 +168,4 @@ def _write_page(
         verdict, why = outcome.noise.verdict, noise_verdict(outcome.noise)
     else:
         verdict, why = outcome.report.verdict, replay_verdict(outcome.report)
-    write_html(single_report(result, fail_on), html_file, "replay", verdict, why)
+    return single_report(result, fail_on, Statement("replay", verdict, why))

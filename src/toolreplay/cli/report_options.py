@@ -1,8 +1,17 @@
-"""The report options ``check`` and ``merge`` share, and writing the reports they ask for."""
+"""Every report kind a command can write, in one table: its option, its renderer, and writing what was asked for.
+
+``check`` and ``merge`` write them all; ``replay``, ``compare`` and ``diff``
+write the same kinds (but the check's JSON, their ``--json`` being their own)
+from the same renderers, through a report of their one analysis with what the
+command said of it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -11,45 +20,83 @@ from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import make_directories, missing_directories, write_atomic
-from toolreplay.verdict import Verdict
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from toolreplay.check.model import CheckReport
 
-HTML_HELP = "Write the report as one HTML page: the run grid, each run's calls, a diff (docs/html-report.md)."
-html_option = click.option("--html", "html_file", metavar="FILE", help=HTML_HELP)
+
+@dataclass(frozen=True, slots=True)
+class ReportKind:
+    """A report written to a file: its option, what ``--help`` says, and its renderer (imported when asked for)."""
+
+    name: str
+    option: str
+    help: str
+    renderer: str  # module:function, a pure function of a CheckReport to its text
+
+    def render(self, report: CheckReport) -> bytes:
+        module, function = self.renderer.split(":")
+        text: str = getattr(importlib.import_module(module), function)(report)
+        return json_utf8(text)  # markdown and the page hold no lone surrogate; JSON escapes one
 
 
-def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    options = (
-        click.option(
-            "--github-annotations",
-            is_flag=True,
-            help="Also print the findings as GitHub workflow commands (ten per level at most).",
-        ),
-        click.option("--json", "json_file", metavar="FILE", help="Write the report as JSON (what merge reads)."),
-        click.option("--sarif", "sarif_file", metavar="FILE", help="Write the findings as SARIF 2.1.0."),
-        click.option("--markdown", "markdown_file", metavar="FILE", help="Write the report as markdown."),
-        html_option,
-    )
-    for option in options:
-        function = option(function)
-    return function
+KINDS = (
+    ReportKind("markdown", "--markdown", "Write the report as markdown.", "toolreplay.report.markdown:render_markdown"),
+    ReportKind("sarif", "--sarif", "Write the findings as SARIF 2.1.0.", "toolreplay.report.sarif:render_sarif"),
+    ReportKind(
+        "json",
+        "--json",
+        "Write the report as JSON (what merge reads).",
+        "toolreplay.report.check_json:render_check_json",
+    ),
+    ReportKind(
+        "html",
+        "--html",
+        "Write the report as one HTML page: the run grid, each run's calls, a diff (docs/html-report.md).",
+        "toolreplay.report.html:render_html",
+    ),
+)
+_BY_NAME = {kind.name: kind for kind in KINDS}
+ANNOTATIONS_HELP = "Also print the findings as GitHub workflow commands (ten per level at most)."
+
+ReportFiles = dict[str, str | None]  # a report kind's name -> the file it is written to, if asked for
 
 
-def guard_reports(
-    markdown_file: str | None,
-    sarif_file: str | None,
-    json_file: str | None,
-    html_file: str | None,
-    inputs: Iterable[str | None],
-    root: Path | None = None,
-) -> None:
-    """Refuse, before the check runs, a report path that is an input or another report's path; with ``root``,
-    one whose missing directories would not lie inside the repository (they are made there when it is written)."""
-    named = {"--markdown": markdown_file, "--sarif": sarif_file, "--json": json_file, "--html": html_file}
+def report_options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of the named report kinds (all by default) and ``--github-annotations``; the command gets
+    ``reports=`` (each kind's file) and ``github_annotations=``."""
+    chosen = [_BY_NAME[name] for name in names] if names else list(KINDS)
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)  # the options given below it stay the command's
+        def command(**values: Any) -> Any:
+            reports = {kind.name: values.pop(f"{kind.name}_file") for kind in chosen}
+            return function(reports=reports, **values)
+
+        wrapped: Callable[..., Any] = click.option("--github-annotations", is_flag=True, help=ANNOTATIONS_HELP)(command)
+        for kind in reversed(chosen):
+            wrapped = click.option(kind.option, f"{kind.name}_file", metavar="FILE", help=kind.help)(wrapped)
+        return wrapped
+
+    return decorate
+
+
+def named_reports(reports: Mapping[str, str | None]) -> dict[str, str | None]:
+    """Each report's file by the option that names it, as the output guard and its errors name them."""
+    return {_BY_NAME[name].option: path for name, path in reports.items()}
+
+
+def asked(reports: Mapping[str, str | None], github_annotations: bool) -> bool:
+    """Whether any report beyond the command's own text is asked for."""
+    return github_annotations or any(path is not None for path in reports.values())
+
+
+def guard_reports(reports: Mapping[str, str | None], inputs: Iterable[str | None], root: Path | None = None) -> None:
+    """Refuse, before anything runs, a report path that is an input or another report's path; with ``root``, one
+    whose missing directories would not lie inside the repository (they are made there when it is written)."""
+    named = named_reports(reports)
     guard_outputs(named, inputs)
     for option, path in named.items():
         if root is not None and path is not None and missing_directories(path, root) is None:
@@ -59,54 +106,33 @@ def guard_reports(
             )
 
 
-def write_html(
-    report: CheckReport, html_file: str | None, command: str, verdict: Verdict | None = None, why: str | None = None
+def write_reports(
+    report: CheckReport, reports: Mapping[str, str | None], github_annotations: bool, root: Path | None = None
 ) -> None:
-    """Write the HTML page of ``report`` when one is asked for (with the command's own verdict, if not check's)."""
-    if html_file is not None:
-        write_atomic(html_file, [_page(report, command, verdict, why)])
-
-
-def _page(report: CheckReport, command: str, verdict: Verdict | None = None, why: str | None = None) -> bytes:
-    from toolreplay.report.html import render_html  # noqa: PLC0415 - Jinja2 only when a page is asked for
-
-    return render_html(report, command, verdict, why).encode()
-
-
-def emit_reports(
-    report: CheckReport,
-    markdown_file: str | None,
-    sarif_file: str | None,
-    json_file: str | None,
-    html_file: str | None,
-    github_annotations: bool,
-    root: Path | None = None,
-) -> int:
-    """Write every report asked for (guarded by :func:`guard_reports`), print the text one, return the exit code.
+    """Write every report asked for (guarded by :func:`guard_reports`) and print the annotations when asked.
 
     Every report is rendered before any is written, and with ``root`` each one's missing directories are made
     (inside the repository, as :func:`guard_reports` checked): a fresh checkout has no ``reports/`` yet.
     """
-    from toolreplay.report.check_json import render_check_json  # noqa: PLC0415 - each renderer only when asked for
-    from toolreplay.report.check_text import render_check  # noqa: PLC0415
-    from toolreplay.report.github import render_annotations  # noqa: PLC0415
-    from toolreplay.report.markdown import render_markdown  # noqa: PLC0415
-    from toolreplay.report.sarif import render_sarif  # noqa: PLC0415
-
-    outputs = [
-        (markdown_file, render_markdown),
-        (sarif_file, render_sarif),
-        (json_file, render_check_json),
-    ]
-    # markdown has no lone surrogate left; JSON escapes it
-    rendered = [(target, json_utf8(render(report))) for target, render in outputs if target is not None]
-    if html_file is not None:
-        rendered.append((html_file, _page(report, "check")))
+    rendered = [(path, _BY_NAME[name].render(report)) for name, path in reports.items() if path is not None]
     for target, data in rendered:
         if root is not None:
             make_directories(target, root)
         write_atomic(target, [data])
-    write_text(render_check(report))
     if github_annotations:
+        from toolreplay.report.github import render_annotations  # noqa: PLC0415 - each renderer only when asked for
+
         write_workflow_commands(render_annotations(report))
+
+
+def emit_reports(
+    report: CheckReport, reports: Mapping[str, str | None], github_annotations: bool, root: Path | None = None
+) -> int:
+    """A check's reports: every file asked for, then the text report printed, then the annotations; the exit
+    code."""
+    from toolreplay.report.check_text import render_check  # noqa: PLC0415
+
+    write_reports(report, reports, False, root)
+    write_text(render_check(report))
+    write_reports(report, {}, github_annotations)
     return report.verdict.exit_code

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from toolreplay.canonical import JSONObject
-from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, UnrecordedRow
+from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, Statement, UnrecordedRow
 from toolreplay.escape import one_line
 from toolreplay.model import Call
 from toolreplay.verdict import Verdict
@@ -31,6 +31,13 @@ def counts_line(report: CheckReport) -> str:
     if not counts:
         return "findings: none"
     return "findings: " + ", ".join(f"{count} {rule.value}" for rule, count in counts.items())
+
+
+def statement(report: CheckReport) -> Statement:
+    """What the report's command says: its own statement, or a check's, from its findings."""
+    if report.stated is not None:
+        return report.stated
+    return Statement("check", report.verdict, verdict_line(report))
 
 
 def verdict_line(report: CheckReport) -> str:

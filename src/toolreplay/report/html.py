@@ -20,8 +20,7 @@ from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffView, RunView, UnitResult
 from toolreplay.escape import for_html
 from toolreplay.model import Call
-from toolreplay.report.check_text import scope_line, verdict_line
-from toolreplay.verdict import Verdict
+from toolreplay.report.check_text import scope_line, statement
 from toolreplay.wording import count, format_call, p_value, tally
 
 if TYPE_CHECKING:
@@ -261,14 +260,11 @@ def _template() -> Template:
     return environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
 
 
-def render_html(
-    report: CheckReport, command: str = "check", verdict: Verdict | None = None, sentence: str | None = None
-) -> str:
-    """The page: the verdict and findings, then a section per replay, comparison or diff, then every analysis.
-
-    ``replay``, ``compare`` and ``diff`` give their own ``verdict`` and the
-    ``sentence`` that explains it, so the page says what the command said.
-    """
+def render_html(report: CheckReport) -> str:
+    """The page: the verdict and findings, then a section per replay, comparison or diff, then every analysis; it
+    says what the report's command said (:func:`~toolreplay.report.check_text.statement`)."""
+    said = statement(report)
+    command = said.command
     template = _template()
     drawn = [(result, run_groups(result.runs)) for result in report.results if _drawn(result)]
     blocks = sum(len(members[0].calls) for _, groups in drawn for members in groups)
@@ -278,8 +274,8 @@ def render_html(
     return template.render(
         command=command,
         starred=starred,
-        verdict=(verdict or report.verdict).value,
-        verdict_line=sentence or verdict_line(report),
+        verdict=said.verdict.value,
+        verdict_line=said.sentence,
         scope_line=scope_line(report) if command == "check" else "",
         findings=report.findings,
         counts=report.counts,

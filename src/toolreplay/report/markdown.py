@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Level
 from toolreplay.escape import for_markdown, markdown_code
-from toolreplay.report.check_text import call_text, counts_line, scope_line, verdict_line
+from toolreplay.report.check_text import call_text, counts_line, scope_line, statement
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, p_value
 
@@ -76,15 +76,10 @@ def _related(finding: CheckFinding) -> str:
 
 
 def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
-    verdict = report.verdict
-    out = [
-        f"## toolreplay check: {_ICON[verdict]} {verdict.value}",
-        "",
-        f"**{verdict_line(report)}**",
-        "",
-        _cell(scope_line(report)),
-        "",
-    ]
+    said = statement(report)
+    out = [f"## toolreplay {said.command}: {_ICON[said.verdict]} {said.verdict.value}", "", f"**{said.sentence}**", ""]
+    if said.command == "check":
+        out += [_cell(scope_line(report)), ""]
     counts = report.counts
     if counts:
         out += ["| finding | level | count |", "|---|---|---:|"]

