@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 from toolreplay.canonical import JSONValue
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
-from toolreplay.model import Call
+from toolreplay.model import Call, Origin
 from toolreplay.settings import Unrecorded
 
 T = TypeVar("T")
@@ -32,7 +32,7 @@ class Answer:
 
     content: JSONValue
     is_error: bool
-    origin: str  # "recorded", "stub" or "error"
+    origin: Origin  # recorded, a stub, or the error result
 
 
 class Replies(Generic[T]):
@@ -65,7 +65,7 @@ class RecordedAnswers:
         recorded = self._replies.next(self.matcher.key(call))
         if recorded is None:
             return None
-        return Answer(recorded.result, recorded.is_error, "recorded")
+        return Answer(recorded.result, recorded.is_error, Origin.RECORDED)
 
 
 def answer_call(
@@ -80,5 +80,5 @@ def answer_call(
     if on_unrecorded is Unrecorded.STUB:
         for stub in stubs:
             if stub.matches(call):
-                return Answer(stub.content, stub.is_error, "stub")
-    return Answer(UNRECORDED_ERROR, True, "error")
+                return Answer(stub.content, stub.is_error, Origin.STUB)
+    return Answer(UNRECORDED_ERROR, True, Origin.ERROR)

@@ -46,6 +46,23 @@ class FindingKind(enum.Enum):
 
 
 # What a session holds as the person's message when its recorder never saw one (a proxy sits below the agent).
+class Origin(enum.Enum):
+    """How a call was answered; the values are what the reports and a served run's log write."""
+
+    RECORDED = "recorded"
+    STUB = "stub"
+    ERROR = "error"  # the error result an unrecorded call gets
+    STOPPED = "none"  # none: the run stopped at it
+
+    @property
+    def words(self) -> str:
+        """How a report says it."""
+        return _WORDS[self]
+
+
+_WORDS = {Origin.RECORDED: "recorded", Origin.STUB: "stub", Origin.ERROR: "error result", Origin.STOPPED: "run stopped"}
+
+
 UNRECORDED_TASK = "(the task was not recorded)"
 
 _KIND_RANK = {kind: rank for rank, kind in enumerate(FindingKind)}

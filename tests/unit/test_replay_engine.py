@@ -16,7 +16,7 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.matching import EXACT, Matcher
-from toolreplay.model import Call, Session, SessionContext, ToolDef
+from toolreplay.model import Call, Origin, Session, SessionContext, ToolDef
 from toolreplay.replay.engine import ReplaySetup, replay_once
 from toolreplay.settings import Unrecorded
 
@@ -74,7 +74,7 @@ def test_recorded_calls_get_recorded_results_and_repeats_come_in_order() -> None
     agent = ScriptAgent([[("list", {})], [("read", {"p": 1})], [("read", {"p": 1})], [("read", {"p": 1})]])
     result = run(rec, agent)
     assert [c.result for c in result.calls] == ["entries", "first", "second", "second"]
-    assert result.origins == ("recorded",) * 4
+    assert result.origins == (Origin.RECORDED,) * 4
     assert (result.ending, result.final_reply) == ("final reply", "finished")
 
 
@@ -91,14 +91,22 @@ def test_parallel_calls_are_answered_in_one_message_in_the_order_asked() -> None
 def test_unrecorded_call_policies() -> None:
     rec = recording(("read", {}, "r"))
     stopped = run(rec, ScriptAgent([[("delete", {"p": 1})], [("read", {})]]), on=Unrecorded.STOP)
-    assert (stopped.ending, len(stopped.calls), stopped.origins) == ("stopped at an unrecorded call", 1, ("none",))
+    assert (stopped.ending, len(stopped.calls), stopped.origins) == (
+        "stopped at an unrecorded call",
+        1,
+        (Origin.STOPPED,),
+    )
 
     errored = run(rec, ScriptAgent([[("delete", {"p": 1})]]), on=Unrecorded.ERROR)
-    assert (errored.calls[0].result, errored.calls[0].is_error, errored.origins) == (UNRECORDED_ERROR, True, ("error",))
+    assert (errored.calls[0].result, errored.calls[0].is_error, errored.origins) == (
+        UNRECORDED_ERROR,
+        True,
+        (Origin.ERROR,),
+    )
 
     stub = Stub("delete", (("p", 1),), '{"deleted": true}', False)
     stubbed = run(rec, ScriptAgent([[("delete", {"p": 1})], [("delete", {"p": 2})]]), on=Unrecorded.STUB, stubs=(stub,))
-    assert stubbed.origins == ("stub", "error")  # no stub matches p=2: an error result
+    assert stubbed.origins == (Origin.STUB, Origin.ERROR)  # no stub matches p=2: an error result
     assert stubbed.calls[0].result == '{"deleted": true}'
 
 

@@ -21,7 +21,6 @@ from toolreplay.replay.engine import Run
 from toolreplay.replay.report import ReplayReport
 
 # how a replay answered a call, by the engine's name for it
-_ANSWERED = {"recorded": "recorded", "stub": "stub", "error": "error result", "none": "run stopped"}
 
 
 def call_view(call: Call, klass: CallClass, answered: str = "recorded", line: int | None = None) -> CallView:
@@ -41,7 +40,7 @@ def run_views(
     views: list[RunView] = []
     for run in report.runs:
         calls = tuple(
-            call_view(call, classify.classify(call).klass, _ANSWERED.get(origin, origin), None if recorded_lines else 0)
+            call_view(call, classify.classify(call).klass, origin.words, None if recorded_lines else 0)
             for call, origin in zip(run.calls, run.origins, strict=True)
         )
         source = sources[run.number - 1] if run.number <= len(sources) else ""

@@ -28,7 +28,7 @@ from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES
-from toolreplay.model import UNRECORDED_TASK, SessionContext, ToolDef
+from toolreplay.model import UNRECORDED_TASK, Call, Origin, SessionContext, ToolDef
 from toolreplay.wording import count
 
 if TYPE_CHECKING:
@@ -104,8 +104,11 @@ class LogWriter:
     def start(self, command: Sequence[str]) -> None:
         self.append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
 
-    def exchange(self, request: JSONObject, response: JSONObject) -> None:
-        self.append(json.dumps({"event": "request", "request": request, "response": response, "v": LOG_VERSION}))
+    def exchange(self, request: JSONObject, response: JSONObject, answered: str | None = None) -> None:
+        """A request and its response; ``answered``: how ``serve`` answered a call (from the recording, a stub,
+        an error result, none: the run stopped, live, a fault), which a proxy cannot know."""
+        said: JSONObject = {"event": "request", "answered": answered} if answered is not None else {"event": "request"}
+        self.append(json.dumps({**said, "request": request, "response": response, "v": LOG_VERSION}))
 
     def notification(self, side: str, message: JSONObject) -> None:
         self.append(json.dumps({"event": "notification", "from": side, "message": message, "v": LOG_VERSION}))
@@ -194,6 +197,51 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
         runs[-1].exchanges.append(Exchange(method, request, response, line, tuple(heard)))
         heard = []
     return runs
+
+
+def served_calls(path: str | Path) -> list[tuple[Call, Origin]]:
+    """Every call a program's run asked ``serve`` for, with how it was answered, from the log serve wrote: an error
+    answer included (a refused deletion was still asked for), from every server the program started, in the order
+    they were answered.
+
+    Read leniently, unlike :func:`read_log`: the program may kill its server mid-line or write into the log
+    itself, and a line that is not a call serve logged with its answer (a torn line, a malformed request the
+    server refused, text the program wrote) is not one, and costs none of the others.
+    """
+    found: list[tuple[Call, Origin]] = []
+    if not os.path.isfile(path):
+        return found
+    with open(path, "rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            try:
+                entry = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            served = _served_call(entry, len(found), number)
+            if served is not None:
+                found.append(served)
+    return found
+
+
+_ORIGINS = {origin.value: origin for origin in Origin}
+
+
+def _served_call(entry: JSONValue, index: int, line: int) -> tuple[Call, Origin] | None:
+    if not isinstance(entry, dict) or entry.get("event") != "request" or entry.get("answered") not in _ORIGINS:
+        return None
+    request, response = entry.get("request"), entry.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict) or request.get("method") != "tools/call":
+        return None
+    params = request.get("params")
+    if not isinstance(params, dict):
+        return None
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        return None
+    result = response.get("result")
+    failed = "error" in response or (isinstance(result, dict) and result.get("isError") is True)
+    answer = result if isinstance(result, dict) else response.get("error")
+    return Call(index, name, arguments, answer, line, failed), _ORIGINS[str(entry["answered"])]
 
 
 def pick_run(runs: list[LogRun], number: int | None, path: str | Path) -> LogRun:

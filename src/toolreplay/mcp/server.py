@@ -53,7 +53,7 @@ from toolreplay.mcp.wire import (
     params_of,
     valid_id,
 )
-from toolreplay.model import Call, Session
+from toolreplay.model import Call, Origin, Session
 from toolreplay.settings import Unrecorded
 
 STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer
@@ -298,6 +298,7 @@ class ReplayServer:
         self._fault_uses = [0] * len(faults)
         self.log = ServeLog()
         self.traffic: LogWriter | None = None  # every message, as record-mcp logs it (serve --log)
+        self.answered_by: str | None = None  # how the last call was answered, as its log line says
 
     def handle(self, message: JSONObject) -> list[JSONObject]:
         """What to send back for one message: notifications first, then the response; nothing for a notification."""
@@ -325,11 +326,14 @@ class ReplayServer:
             if fault is not None:
                 injected = _inject(fault, request_id)
                 if injected is not None:
+                    self.answered_by = "fault"
                     return injected
         forward_all = self.record is RecordMode.ALL and method not in _HANDSHAKE
         reply = None if forward_all else self.source.reply(method, params, call)
+        self.answered_by = Origin.RECORDED.value
         if reply is None and self.live is not None and method != "ping":
             reply = self._live(self.live, method, params, call)
+            self.answered_by = "live"
         if reply is None:
             reply = self._unrecorded(method, call)
         if reply.error is not None:
@@ -366,9 +370,11 @@ class ReplayServer:
             answer = answer_call(_NO_ANSWERS, call, self.on_unrecorded, self.stubs)
             if answer is None:
                 self.log.unrecorded.append((call, "refused"))
+                self.answered_by = Origin.STOPPED.value
                 message = f"toolreplay: {call.tool} was never recorded (--on-unrecorded stop)"
                 return Reply(None, {"code": STOPPED, "message": message})
-            self.log.unrecorded.append((call, answer.origin))
+            self.log.unrecorded.append((call, answer.origin.value))
+            self.answered_by = answer.origin.value
             return _session_answer(answer)
         if method == "ping":
             return Reply({})
@@ -397,6 +403,7 @@ class ReplayServer:
             return [error(None, PARSE_ERROR, "parse error")]
         if not isinstance(message, dict):  # a batch (which MCP does not use) or a bare value
             return [error(None, INVALID_REQUEST, "invalid request: expected one JSON-RPC object")]
+        self.answered_by = None
         try:
             answer = self.handle(message)
         except _Dropped:
@@ -405,19 +412,20 @@ class ReplayServer:
             request_id = message.get("id")
             return [error(request_id if valid_id(request_id) else None, INTERNAL_ERROR, f"internal error: {exc}")]
         if self.traffic is not None:
-            _note(self.traffic, message, answer)
+            answered = self.answered_by if message.get("method") == "tools/call" else None
+            _note(self.traffic, message, answer, answered)
         return answer
 
 
-def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject]) -> None:
-    """Log one message and what it got, as record-mcp would have seen them pass."""
+def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject], answered: str | None) -> None:
+    """Log one message and what it got, as record-mcp would have seen them pass, with how a call was answered."""
     if "id" not in message:
         traffic.notification("client", message)
         return
     for sent in answer[:-1]:
         traffic.notification("server", sent)
     if answer:
-        traffic.exchange(message, answer[-1])
+        traffic.exchange(message, answer[-1], answered)
 
 
 _NO_ANSWERS = RecordedAnswers((), Matcher())

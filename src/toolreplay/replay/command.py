@@ -34,11 +34,11 @@ from typing import Any, BinaryIO
 
 from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
-from toolreplay.answers import RecordedAnswers, answer_call
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.canonical import JSONValue, json_utf8
 from toolreplay.errors import ToolreplayError
+from toolreplay.formats.mcp_log import served_calls
 from toolreplay.formats.session import dump_session, person_messages
-from toolreplay.model import Call, content_text
+from toolreplay.model import content_text
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
@@ -169,59 +169,6 @@ def read_reply(output: Path) -> Reply:
                 parsed.get("is_error") is True,
             )
     return Reply(lines[-1][:REPLY_LIMIT], Usage())
-
-
-def logged_calls(log: Path) -> tuple[Call, ...]:
-    """Every call the run's server logged with its answer, an error answer included (a refused deletion was still
-    asked for), from every server the program started, in the order they were answered. A line that is not a
-    well-formed call (a malformed request the server refused, a torn line, text the program wrote) is not one,
-    and costs none of the others."""
-    if not log.is_file():
-        return ()
-    calls: list[Call] = []
-    with log.open("rb") as lines:
-        for number, raw in enumerate(lines, start=1):
-            try:
-                entry = json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
-            call = _logged_call(entry, len(calls), number)
-            if call is not None:
-                calls.append(call)
-    return tuple(calls)
-
-
-def _logged_call(entry: JSONValue, index: int, line: int) -> Call | None:
-    if not isinstance(entry, dict) or entry.get("event") != "request":
-        return None
-    request, response = entry.get("request"), entry.get("response")
-    if not isinstance(request, dict) or not isinstance(response, dict) or request.get("method") != "tools/call":
-        return None
-    params = request.get("params")
-    if not isinstance(params, dict):
-        return None
-    name, arguments = params.get("name"), params.get("arguments", {})
-    if not isinstance(name, str) or not isinstance(arguments, dict) or _malformed(response):
-        return None
-    result = response.get("result")
-    failed = "error" in response or (isinstance(result, dict) and result.get("isError") is True)
-    return Call(index, name, arguments, result if isinstance(result, dict) else response.get("error"), line, failed)
-
-
-def _malformed(response: JSONObject) -> bool:
-    """Whether the server refused the request itself (invalid params), rather than the call."""
-    error = response.get("error")
-    return isinstance(error, dict) and error.get("code") in (-32600, -32602)
-
-
-def origins(calls: Sequence[Call], setup: ReplaySetup, on_unrecorded: Unrecorded) -> tuple[str, ...]:
-    """How the server answered each call, worked out as it does: from the recording, a stub, an error."""
-    answers = RecordedAnswers(setup.recording.calls, setup.matcher)
-    found = []
-    for call in calls:
-        answer = answer_call(answers, call, on_unrecorded, setup.stubs)
-        found.append(answer.origin if answer is not None else "none")
-    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,9 +347,9 @@ class CommandRuns:
         ended = run_program(argv, workdir, home, output, errors, self.timeout, self.groups)
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
-        calls = logged_calls(log)
+        served = served_calls(log)
+        calls, made = tuple(call for call, _ in served), tuple(origin for _, origin in served)
         reply = read_reply(output)
-        made = origins(calls, self.setup, self.served.on_unrecorded)
         failed = ended.code != 0
         if failed and not calls:  # it never got going: no evidence of what the agent does
             why = _tail(errors) or _tail(output) or "no output"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from toolreplay.classify import Classifier, Policy
 from toolreplay.design import Design
-from toolreplay.model import Session
+from toolreplay.model import Origin, Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, weigh_changes
 from toolreplay.replay.report import summarize
@@ -19,7 +19,7 @@ def as_run(number: int, session: Session) -> Run:
     """A recorded session seen as one run of a replay."""
     final = session.context.final_reply if session.context is not None else None
     ending = "final reply" if final is not None else "no final reply"
-    return Run(number, None, session.calls, ("recorded",) * len(session.calls), ending, final)
+    return Run(number, None, session.calls, (Origin.RECORDED,) * len(session.calls), ending, final)
 
 
 def compare_sessions(

@@ -24,7 +24,7 @@ from toolreplay.errors import ToolreplayError
 from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import EXACT, Matcher
-from toolreplay.model import Call, Session, ToolDef
+from toolreplay.model import Call, Origin, Session, ToolDef
 from toolreplay.settings import Unrecorded
 
 
@@ -50,7 +50,7 @@ class Run:
     number: int
     seed: int | None
     calls: tuple[Call, ...]
-    origins: tuple[str, ...]  # per call: "recorded", "stub", "error" or "none" (stopped there)
+    origins: tuple[Origin, ...]  # how each call was answered
     ending: str
     final_reply: str | None
     usage: Usage = field(default_factory=Usage)
@@ -63,7 +63,9 @@ class Run:
 
     @property
     def unrecorded(self) -> tuple[Call, ...]:
-        return tuple(call for call, origin in zip(self.calls, self.origins, strict=True) if origin != "recorded")
+        return tuple(
+            call for call, origin in zip(self.calls, self.origins, strict=True) if origin is not Origin.RECORDED
+        )
 
     def as_session(self) -> Session:
         return Session(f"run {self.number}", self.calls)
@@ -78,14 +80,14 @@ def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed
     if context is None:
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
     calls: list[Call] = []
-    origins: list[str] = []
+    origins: list[Origin] = []
 
     def answer(name: str, args: JSONObject, turn: int) -> ToolResult | None:
         call = Call(len(calls), name, args, None, 0, False, turn)
         found = answer_call(answers, call, setup.on_unrecorded, setup.stubs)
         if found is None:  # unrecorded, and the policy is to stop here
             calls.append(call)
-            origins.append("none")
+            origins.append(Origin.STOPPED)
             return None
         calls.append(Call(call.index, name, args, found.content, 0, found.is_error, turn))
         origins.append(found.origin)

@@ -19,7 +19,7 @@ from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.classify import CallClass, Classifier
 from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
 from toolreplay.formats.session import person_messages
-from toolreplay.model import Session
+from toolreplay.model import Origin, Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.verdict import FailOn, Verdict, decide
 
@@ -135,10 +135,10 @@ def summarize(
             if run.number not in entry[1]:
                 entry[1].append(run.number)
         for call, origin in zip(run.calls, run.origins, strict=True):
-            if origin == "recorded":
+            if origin is Origin.RECORDED:
                 continue
             args = matcher.matched_args(call.tool, call.args)
-            answered = {"stub": "stub", "error": "error result", "none": "run stopped"}[origin]
+            answered = origin.words
             ukey = (call.tool, canonical_bytes(args), answered)
             klass = classify_candidate.classify(call).klass
             uentry = unrecorded.setdefault(ukey, (UnrecordedCall(call.tool, args, klass, (), answered), []))
@@ -165,7 +165,7 @@ def _note_lost(run: Run, classify: Classifier, lost: dict[tuple[str, bytes], tup
     """The destructive calls the recording never made, in a run that ended in an error."""
     matcher = classify.policy.matcher
     for made, origin in zip(run.calls, run.origins, strict=True):
-        if origin != "recorded" and classify.classify(made).klass is CallClass.DESTRUCTIVE:
+        if origin is not Origin.RECORDED and classify.classify(made).klass is CallClass.DESTRUCTIVE:
             args = matcher.matched_args(made.tool, made.args)
             entry = lost.setdefault((made.tool, canonical_bytes(args)), (LostCall(made.tool, args, ()), []))
             if run.number not in entry[1]:

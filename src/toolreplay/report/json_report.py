@@ -155,7 +155,7 @@ def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
                 "args": call.args,
                 "result": call.result,
                 "is_error": call.is_error,
-                "answered": origin,
+                "answered": origin.value,
             }
             lines.append(json_utf8(json.dumps(entry, sort_keys=True, ensure_ascii=False)))
         summary: JSONObject = {
