@@ -9,7 +9,7 @@ import click
 
 from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import guard_outputs, write_json, write_text
-from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
+from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import load_session
@@ -66,8 +66,7 @@ from toolreplay.verdict import FailOn
     help="The exact test of 'more frequent with the edit'.",
 )
 @fail_on_option
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@report_options("markdown", "sarif", "html")
+@outputs_options
 @policy_options
 def command(
     recorded: str,
@@ -76,14 +75,12 @@ def command(
     alpha: str,
     test: str,
     fail_on: str,
-    as_json: bool,
-    reports: ReportFiles,
-    github_annotations: bool,
+    outputs: Outputs,
     rules_file: str | None,
     strict: bool,
 ) -> int:
     _once_each(recorded, candidates, baselines)
-    guard_outputs(named_reports(reports), [recorded, *candidates, *baselines, rules_file])
+    guard_outputs(outputs.named(), [recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
@@ -95,7 +92,7 @@ def command(
     edited = [load_session(path) for path in candidates]
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
-    if asked(reports, github_annotations):
+    if outputs.asked:
         from toolreplay.check.locate import Paths  # noqa: PLC0415
         from toolreplay.check.model import Statement  # noqa: PLC0415
         from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
@@ -112,9 +109,9 @@ def command(
             [paths.show(path) for path in baselines],
         )
         stated = Statement("compare", report.verdict, noise_verdict(report))
-        write_reports(single_report(result, FailOn(fail_on), stated), reports, github_annotations)
+        outputs.write(single_report(result, FailOn(fail_on), stated))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
-    if as_json:
+    if outputs.as_json:
         write_json(render_noise_json(report))
     else:
         write_text(render_noise(report, None, None, line, "compare"))

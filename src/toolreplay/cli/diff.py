@@ -8,7 +8,7 @@ import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import guard_outputs, write_json, write_text
-from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
+from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.diff import compare_recordings
 from toolreplay.formats.recording import Kind, detect_kind, kept_still, load_session
 from toolreplay.formats.session_stream import read_calls
@@ -42,25 +42,15 @@ def read_recording(path: str) -> Session:
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @fail_on_option
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@report_options("markdown", "sarif", "html")
+@outputs_options
 @policy_options
-def command(
-    a: str,
-    b: str,
-    fail_on: str,
-    as_json: bool,
-    reports: ReportFiles,
-    github_annotations: bool,
-    rules_file: str | None,
-    strict: bool,
-) -> int:
-    guard_outputs(named_reports(reports), [a, b, rules_file])
+def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | None, strict: bool) -> int:
+    guard_outputs(outputs.named(), [a, b, rules_file])
     policy = load_policy(rules_file, strict)
     recording_a, recording_b = read_recording(a), read_recording(b)
     with kept_still():
         result = compare_recordings(recording_a, recording_b, policy, FailOn(fail_on))
-        if asked(reports, github_annotations):
+        if outputs.asked:
             from toolreplay.check.locate import Paths  # noqa: PLC0415
             from toolreplay.check.model import Statement  # noqa: PLC0415
             from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
@@ -68,8 +58,8 @@ def command(
             paths = Paths(Path.cwd())
             stated = Statement("diff", result.verdict, diff_verdict(result))
             report = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on), stated)
-            write_reports(report, reports, github_annotations)
-        if as_json:
+            outputs.write(report)
+        if outputs.as_json:
             write_json(render_diff_json(result))
         else:
             write_text(render_diff(result))

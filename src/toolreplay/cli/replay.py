@@ -16,7 +16,7 @@ import click
 from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import guard_outputs, warn, write_json, write_lines, write_text
-from toolreplay.cli.report_options import ReportFiles, asked, named_reports, report_options, write_reports
+from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.model import UNRECORDED_TASK, Session
@@ -78,27 +78,24 @@ if TYPE_CHECKING:
 @settings_options()
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @fail_on_option
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@report_options("markdown", "sarif", "html")
+@outputs_options
 @policy_options
 def command(
     recording: str,
     settings: ReplaySettings,
     runs_out: str | None,
     fail_on: str,
-    as_json: bool,
-    reports: ReportFiles,
-    github_annotations: bool,
+    outputs: Outputs,
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
-    outputs = {"--runs-out": runs_out, **named_reports(reports)}
-    guard_outputs(outputs, inputs)
+    written = {"--runs-out": runs_out, **outputs.named()}
+    guard_outputs(written, inputs)
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        if as_json or runs_out is not None or asked(reports, github_annotations):
+        if outputs.as_json or runs_out is not None or outputs.asked:
             raise UsageError(
                 f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out and the reports "
                 "(--html, --markdown, --sarif, --github-annotations) are for a session"
@@ -118,12 +115,11 @@ def command(
         )
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
-    guard_outputs(outputs, [*inputs, *scripts(candidate, settings), *program_files(candidate)])
+    guard_outputs(written, [*inputs, *scripts(candidate, settings), *program_files(candidate)])
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
-    if asked(reports, github_annotations):
-        one = _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on))
-        write_reports(one, reports, github_annotations)
-    if runs_out is not None or as_json:
+    if outputs.asked:
+        outputs.write(_as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on)))
+    if runs_out is not None or outputs.as_json:
         from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
         lines = run_lines(outcome.runs)
@@ -132,13 +128,13 @@ def command(
         write_lines(lines, runs_out)
     if outcome.noise is not None:
         noise = outcome.noise
-        if as_json:
+        if outputs.as_json:
             write_json(render_noise_json(noise))
         else:
             write_text(render_noise(noise, settings.system, settings.tools))
         return noise.verdict.exit_code
     replayed = outcome.report
-    if as_json:
+    if outputs.as_json:
         write_json(render_replay_json(replayed))
     else:
         write_text(render_replay(replayed, settings.system, settings.tools))

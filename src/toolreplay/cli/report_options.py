@@ -88,9 +88,37 @@ def named_reports(reports: Mapping[str, str | None]) -> dict[str, str | None]:
     return {_BY_NAME[name].option: path for name, path in reports.items()}
 
 
-def asked(reports: Mapping[str, str | None], github_annotations: bool) -> bool:
-    """Whether any report beyond the command's own text is asked for."""
-    return github_annotations or any(path is not None for path in reports.values())
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """What ``replay``, ``compare`` and ``diff`` print and write besides their text report: their own JSON in its
+    place, and the report kinds of :data:`KINDS` they share with ``check``."""
+
+    as_json: bool
+    reports: ReportFiles
+    github_annotations: bool
+
+    @property
+    def asked(self) -> bool:
+        """Whether a report beyond the command's own is asked for."""
+        return self.github_annotations or any(path is not None for path in self.reports.values())
+
+    def named(self) -> dict[str, str | None]:
+        return named_reports(self.reports)
+
+    def write(self, report: CheckReport) -> None:
+        write_reports(report, self.reports, self.github_annotations)
+
+
+def outputs_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json`` (the command's own report, printed) and the shared report kinds; the command gets ``outputs=``."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    @report_options("markdown", "sarif", "html")
+    @functools.wraps(function)
+    def command(as_json: bool, reports: ReportFiles, github_annotations: bool, **values: Any) -> Any:
+        return function(outputs=Outputs(as_json, reports, github_annotations), **values)
+
+    return command
 
 
 def guard_reports(reports: Mapping[str, str | None], inputs: Iterable[str | None], root: Path | None = None) -> None:
