@@ -688,46 +688,31 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
         behaviours: dict[tuple[int, ...], list[Change]] = {}
         for change in report.changes:
             behaviours.setdefault(change.runs, []).append(change)
-        return tuple(
-            ChangeRow(
-                c.kind.value,
-                c.tool,
-                c.args,
-                c.klass.value,
-                len(c.runs),
-                runs,
-                None,
-                None,
-                None,
-                None,
-                "DESTRUCTIVE" if any(d.new_destructive for d in changes) else "changed",  # the behaviour's verdict
-                number,
-                c.turn,
-                c.runs,
-            )
-            for number, changes in enumerate(behaviours.values(), 1)
-            for c in changes
-        )
+        rows = []
+        for number, changes in enumerate(behaviours.values(), 1):
+            verdict = "DESTRUCTIVE" if any(d.new_destructive for d in changes) else "changed"  # the behaviour's
+            rows += [_row(c, (len(c.runs), runs, None, None, None, None, verdict), number, c.runs) for c in changes]
+        return tuple(rows)
     return tuple(
-        ChangeRow(
-            c.kind.value,
-            c.tool,
-            c.args,
-            c.klass.value,
-            t.hits,
-            t.runs,
-            t.baseline_hits,
-            t.baseline_runs,
-            t.p,
-            t.q,
-            t.verdict.value,
+        _row(
+            c,
+            (t.hits, t.runs, t.baseline_hits, t.baseline_runs, t.p, t.q, t.verdict.value),
             number,
-            c.turn,
             t.behaviour.runs,
             t.behaviour.baseline_runs,
         )
         for number, t in enumerate(noise.tested, 1)
         for c in t.changes
+    )
+
+
+_Rates = tuple[int, int, int | None, int | None, float | None, float | None, str]
+
+
+def _row(change: Change, rates: _Rates, behaviour: int, *made_in: tuple[int, ...]) -> ChangeRow:
+    """A change as a row: its kind, call and class, its behaviour's rates and verdict, the runs that made it."""
+    return ChangeRow(
+        change.kind.value, change.tool, change.args, change.klass.value, *rates, behaviour, change.turn, *made_in
     )
 
 
