@@ -95,6 +95,12 @@ def parse_agent(text: str) -> AgentSpec:
         if not words or not words[0]:  # no program to run
             raise AgentSpecError("needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
         return ProgramSpec(words, command)
+    near = text.strip().lower()
+    for prefix in (SCRIPTED, PROGRAM):
+        if near.startswith(prefix):
+            raise AgentSpecError(f"must start with {prefix} exactly (lower case, nothing before it), not {text!r}")
+    if any(character.isspace() for character in text):
+        raise AgentSpecError(f"must be {SHAPES}: a model id holds no spaces, not {text!r}")
     return ModelSpec(text)
 
 

@@ -4,6 +4,8 @@ verdict their exit code follows."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -86,3 +88,78 @@ def test_a_report_over_an_input_is_refused_before_anything_runs(tmp_path: Path) 
     result = run_cli(*HEADLINE, "--sarif", "samples/ops/prompt-v2.txt", cwd=ROOT)
     assert result.code == 2
     assert "is one of this command's inputs" in result.stderr
+
+
+def _renamed(tmp_path: Path, name: str) -> tuple[str, str]:
+    """The ops session and its edited copy with the deleting tool renamed ``name``, both in ``tmp_path``."""
+    out = []
+    for source in ("session.json", "session-edited.json"):
+        text = (ROOT / "samples" / "ops" / source).read_text(encoding="utf-8")
+        target = tmp_path / source
+        target.write_text(text.replace('"delete_path"', json.dumps(name)), encoding="utf-8")
+        out.append(str(target))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["**b** <img src=x onerror=alert(1)> <!-- toolreplay-check --> @octocat", "del\nete\n# Heading", "del\ud800x"],
+)
+def test_text_from_a_recording_in_the_verdict_line_stays_text(tmp_path: Path, name: str) -> None:
+    a, b = _renamed(tmp_path, name)
+    md = tmp_path / "r.md"
+    result = run_cli("diff", a, b, "--markdown", str(md), cwd=ROOT)
+    assert result.code in (0, 1), result.stderr
+    head = md.read_text(encoding="utf-8").splitlines()[:4]
+    assert head[0].startswith("## toolreplay diff: ")
+    assert head[2].startswith("**")
+    assert head[2].endswith("**")
+    assert head[3] == ""  # one line: a newline in a name cannot start a block of its own
+    for raw in (r"(?<!\\)<img", r"(?<!\\)<!--", "@octocat", "\ud800"):  # escaped, each of them
+        assert re.search(raw, head[2]) is None, head[2]
+
+
+def test_reports_name_files_from_the_repository_root_wherever_the_command_runs(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "samples" / "ops", repo / "samples" / "ops")
+    (repo / ".git").mkdir()
+    sarif = tmp_path / "d.sarif"
+    result = run_cli(
+        "diff", "ops/session.json", "ops/session-edited.json", "--sarif", str(sarif), "--github-annotations",
+        cwd=repo / "samples",
+    )  # fmt: skip
+    assert result.code == 1, result.stderr
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
+    }
+    assert uris == {"samples/ops/session.json", "samples/ops/session-edited.json"}
+    assert "file=samples/ops/session-edited.json" in result.stdout
+
+
+def test_json_and_annotations_on_one_stdout_are_refused() -> None:
+    result = run_cli(*DIFF, "--json", "--github-annotations", cwd=ROOT)
+    assert result.code == 2
+    assert result.stdout == ""
+    assert "--json and --github-annotations" in result.stderr
+
+
+def test_a_report_that_cannot_be_written_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "samples" / "ops", repo / "samples" / "ops")
+    (repo / ".git").mkdir()
+    agent = repo / "samples" / "ops" / "agent.py"
+    agent.write_text(agent.read_text() + f"\nopen({str(repo / 'ran')!r}, 'w').close()\n")
+    replay = ("replay", "samples/ops/session.json", "--repeat", "2")
+    refused = run_cli(*replay, "--markdown", "samples", cwd=repo)
+    assert refused.code == 2
+    assert "--markdown samples: cannot write: it is a directory" in refused.stderr
+    outside = run_cli(*replay, "--sarif", str(tmp_path / "absent" / "r.sarif"), cwd=repo)
+    assert outside.code == 2
+    assert "--sarif" in outside.stderr
+    assert "only inside the repository" in outside.stderr
+    assert not (repo / "ran").exists()  # the agent never ran
+    made = run_cli(*replay, "--markdown", "reports/r.md", cwd=repo)  # a fresh checkout has no reports/ yet
+    assert made.code == 0, made.stderr
+    said = made.stdout.splitlines()[-1].split(":")[1].strip()
+    assert (repo / "reports" / "r.md").read_text(encoding="utf-8").startswith(f"## toolreplay replay: {_ICONS[said]}")

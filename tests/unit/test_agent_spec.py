@@ -24,14 +24,16 @@ from toolreplay.agent_spec import (
         ("claude-sonnet-4-5", ModelSpec("claude-sonnet-4-5")),
         ("scripted:agents/ops.py", ScriptSpec("agents/ops.py")),
         ("cmd:python agent.py {task}", ProgramSpec(("python", "agent.py", "{task}"), "python agent.py {task}")),
-        ("Scripted:agent.py", ModelSpec("Scripted:agent.py")),  # the prefixes are written in lower case
     ],
 )
 def test_each_kind_is_told_apart_once(text: str, spec: object) -> None:
     assert parse_agent(text) == spec
 
 
-@pytest.mark.parametrize("text", ["", "   ", "scripted:", "cmd:", " cmd: ", "cmd:''", "cmd:a 'b"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "scripted:", "cmd:", " cmd: ", "cmd:''", "cmd:a 'b", " cmd:echo", "CMD:echo", "Scripted:a.py", "cmd :x"],
+)
 def test_a_text_that_names_no_agent_is_refused(text: str) -> None:
     with pytest.raises(AgentSpecError):
         parse_agent(text)

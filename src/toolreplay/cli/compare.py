@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import click
 
 from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
-from toolreplay.cli.output import guard_outputs, write_json, write_text
+from toolreplay.cli.output import write_json, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import UsageError
@@ -80,7 +79,7 @@ def command(
     strict: bool,
 ) -> int:
     _once_each(recorded, candidates, baselines)
-    guard_outputs(outputs.named(), [recorded, *candidates, *baselines, rules_file])
+    outputs.guard([recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
@@ -97,7 +96,7 @@ def command(
         from toolreplay.check.model import Statement  # noqa: PLC0415
         from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
 
-        paths = Paths(Path.cwd())
+        paths = Paths(outputs.root)  # files named from the repository root, as check names them
         shown = paths.show(recorded)
         result = compare_result(
             f"compare {shown}",

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
-from toolreplay.cli.output import guard_outputs, write_json, write_text
+from toolreplay.cli.output import write_json, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.diff import compare_recordings
 from toolreplay.formats.recording import Kind, detect_kind, kept_still, load_session
@@ -45,7 +43,7 @@ def read_recording(path: str) -> Session:
 @outputs_options
 @policy_options
 def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | None, strict: bool) -> int:
-    guard_outputs(outputs.named(), [a, b, rules_file])
+    outputs.guard([a, b, rules_file])
     policy = load_policy(rules_file, strict)
     recording_a, recording_b = read_recording(a), read_recording(b)
     with kept_still():
@@ -55,7 +53,7 @@ def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | No
             from toolreplay.check.model import Statement  # noqa: PLC0415
             from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
 
-            paths = Paths(Path.cwd())
+            paths = Paths(outputs.root)  # files named from the repository root, as check names them
             stated = Statement("diff", result.verdict, diff_verdict(result))
             report = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on), stated)
             outputs.write(report)

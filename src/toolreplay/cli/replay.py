@@ -15,7 +15,7 @@ import click
 
 from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
-from toolreplay.cli.output import guard_outputs, warn, write_json, write_lines, write_text
+from toolreplay.cli.output import warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
@@ -58,8 +58,8 @@ if TYPE_CHECKING:
     with --alpha spread over the rounds. See docs/verdicts.md. Scripted
     baseline runs use seeds 10000 above the candidate's.
 
-    The candidate is --agent (a Claude model id, or scripted:FILE); by default
-    the model the session was recorded with. A scripted agent's runs use seeds
+    The candidate is --agent (a Claude model id, scripted:FILE, or a program:
+    cmd:COMMAND, below); by default the agent the session was recorded with. A scripted agent's runs use seeds
     --seed, --seed+1, ... Exits 1 on a destructive call the recording never
     made, or with --noise on one shown to be the edit's (see --fail-on).
 
@@ -90,8 +90,7 @@ def command(
     strict: bool,
 ) -> Exit:
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
-    written = {"--runs-out": runs_out, **outputs.named()}
-    guard_outputs(written, inputs)
+    outputs.guard(inputs, {"--runs-out": runs_out})
     kind = detect_kind(recording)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
@@ -115,10 +114,12 @@ def command(
         )
     candidate = load_candidate(session, settings)
     # The agent the session was recorded with is an input too, found only once the session is read.
-    guard_outputs(written, [*inputs, *scripts(candidate, settings), *program_files(candidate)])
+    outputs.guard([*inputs, *scripts(candidate, settings), *program_files(candidate)], {"--runs-out": runs_out})
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
     if outputs.asked:
-        outputs.write(_as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on)))
+        outputs.write(
+            _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on), outputs.root)
+        )
     if runs_out is not None or outputs.as_json:
         from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
@@ -149,14 +150,15 @@ def _as_report(
     candidate: Candidate,
     settings: ReplaySettings,
     fail_on: FailOn,
+    root: Path,
 ) -> CheckReport:
-    """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from here),
+    """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from the root),
     with the verdict the replay gave."""
     from toolreplay.check.locate import Paths  # noqa: PLC0415
     from toolreplay.check.model import Location, Statement  # noqa: PLC0415
     from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - reports only
 
-    paths = Paths(Path.cwd())
+    paths = Paths(root)  # files named from the repository root, as check names them
     shown = paths.show(recording)
     where = candidate_inputs(session, settings, candidate, paths, Location(shown, 1))
     result = replay_result(f"replay {shown}", shown, session, outcome, policy, where, candidate, settings, paths)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,11 +21,9 @@ import click
 from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import make_directories, missing_directories, write_atomic
+from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_atomic
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from toolreplay.check.model import CheckReport
 
 
@@ -102,11 +102,19 @@ class Outputs:
         """Whether a report beyond the command's own is asked for."""
         return self.github_annotations or any(path is not None for path in self.reports.values())
 
-    def named(self) -> dict[str, str | None]:
-        return named_reports(self.reports)
+    @property
+    def root(self) -> Path:
+        """The repository the command runs in: reports name files from its root, as check's do, and their
+        missing directories are made inside it."""
+        return repository_root(".")
+
+    def guard(self, inputs: Iterable[str | None], others: Mapping[str, str | None] | None = None) -> None:
+        """Refuse, before anything runs, a report that would overwrite an input or another output (``others``:
+        the command's own, by option), or could not be written."""
+        guard_reports(self.reports, inputs, self.root, others)
 
     def write(self, report: CheckReport) -> None:
-        write_reports(report, self.reports, self.github_annotations)
+        write_reports(report, self.reports, self.github_annotations, self.root)
 
 
 def outputs_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -116,17 +124,27 @@ def outputs_options(function: Callable[..., Any]) -> Callable[..., Any]:
     @report_options("markdown", "sarif", "html")
     @functools.wraps(function)
     def command(as_json: bool, reports: ReportFiles, github_annotations: bool, **values: Any) -> Any:
+        if as_json and github_annotations:
+            raise UsageError("--json and --github-annotations both print to stdout; write the JSON or the annotations")
         return function(outputs=Outputs(as_json, reports, github_annotations), **values)
 
     return command
 
 
-def guard_reports(reports: Mapping[str, str | None], inputs: Iterable[str | None], root: Path | None = None) -> None:
-    """Refuse, before anything runs, a report path that is an input or another report's path; with ``root``, one
-    whose missing directories would not lie inside the repository (they are made there when it is written)."""
+def guard_reports(
+    reports: Mapping[str, str | None],
+    inputs: Iterable[str | None],
+    root: Path | None = None,
+    others: Mapping[str, str | None] | None = None,
+) -> None:
+    """Refuse, before anything runs, a report path that is an input, another output's path (``others``: the
+    command's own outputs, by option) or a directory; with ``root``, one whose missing directories would not lie
+    inside the repository (they are made there when it is written)."""
     named = named_reports(reports)
-    guard_outputs(named, inputs)
+    guard_outputs({**(others or {}), **named}, inputs)
     for option, path in named.items():
+        if path is not None and os.path.isdir(path):
+            raise UsageError(f"{option} {path}: cannot write: it is a directory")
         if root is not None and path is not None and missing_directories(path, root) is None:
             raise UsageError(
                 f"{option} {path}: cannot write: its directory does not exist, and a report's directories are made "

@@ -88,21 +88,20 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
             tools_node=tools_node,
         )
     recorded = recorded_agent(context.model, session.path)
-    if settings.baseline_agent is not None:
-        recorded = settings.baseline_agent
-    if recorded is None and (settings.agent is None or settings.noise):
+    agent = settings.agent or recorded  # the baseline's agent drives the unchanged runs, never the candidate's
+    baseline = settings.baseline_agent or recorded
+    if agent is None or (baseline is None and settings.noise):
         raise InputError(
             f"recorded with {context.model}, which is found neither from here nor above the session; "
             "name the agent to replay (--agent, or agent: in a config)",
             session.path,
         )
-    baseline_agent = recorded or ModelSpec(context.model)
     return Candidate(
         system=prompt if prompt is not None else context.system,
         tools=parse_tools(tools_node) if tools_node is not None else context.tools,
         stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
-        agent=settings.agent or baseline_agent,
-        baseline_agent=baseline_agent,
+        agent=agent,
+        baseline_agent=baseline or ModelSpec(context.model),  # without a baseline, not run
         label=settings.agent.show() if settings.agent is not None else context.model,
         prompt=prompt,
         tools_node=tools_node,

@@ -77,7 +77,12 @@ def _related(finding: CheckFinding) -> str:
 
 def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     said = statement(report)
-    out = [f"## toolreplay {said.command}: {_ICON[said.verdict]} {said.verdict.value}", "", f"**{said.sentence}**", ""]
+    out = [
+        f"## toolreplay {said.command}: {_ICON[said.verdict]} {said.verdict.value}",
+        "",
+        f"**{_cell(said.sentence)}**",
+        "",
+    ]
     if said.command == "check":
         out += [_cell(scope_line(report)), ""]
     counts = report.counts
