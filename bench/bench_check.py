@@ -35,10 +35,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic import write_transcript
+from toolreplay.agent_spec import ScriptSpec
 from toolreplay.audit import audit
 from toolreplay.chain import seal, verify
 from toolreplay.check.locate import Paths
-from toolreplay.check.run import run_check
+from toolreplay.check.run import PreparedCheck
 from toolreplay.classify import Classifier, Policy
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
@@ -102,7 +103,7 @@ def direct(root: Path) -> None:
         audit(iter_calls(path), Classifier(policy))
     settings = ReplaySettings(
         system=str(root / "prompt-v2.txt"),
-        agent=f"scripted:{root / 'agent.py'}",
+        agent=ScriptSpec(str(root / "agent.py")),
         repeat=RUNS,
         noise=RUNS,
         on_unrecorded=Unrecorded.STUB,
@@ -119,7 +120,7 @@ FOUND: list[int] = []
 
 
 def checked(config: Path, shard: tuple[int, int] | None = None, reports: bool = True) -> None:
-    report = run_check(read_config(str(config)), Paths(config.parent.resolve()), shard)
+    report = PreparedCheck(read_config(str(config)), Paths(config.parent.resolve()), shard).run()
     if reports:
         for render in (render_check, render_markdown, render_sarif, render_check_json):
             render(report)

@@ -32,7 +32,19 @@ def test_each_kind_is_told_apart_once(text: str, spec: object) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "scripted:", "cmd:", " cmd: ", "cmd:''", "cmd:a 'b", " cmd:echo", "CMD:echo", "Scripted:a.py", "cmd :x"],
+    [
+        "",
+        "   ",
+        "scripted:",
+        "cmd:",
+        " cmd: ",
+        "cmd:''",
+        "cmd:a 'b",
+        " cmd:echo",
+        "CMD:echo",
+        "Scripted:a.py",
+        "cmd :x",
+    ],
 )
 def test_a_text_that_names_no_agent_is_refused(text: str) -> None:
     with pytest.raises(AgentSpecError):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from toolreplay.agents.base import Turn
+from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.check.locate import prompt_text
 from toolreplay.model import content_text
 from toolreplay.report.text import person_texts
 
-BLOCKS = [
+BLOCKS: list[JSONObject] = [
     {"type": "text", "text": "Free space"},
     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
     {"type": "text", "text": "on build-04."},
@@ -24,7 +25,8 @@ def test_only_text_blocks_give_text_and_a_string_is_its_own() -> None:
 
 
 def test_every_reader_of_text_agrees_with_it() -> None:
-    assert prompt_text(BLOCKS) == content_text(BLOCKS, "\n")  # the line a check points at in a prompt...
+    as_value: list[JSONValue] = list(BLOCKS)
+    assert prompt_text(as_value) == content_text(BLOCKS, "\n")  # the line a check points at in a prompt...
     assert Turn(BLOCKS, "end_turn").text == content_text(BLOCKS, "")  # ...and a reply's text
-    assert person_texts([{"role": "user", "content": BLOCKS}]) == ["Free space on build-04."]
-    assert person_texts([{"role": "user", "content": [BLOCKS[1]]}]) == ["(no text)"]
+    assert person_texts([{"role": "user", "content": as_value}]) == ["Free space on build-04."]
+    assert person_texts([{"role": "user", "content": [as_value[1]]}]) == ["(no text)"]

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolreplay.canonical import JSONValue
 from toolreplay.formats.mcp_content import from_mcp, to_mcp
 from toolreplay.mcp.wire import INTERNAL_ERROR, LineSplitter, decode, encode, messages
 
@@ -27,7 +28,7 @@ def test_a_lone_surrogate_escape_is_json_and_is_kept() -> None:
 
 
 def test_a_message_too_deep_to_write_becomes_its_requests_error() -> None:
-    deep: list[object] = []
+    deep: JSONValue = []
     for _ in range(100_000):
         deep = [deep]
     written = json.loads(encode({"jsonrpc": "2.0", "id": 7, "result": {"x": deep}}))
@@ -70,6 +71,6 @@ def test_text_and_images_go_to_mcp_and_back_unchanged(blocks: list[dict[str, obj
 
 
 def test_what_the_other_side_has_no_block_for_becomes_its_json_as_text() -> None:
-    link = {"type": "resource_link", "uri": "file:///a", "name": "a"}
+    link: JSONValue = {"type": "resource_link", "uri": "file:///a", "name": "a"}
     assert from_mcp([link]) == [{"type": "text", "text": json.dumps(link, sort_keys=True)}]
     assert to_mcp("plain") == [{"type": "text", "text": "plain"}]

@@ -34,7 +34,9 @@ def test_shards_partition_the_units_in_report_order(units: list[Unit], count: in
 
 def test_the_heavy_units_go_to_different_shards(units: list[Unit]) -> None:
     shards = [shard_of(units, (k, 4)) for k in range(1, 5)]
-    heavy = [sum(1 for unit in shard if unit.analysis is Analysis.AUDIT and unit_weight(unit) > 1000) for shard in shards]
+    heavy = [
+        sum(1 for unit in shard if unit.analysis is Analysis.AUDIT and unit_weight(unit) > 1000) for shard in shards
+    ]
     assert heavy == [1, 1, 1, 1]
     loads = [sum(unit_weight(unit) for unit in shard) for shard in shards]
     assert max(loads) / (sum(loads) / 4) < 1.2

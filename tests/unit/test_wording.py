@@ -8,7 +8,7 @@ import pytest
 
 from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult
 from toolreplay.design import Design
-from toolreplay.model import Call, Session
+from toolreplay.model import Call, Origin, Session
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import weigh_changes
 from toolreplay.replay.report import ReplayReport
@@ -106,7 +106,13 @@ def _replay(endings: list[str], calls: int = 1) -> ReplayReport:
     setup = ReplaySetup(recorded, "", (), Unrecorded.ERROR, (), 1)
     runs = tuple(
         Run(
-            n, n, recorded.calls, ("recorded",) * calls, ending, "done", error="it broke" if ending == "error" else None
+            n,
+            n,
+            recorded.calls,
+            (Origin.RECORDED,) * calls,
+            ending,
+            "done",
+            error="it broke" if ending == "error" else None,
         )
         for n, ending in enumerate(endings, start=1)
     )
