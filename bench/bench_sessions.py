@@ -1,6 +1,6 @@
 """Benchmark: a session's calls against the same calls as a transcript, for every command that reads them.
 
-    python bench/bench_sessions.py [--calls 100000] [--rounds 5] [--memory 10000 100000]
+    python bench/bench_sessions.py [--calls 100000] [--rounds 5] [--memory 10000 100000] [--only seal,diff]
 
 Writes N synthetic calls (bench/synthetic.py) twice, as a transcript and as a
 session file the way toolreplay writes one (one call per assistant turn, each
@@ -10,13 +10,18 @@ two formats one after the other in each round; it prints the median of the
 rounds' times and of their ratios. `diff` compares each file with a
 copy of itself; the diff algorithm (`diff_calls`, given the same calls whatever
 the format) is timed alone and taken off, and the reading alone (both
-recordings loaded) is timed too. A ratio is the session's time over the
+recordings read as `diff` reads them, a session for its calls alone) is timed
+too, and both read whole (`load_session`, as the commands that need a
+session's messages read it). A ratio is the session's time over the
 transcript's in the same round, so the machine's speed cancels out.
 
 Then the peak resident memory of `show` on a session of each size in
 --memory, and on the transcript of the same calls, each run as the only child
 of a fresh process (the kernel's ru_maxrss for its children), next to
 `python -c "import toolreplay.cli"` as the floor.
+
+``--only`` times only the commands named (``show``, ``audit``, ``seal``, ``diff``; ``diff`` brings its reading
+and ``diff_calls`` with it), and skips the memory unless ``--memory`` is given, to iterate faster.
 
 Targets: every ratio at most 2; `show` streams, so its peak for 100,000 calls is
 close to its peak for 10,000.
@@ -40,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.bench_chain import run_cli
 from bench.synthetic import write_session, write_transcript
 from toolreplay.classify import Policy
+from toolreplay.cli.diff import read_recording
 from toolreplay.diff import diff_calls
 from toolreplay.formats.recording import load_session
 
@@ -87,7 +93,8 @@ def actions(path: Path) -> dict[str, Callable[[], object]]:
         "audit": lambda: run_cli("audit", str(path)),
         "seal": lambda: run_cli("seal", str(path)),
         "diff": lambda: run_cli("diff", str(path), copy_of(path)),
-        "diff, reading A and B": lambda: (load_session(path), load_session(copy_of(path))),
+        "diff, reading A and B": lambda: (read_recording(str(path)), read_recording(copy_of(path))),
+        "diff, A and B whole": lambda: (load_session(path), load_session(copy_of(path))),
     }
 
 
@@ -95,34 +102,47 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--memory", type=int, nargs="*", default=[10_000, 100_000], help="sizes to measure show at")
+    parser.add_argument("--memory", type=int, nargs="*", default=None, help="sizes to measure show at")
+    parser.add_argument("--only", default="", help="commands to time, comma-separated (default: all)")
     options = parser.parse_args()
+    only = {name.strip() for name in options.only.split(",") if name.strip()}
+    unknown = only - {"show", "audit", "seal", "diff"}
+    if unknown:
+        parser.error(f"--only: no such command: {', '.join(sorted(unknown))}")
+    if options.memory is None:
+        options.memory = [] if only else [10_000, 100_000]
     with tempfile.TemporaryDirectory() as temporary:
         root = Path(temporary)
         transcript, session = write_both(root, options.calls)
         sizes = f"transcript {transcript.stat().st_size / 1e6:.0f} MB, session {session.stat().st_size / 1e6:.0f} MB"
         print(f"{options.calls:,} calls: {sizes}")
         by_transcript, by_session = actions(transcript), actions(session)
-        rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in by_transcript}
+        names = [name for name in by_transcript if not only or name.split(",")[0] in only]
+        rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
         for _ in range(options.rounds):
             for name, times in rounds.items():
                 times.append((cpu_time(by_transcript[name]), cpu_time(by_session[name])))
         # The diff algorithm, timed alone on the same calls read from each format (best of all), is taken off
         # diff's time: what is left is diff's reading, classifying and reporting, which the format decides.
         algorithm = float("inf")
-        for path in (transcript, session):
-            a, b = load_session(path).calls, load_session(copy_of(path)).calls
-            for _ in range(options.rounds):
-                algorithm = min(algorithm, cpu_time(partial(diff_calls, a, b, Policy().matcher)))
-            del a, b
-        rounds["diff, less diff_calls"] = [(plain - algorithm, whole - algorithm) for plain, whole in rounds["diff"]]
+        if "diff" in rounds:
+            for path in (transcript, session):
+                a, b = load_session(path).calls, load_session(copy_of(path)).calls
+                for _ in range(options.rounds):
+                    algorithm = min(algorithm, cpu_time(partial(diff_calls, a, b, Policy().matcher)))
+                del a, b
+            rounds["diff, less diff_calls"] = [
+                (plain - algorithm, whole - algorithm) for plain, whole in rounds["diff"]
+            ]
         print(f"{'':<22} {'transcript s':>12} {'session s':>10} {'ratio':>6}   (medians of {options.rounds} rounds)")
         for name, times in rounds.items():
             plain, whole = median(time for time, _ in times), median(time for _, time in times)
             ratio = median(whole / plain for plain, whole in times)
             print(f"{name:<22} {plain:12.2f} {whole:10.2f} {ratio:6.2f}")
-        print(f"(diff_calls alone: {algorithm:.2f} s)")
-
+        if "diff" in rounds:
+            print(f"(diff_calls alone: {algorithm:.2f} s)")
+        if not options.memory:
+            return
         print("peak memory of show:")
         for calls in options.memory:
             files = (transcript, session) if calls == options.calls else write_both(root, calls)

@@ -2,20 +2,38 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
-# The suite's properties run 60 examples each (Hypothesis' default is 100), so the whole suite stays a fast
-# loop; `HYPOTHESIS_PROFILE=thorough pytest` runs 1,000 each. A test that sets its own count keeps it.
-settings.register_profile("fast", max_examples=60)
-settings.register_profile("thorough", max_examples=1_000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
+
+
+@functools.cache
+def _hypothesis_profiles() -> None:
+    """The suite's properties run 60 examples each (Hypothesis' default is 100), so the whole suite stays a fast
+    loop; `HYPOTHESIS_PROFILE=thorough pytest` runs 1,000 each. A test that sets its own count keeps it.
+    No deadline: on a shared machine with every core busy, a 200 ms deadline measures the machine, not the code
+    (the tests that are about speed say so in their own assertions)."""
+    from hypothesis import settings  # noqa: PLC0415
+
+    settings.register_profile("fast", max_examples=60, deadline=None)
+    settings.register_profile("thorough", max_examples=1_000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """The profiles are loaded as collection starts, before any test module makes its settings: where tests are
+    collected, that is, and not in pytest-xdist's controller, which collects none (Hypothesis takes most of a
+    second to import, before the controller can start its workers)."""
+    _hypothesis_profiles()
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -31,9 +49,10 @@ class Completed:
     stderr: str
 
 
-def run_cli(*args: str, cwd: Path = SAMPLES) -> Completed:
+def run_cli(*args: str, cwd: Path = SAMPLES, env: Mapping[str, str | None] | None = None) -> Completed:
     """Run the CLI in this process, as ``toolreplay ARGS`` in ``cwd``: the same entry point, exit-code mapping
     and streams a user's process has, without starting an interpreter per test. Its standard input is empty.
+    ``env`` sets variables of ``os.environ`` for the call (``None`` removes one), and puts them back after.
 
     Where the process itself is what is tested (signals, pipes, file descriptors, the interpreter's own
     output encoding), use :func:`run_cli_process`.
@@ -43,7 +62,7 @@ def run_cli(*args: str, cwd: Path = SAMPLES) -> Completed:
     from toolreplay.cli import main  # noqa: PLC0415
 
     here, path, modules = os.getcwd(), list(sys.path), set(sys.modules)
-    with CliRunner().isolation() as (out, err, _):
+    with CliRunner().isolation(env=env) as (out, err, _):
         os.chdir(cwd)
         try:
             code = main(list(args))

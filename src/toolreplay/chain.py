@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from toolreplay.canonical import JSONObject, canonical_bytes
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.model import Call
 
@@ -62,25 +63,52 @@ def seal_records(records: Iterable[JSONObject]) -> Iterator[bytes]:
     Where every key of the record sorts after ``digest`` (a session's parts), the link's canonical bytes are the
     digested bytes with the digest member spliced in first, so each record is encoded once; a session's part
     (``index``, ``part``, ``value``, with ``prev`` between the last two) is composed from the canonical bytes of
-    its members, as a transcript's link is.
+    its members, as a transcript's link is: an integer index and a string part are written as the canonical
+    encoder writes them (``str`` of the integer, the encoder's own string escaping), and only the value is encoded.
     """
     from hashlib import sha256  # noqa: PLC0415 - as above
 
+    quoted = encode_basestring_ascii
     prev = GENESIS
     for record in records:
-        part = record.keys() == _PART_KEYS
-        if part:
-            index, name, value = canonical_bytes(record["index"]), canonical_bytes(record["part"]), record["value"]
-            body = b"".join((b'{"index":', index, b',"part":', name, b',"prev":"', prev.encode(), b'","value":'))
-            body += canonical_bytes(value) + b"}"
-        else:
-            body = canonical_bytes({**record, "prev": prev})
+        if record.keys() == _PART_KEYS:
+            index, name = record["index"], record["part"]
+            if type(index) is int and type(name) is str:
+                members = f'"index":{index},"part":{quoted(name)},"prev":"{prev}","value":'.encode("ascii")
+            else:
+                index_bytes, name_bytes = canonical_bytes(index).decode(), canonical_bytes(name).decode()
+                members = f'"index":{index_bytes},"part":{name_bytes},"prev":"{prev}","value":'.encode("ascii")
+            value = canonical_bytes(record["value"])
+            hashed = sha256(b"{" + members)
+            hashed.update(value)
+            hashed.update(b"}")
+            prev = hashed.hexdigest()
+            yield b"".join((b'{"digest":"', prev.encode("ascii"), b'",', members, value, b"}"))
+            continue
+        body = canonical_bytes({**record, "prev": prev})
         digest = sha256(body).hexdigest()
-        if part or min(record, default="") > "digest":
+        if min(record, default="") > "digest":
             yield b"".join((b'{"digest":"', digest.encode("ascii"), b'",', body[1:]))
         else:
             yield canonical_bytes({**record, "prev": prev, "digest": digest})
         prev = digest
+
+
+def seal_parts(parts: Iterable[tuple[str, JSONValue]]) -> Iterator[bytes]:
+    """The links :func:`seal_records` gives for a session's parts, each given as its name and value, its index
+    its position: composed in the same way, without a record made for each."""
+    from hashlib import sha256  # noqa: PLC0415 - as above
+
+    quoted = encode_basestring_ascii
+    prev = GENESIS
+    for index, (name, value) in enumerate(parts):
+        members = f'"index":{index},"part":{quoted(name)},"prev":"{prev}","value":'.encode("ascii")
+        encoded = canonical_bytes(value)
+        hashed = sha256(b"{" + members)
+        hashed.update(encoded)
+        hashed.update(b"}")
+        prev = hashed.hexdigest()
+        yield b"".join((b'{"digest":"', prev.encode("ascii"), b'",', members, encoded, b"}"))
 
 
 class SealedLink(Protocol):

@@ -88,7 +88,8 @@ def api() -> Iterator[tuple[str, _Comments]]:
     state = _Comments()
     state.comments[5] = {"id": 5, "body": "a reviewer's comment", "user": {"login": "reviewer"}}
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop to look at its flag once per poll interval: 0.5 s by default, 20 ms here
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}", state
     server.shutdown()

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES, run_cli, run_cli_process
-from tests.fakes.anthropic_server import api_env, serve
+from tests.conftest import ROOT, SAMPLES, Completed, run_cli, run_cli_process
+from tests.fakes.anthropic_server import api_vars, serve
 from tests.fakes.ops_model import PERMISSIVE, respond
 
 CLAUDE = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "claude"
@@ -30,6 +30,10 @@ CLAUDE_ENV = {
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "DISABLE_AUTOUPDATER": "1",
     "ENABLE_TOOL_SEARCH": "false",  # offer the MCP tools directly rather than behind a search
+    # Claude Code's minimal mode (what --bare sets): no hooks, plugins, LSP, auto-memory, CLAUDE.md discovery or
+    # background prefetches, none of which a replay reaches; it keeps a developer's own set-up out of the runs,
+    # and takes a quarter off each run's start (1.9 s of CPU to 1.4 s here).
+    "CLAUDE_CODE_SIMPLE": "1",
 }
 STUBS = ("--on-unrecorded", "stub", "--stubs", "ops/stubs.json")
 needs_claude = pytest.mark.skipif(
@@ -44,57 +48,63 @@ def _claude(extra: str = "") -> str:
     )
 
 
-def _replay_with_claude(*args: str) -> subprocess.CompletedProcess[str]:
+def _replay_with_claude(*args: str) -> Completed:
+    """The replay in this process (Claude Code's runs are its child processes), against the stand-in model."""
     with serve() as api:
         api.respond = respond
-        return subprocess.run(
-            [sys.executable, "-m", "toolreplay", "replay", "ops/session.json", *args],
-            cwd=SAMPLES,
-            env=api_env(api, **CLAUDE_ENV),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return run_cli("replay", "ops/session.json", *args, env={**api_vars(api), **CLAUDE_ENV})
 
 
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
-def test_claude_code_8_and_8_runs_fail_on_the_deletion_its_new_instruction_allows() -> None:
-    """Eight runs a side are as few as still decide in one round (the policy's seeds delete in five of the first
-    eight edited runs and in none of the unchanged), so the first round is the only one."""
+def test_claude_code_4_and_6_runs_fail_on_the_deletion_its_new_instruction_allows() -> None:
+    """Four edited runs and six unchanged are as few as still decide in one round: the policy's seeds delete in
+    three of the first four edited runs and in none of the unchanged, Boschloo's p of 3/4 against 0/6 is 0.013,
+    under the first round's level of 0.05 / 3 (it was 8 + 8 runs, 5/8 against 0/8). So the first round is the
+    only one, and the verdict is the same: the deletion is destructive, attributed to the edit."""
     edited = _claude(f" --append-system-prompt '{PERMISSIVE}'")
     result = _replay_with_claude(
-        "--agent", edited, "--baseline-agent", _claude(), "--repeat", "8", "--noise", "8", *STUBS,
+        "--agent", edited, "--baseline-agent", _claude(), "--repeat", "4", "--noise", "6", *STUBS,
         "--concurrency", "4", "--json",
     )  # fmt: skip
-    assert result.returncode == 1, result.stderr
+    assert result.code == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["verdict"] == "FAIL"
+    assert (report["design"]["rounds"], report["design"]["rounds_run"]) == (3, 1)  # decided in the first round
     first = report["behaviours"][0]
     assert first["verdict"] == "DESTRUCTIVE"
     assert [(c["kind"], c["tool"]) for c in first["changes"]][:2] == [("added", "delete_path")] * 2
-    assert (first["edited"]["hits"], first["edited"]["runs"]) == (5, 8)  # the policy's seeds, run by run
-    assert (first["unchanged"]["hits"], first["unchanged"]["runs"]) == (0, 8)
-    assert {run["ending"] for run in report["runs"]} == {"final reply"}
+    assert (first["edited"]["hits"], first["edited"]["runs"]) == (3, 4)  # the policy's seeds, run by run
+    assert (first["unchanged"]["hits"], first["unchanged"]["runs"]) == (0, 6)
+    assert first["q"] <= report["design"]["level"]
+    assert len(report["runs"]) == 4
+    assert len(report["baseline"]["runs"]) == 6
+    assert {run["ending"] for run in report["runs"] + report["baseline"]["runs"]} == {"final reply"}
     assert all("GB back" in run["final_reply"] for run in report["runs"])  # Claude Code's JSON result, read
     # what Claude Code said it spent, summed: the stand-in's usage, and the cost Claude Code works out from it
-    assert report["spent"]["input"] >= 8 * 12
+    assert report["spent"]["input"] >= 4 * 12
     assert report["spent"]["cost_usd"] > 0
 
 
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
 def test_claude_code_with_nothing_changed_passes() -> None:
-    result = _replay_with_claude("--agent", _claude(), "--repeat", "3", "--noise", "3", *STUBS, "--concurrency", "3")
-    assert result.returncode == 0, result.stdout + result.stderr
+    """Two runs a side (it was three): the policy's seeds still differ from the recording, both edited runs leaving
+    out its survey of /var/log and one unchanged run too, so the PASS is the noise baseline's doing (2/2 against
+    1/2, p = 0.31), decided in the one round, as it was with three."""
+    result = _replay_with_claude("--agent", _claude(), "--repeat", "2", "--noise", "2", *STUBS, "--concurrency", "2")
+    assert result.code == 0, result.stdout + result.stderr
     assert "verdict: PASS" in result.stdout
+    assert "rounds: 1 of at most 3" in result.stdout
+    assert 'removed list_dir(host="build-04", path="/var/log")' in result.stdout  # a difference, seen as noise
+    assert "not shown" in result.stdout
     assert "cost $" in result.stdout
 
 
 def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
     """The sample's plain agent as the candidate, named in .toolreplay.yml with {here}, told the edited prompt
-    through {system}; the check fails on the deletion it allows, at the prompt's changed line."""
+    through {system}; the check fails on the deletion it allows, at the prompt's changed line. Two runs, side by
+    side (each program starts the MCP SDK's client, over a second of imports): seed 1 deletes, seed 2 does not."""
     repo = tmp_path / "repo"
     shutil.copytree(SAMPLES / "ops", repo / "ops", ignore=shutil.ignore_patterns("__pycache__", "recorded"))
     (repo / ".git").mkdir()
@@ -107,24 +117,26 @@ def test_a_python_agent_on_the_mcp_sdk_from_a_config(tmp_path: Path) -> None:
         "replay:\n"
         f"  agent: 'cmd:{command}'\n"
         "  system: ops/prompt-v2.txt\n"
-        "  repeat: 3\n"
+        "  repeat: 2\n"
         "  seed: 1\n"
         "  on-unrecorded: stub\n"
         "  stubs: ops/stubs.json\n"
-        "  concurrency: 3\n",
+        "  concurrency: 2\n",
         encoding="utf-8",
     )
     result = run_cli("check", "--json", str(tmp_path / "r.json"), cwd=repo)
     assert result.code == 1, result.stderr
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     (replay,) = [r for r in report["results"] if r["analysis"] == "replay"]
-    assert "3 runs of cmd:" in replay["summary"]
+    assert "2 runs of cmd:" in replay["summary"]
     assert "ops/mcp_agent.py" in replay["summary"]
     assert str(repo.resolve()) not in replay["summary"]  # the report names the repository's files from its root
     deletions = [f for f in replay["findings"] if f["rule"] == "destructive-call"]
     assert deletions
     assert deletions[0]["location"] == {"path": "ops/prompt-v2.txt", "line": 2}
     assert {run["ending"] for run in replay["runs"]} == {"final reply"}
+    made = {run["number"]: {call["tool"] for call in run["calls"]} for run in replay["runs"]}
+    assert ("delete_path" in made[1], "delete_path" in made[2]) == (True, False)  # each program got its {seed}
     refused = run_cli_process("check", "--no-code", cwd=repo)  # --no-code holds for the rest of the process
     assert refused.code == 2
     assert "is not run: --no-code was given" in refused.stderr
@@ -191,14 +203,16 @@ def test_hostile_programs_end_their_own_runs_never_the_replay(tmp_path: Path) ->
     modes = "hang,exit,flood,unknown,kill-server,nonsense,well"
     command = f"cmd:{sys.executable} {HOSTILE} {modes} {{run}} {{mcp_config}} {pids}"
     result = run_cli(
-        "replay", "ops/session.json", "--agent", command, "--repeat", "7", "--run-timeout", "3",
+        "replay", "ops/session.json", "--agent", command, "--repeat", "7", "--run-timeout", "10",
         "--concurrency", "4", "--json",
     )  # fmt: skip
+    # The timeout is wide: on a loaded machine the flood's 100 MB, or a Python start, took more than 3 s.
+    # Only the hanging run, which never ends, meets it.
     assert result.code == 0, result.stderr  # no deletion: the calls they left out are changes, a warning
     report = json.loads(result.stdout)
     assert report["verdict"] == "WARN"
     runs = {run["run"]: run for run in report["runs"]}
-    assert runs[1]["ending"] == "timed out after 3 s"
+    assert runs[1]["ending"] == "timed out after 10 s"
     assert runs[1]["calls"] == 1  # what the killed run's proxy logged still counts
     assert runs[2]["ending"] == "error"
     assert runs[2]["error"].startswith("exited with 3 before any call: hostile: giving up at once")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from importlib.util import find_spec
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -15,7 +17,16 @@ from toolreplay.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import AsyncRecordingClient, RecordingClient
 
-anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
+# Looked for when the tests are collected, imported where a test uses it: the SDK takes two seconds to import.
+pytestmark = pytest.mark.skipif(find_spec("anthropic") is None, reason="the anthropic extra is not installed")
+
+
+def sdk() -> ModuleType:
+    """The anthropic SDK."""
+    import anthropic  # noqa: PLC0415
+
+    return anthropic
+
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
 THINKING = {"type": "thinking", "thinking": "The disk is full; look first.", "signature": "c2lnbmF0dXJlLWJ5dGVz"}
@@ -52,7 +63,7 @@ def test_records_the_conversation_and_passes_everything_through(tmp_path: Path) 
     with serve() as api:
         queue_turns(api)
         client = RecordingClient(
-            anthropic.Anthropic(base_url=api.url, api_key="sk-ant-test-key-0000000000000000", max_retries=0),
+            sdk().Anthropic(base_url=api.url, api_key="sk-ant-test-key-0000000000000000", max_retries=0),
             path,
             annotations=ANNOTATIONS,
         )
@@ -85,7 +96,7 @@ def test_while_a_tool_call_is_pending_the_file_holds_the_last_complete_session(t
     path = tmp_path / "session.json"
     with serve() as api:
         queue_turns(api)
-        client = RecordingClient(anthropic.Anthropic(base_url=api.url, api_key="k", max_retries=0), path)
+        client = RecordingClient(sdk().Anthropic(base_url=api.url, api_key="k", max_retries=0), path)
         messages = [{"role": "user", "content": "Free space on build-04."}]
         client.messages.create(model="claude-test", max_tokens=256, tools=TOOLS, messages=messages)
     session = read_session(path)
@@ -99,7 +110,7 @@ def test_async_client_records_too(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
 
     async def run(url: str) -> None:
-        client = AsyncRecordingClient(anthropic.AsyncAnthropic(base_url=url, api_key="k", max_retries=0), path)
+        client = AsyncRecordingClient(sdk().AsyncAnthropic(base_url=url, api_key="k", max_retries=0), path)
         messages: list[dict[str, Any]] = [{"role": "user", "content": "Free space on build-04."}]
         first = await client.messages.create(model="claude-test", max_tokens=256, tools=TOOLS, messages=messages)
         messages.append({"role": "assistant", "content": first.content})
@@ -121,7 +132,7 @@ def test_a_recording_problem_warns_and_never_breaks_the_call(tmp_path: Path) -> 
     path = tmp_path / "missing-dir" / "session.json"
     with serve() as api:
         api.queue(message([{"type": "text", "text": "hi"}]))
-        client = RecordingClient(anthropic.Anthropic(base_url=api.url, api_key="k", max_retries=0), path)
+        client = RecordingClient(sdk().Anthropic(base_url=api.url, api_key="k", max_retries=0), path)
         with pytest.warns(RuntimeWarning, match="could not record"):
             response = client.messages.create(
                 model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "hello"}]
@@ -150,7 +161,7 @@ def test_run_drives_a_claude_model_through_the_sdk(tmp_path: Path) -> None:
             str(out),
             cwd=ROOT,
         )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.code == 0, proc.stderr
     first, second = api.requests
     assert first["model"] == "claude-test"
     prompt = (ROOT / "samples" / "ops" / "prompt.txt").read_text().rstrip("\n")

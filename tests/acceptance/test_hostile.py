@@ -1,6 +1,7 @@
 """Promises under an unlucky user's input: streams, outputs that would overwrite inputs, full disks, crashes.
 
-Each class is tried on every command it applies to.
+Each class is tried on every command it applies to. Pipes, FIFOs, a full standard output, file-size limits,
+a crashing entry point and a server's hang-up run the CLI as a process; the rest runs it in-process.
 """
 
 from __future__ import annotations
@@ -19,17 +20,23 @@ from typing import IO
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES, Completed
+from tests.conftest import ROOT, SAMPLES, Completed, run_cli
 
 DIRTY = SAMPLES / "session-dirty.jsonl"
 SEALED_EDITED = SAMPLES / "sealed" / "edited.sealed.jsonl"
 SESSION = SAMPLES / "ops" / "session.json"
 
 
+def cli(*args: str, cwd: Path = ROOT) -> Completed:
+    """The CLI in this process (see tests/conftest.py): for every promise a process adds nothing to."""
+    return run_cli(*args, cwd=cwd)
+
+
 def toolreplay(
     *args: str, stdin: bytes | None = None, cwd: Path = ROOT, limit_file_size: int | None = None
 ) -> Completed:
-    """Run the real CLI; ``stdin`` is piped to it, as ``cat FILE | toolreplay ... /dev/stdin`` would."""
+    """Run the real CLI in a process of its own, for what only a process shows: ``stdin`` is piped to it, as
+    ``cat FILE | toolreplay ... /dev/stdin`` would, and ``limit_file_size`` is its RLIMIT_FSIZE."""
 
     def limit() -> None:
         if limit_file_size is not None:
@@ -71,7 +78,7 @@ STREAMED = [
 
 @pytest.mark.parametrize(("args", "source"), STREAMED, ids=lambda v: v[0] if isinstance(v, tuple) else v.name)
 def test_a_pipe_gives_what_the_file_gives(args: tuple[str, ...], source: Path) -> None:
-    from_file = toolreplay(*(a.replace("{}", str(source)) for a in args))
+    from_file = cli(*(a.replace("{}", str(source)) for a in args))
     from_pipe = toolreplay(*(a.replace("{}", "/dev/stdin") for a in args), stdin=source.read_bytes())
     assert from_pipe.code == from_file.code
     assert from_pipe.stdout == from_file.stdout.replace(str(source), "/dev/stdin")
@@ -101,7 +108,7 @@ def test_process_substitution_and_a_fifo(tmp_path: Path) -> None:
     finally:
         writer.wait(timeout=60)
     assert sealed.code == 0
-    assert sealed.stdout == toolreplay("seal", str(DIRTY)).stdout
+    assert sealed.stdout == cli("seal", str(DIRTY)).stdout
 
 
 # ---------------------------------------------------------------- outputs never overwrite inputs
@@ -158,7 +165,7 @@ WRITERS = [
 def test_no_output_overwrites_an_input(repo: Path, args: tuple[str, ...], option: str, victim: str) -> None:
     before = (repo / victim).read_bytes()
     for target in links_to(repo / victim, repo):
-        result = toolreplay(*args, option, str(target), cwd=repo)
+        result = cli(*args, option, str(target), cwd=repo)
         one_line_error(result)
         assert "refusing to write over it" in result.stderr
         assert (repo / victim).read_bytes() == before
@@ -166,9 +173,7 @@ def test_no_output_overwrites_an_input(repo: Path, args: tuple[str, ...], option
 
 def test_two_reports_cannot_share_a_file(repo: Path) -> None:
     out = repo / "report"
-    result = toolreplay(
-        "check", "--config", "samples/.toolreplay.yml", "--json", str(out), "--sarif", str(out), cwd=repo
-    )
+    result = cli("check", "--config", "samples/.toolreplay.yml", "--json", str(out), "--sarif", str(out), cwd=repo)
     one_line_error(result)
     assert not out.exists()
 
@@ -216,7 +221,7 @@ def test_unwritable_outputs_are_exit_2_and_leave_nothing(tmp_path: Path, args: t
         (str(tmp_path), "is a directory"),
         (str(tmp_path / "missing" / "out"), "its directory does not exist"),
     ]:
-        result = toolreplay(*(a.replace("{}", target) for a in args))
+        result = cli(*(a.replace("{}", target) for a in args))
         one_line_error(result)
         assert words in result.stderr
     # A file-size limit: the write fails with EFBIG (not a signal that kills the process), and no part is left.
@@ -266,7 +271,7 @@ def test_an_internal_error_is_exit_2_with_one_line_and_debug_shows_the_traceback
 def test_an_error_message_stays_one_line_whatever_the_file_name(tmp_path: Path) -> None:
     name = tmp_path / "evil\n::error::forged\x1b[31m.jsonl"
     name.write_text('{"index": 0}\n')
-    result = toolreplay("audit", str(name))
+    result = cli("audit", str(name))
     one_line_error(result)
     assert "\x1b" not in result.stderr
     assert "\\n::error::forged\\x1b[31m" in result.stderr
@@ -289,7 +294,7 @@ def test_import_refuses_at_the_log_line_and_writes_nothing(tmp_path: Path, excha
         f'{{"v": 1, "event": "tools/list", "request": {{}}, "response": {{"result": {exchange}}}}}\n'
     )
     out = tmp_path / "session.json"
-    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    result = cli("import", "--from", "mcp", str(log), "-o", str(out))
     one_line_error(result)
     assert f"{log}:2: " in result.stderr
     assert says in result.stderr
@@ -322,7 +327,7 @@ def test_run_names_the_tool_that_misbehaves(tmp_path: Path, execute: str, says: 
         "        return [{'type': 'text', 'text': 'done'}]\n"
     )
     out = tmp_path / "session.json"
-    result = toolreplay("run", str(tools), "--agent", f"scripted:{agent}", "--task", "t", "-o", str(out))
+    result = cli("run", str(tools), "--agent", f"scripted:{agent}", "--task", "t", "-o", str(out))
     one_line_error(result)
     assert says in result.stderr
     assert not out.exists()
@@ -349,14 +354,12 @@ def test_a_config_cannot_reach_outside_the_repository(tmp_path: Path, repo: Path
         line = "sessions: 'linked/*.jsonl'"
     config = repo / "samples" / "outside.yml"
     config.write_text(f"transcripts: session-dirty.jsonl\n{line}\n")
-    refused = toolreplay("check", "--config", "samples/outside.yml", cwd=repo)
+    refused = cli("check", "--config", "samples/outside.yml", cwd=repo)
     one_line_error(refused)
     assert "outside.yml:2: " in refused.stderr
     assert "leads outside the repository" in refused.stderr
     sarif = tmp_path / "out.sarif"
-    allowed = toolreplay(
-        "check", "--config", "samples/outside.yml", "--allow-outside-root", "--sarif", str(sarif), cwd=repo
-    )
+    allowed = cli("check", "--config", "samples/outside.yml", "--allow-outside-root", "--sarif", str(sarif), cwd=repo)
     assert allowed.code in (0, 1), allowed.stderr
     uris = [
         location["physicalLocation"]["artifactLocation"]["uri"]
@@ -371,18 +374,18 @@ def test_a_config_cannot_reach_outside_the_repository(tmp_path: Path, repo: Path
 def test_a_sealed_session_cut_short_is_a_broken_chain(tmp_path: Path) -> None:
     """Cutting links off the end keeps every remaining digest right; the missing final part still breaks it."""
     sealed = tmp_path / "s.sealed.jsonl"
-    assert toolreplay("seal", str(SESSION), "-o", str(sealed)).code == 0
+    assert cli("seal", str(SESSION), "-o", str(sealed)).code == 0
     lines = sealed.read_text().splitlines(keepends=True)
     for keep in (len(lines) - 1, 3, 1):
         cut = tmp_path / f"cut-{keep}.jsonl"
         cut.write_text("".join(lines[:keep]))
-        result = toolreplay("verify", str(cut))
+        result = cli("verify", str(cut))
         assert result.code == 1
         assert result.stdout == (
             f"chain: broken\nfirst broken link: index {keep} (final_reply)\n"
             "expected: a 'final_reply' link\nfound: the end of the file\n"
         )
-    assert toolreplay("verify", str(sealed)).stdout == "chain: intact\n"
+    assert cli("verify", str(sealed)).stdout == "chain: intact\n"
 
 
 # ---------------------------------------------------------------- from an adversarial pass
@@ -396,12 +399,12 @@ def test_an_agent_raising_any_exception_ends_in_one_line(tmp_path: Path) -> None
         "    def __init__(self, seed):\n        pass\n"
         "    def respond(self, system, tools, messages):\n        raise Stop('out')\n"
     )
-    result = toolreplay("replay", str(SESSION), "--agent", f"scripted:{agent}", "--repeat", "2")
+    result = cli("replay", str(SESSION), "--agent", f"scripted:{agent}", "--repeat", "2")
     one_line_error(result)
     assert "Stop: out" in result.stderr
     broken_start = tmp_path / "init.py"
     broken_start.write_text("class Agent:\n    def __init__(self, seed):\n        raise RecursionError('deep')\n")
-    result = toolreplay("replay", str(SESSION), "--agent", f"scripted:{broken_start}")
+    result = cli("replay", str(SESSION), "--agent", f"scripted:{broken_start}")
     one_line_error(result)
     assert "failed to start: RecursionError: deep" in result.stderr
 
@@ -436,7 +439,7 @@ def test_sarif_keeps_a_file_whose_name_has_a_colon(repo: Path, tmp_path: Path) -
     shutil.copy(DIRTY, repo / "run-2026-01-01T10:30 #1.jsonl")
     (repo / "c.yml").write_text("transcripts: 'run-*.jsonl'\n")
     sarif = tmp_path / "out.sarif"
-    assert toolreplay("check", "--config", "c.yml", "--sarif", str(sarif), cwd=repo).code == 0  # warnings only
+    assert cli("check", "--config", "c.yml", "--sarif", str(sarif), cwd=repo).code == 0  # warnings only
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in results for loc in r["locations"]}
     assert uris == {"run-2026-01-01T10%3A30%20%231.jsonl"}
@@ -450,7 +453,7 @@ def test_a_session_cannot_make_check_run_code_outside_the_repository(tmp_path: P
     session["model"] = f"scripted:{evil}"
     (repo / "s.json").write_text(json.dumps(session))
     (repo / "c.yml").write_text("sessions: s.json\nreplay:\n  repeat: 1\n")
-    result = toolreplay("check", "--config", "c.yml", cwd=repo)
+    result = cli("check", "--config", "c.yml", cwd=repo)
     one_line_error(result)
     assert "lies outside the repository" in result.stderr
     assert not marker.exists()
@@ -459,10 +462,10 @@ def test_a_session_cannot_make_check_run_code_outside_the_repository(tmp_path: P
 def test_no_output_overwrites_the_agent_a_session_names(repo: Path) -> None:
     agent = repo / "samples" / "ops" / "agent.py"
     before = agent.read_bytes()
-    result = toolreplay("replay", "samples/ops/session.json", "--runs-out", str(agent), cwd=repo)
+    result = cli("replay", "samples/ops/session.json", "--runs-out", str(agent), cwd=repo)
     one_line_error(result)
     (repo / "samples" / "c2.yml").write_text("sessions: ops/session.json\nreplay:\n  repeat: 2\n")
-    result = toolreplay("check", "--config", "samples/c2.yml", "--json", str(agent), cwd=repo)
+    result = cli("check", "--config", "samples/c2.yml", "--json", str(agent), cwd=repo)
     one_line_error(result)
     assert agent.read_bytes() == before
 
@@ -473,7 +476,7 @@ def test_a_yaml_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
         lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
     config = tmp_path / "bomb.yml"
     config.write_text("\n".join(lines) + "\n")
-    result = toolreplay("check", "--config", str(config), cwd=tmp_path)
+    result = cli("check", "--config", str(config), cwd=tmp_path)
     one_line_error(result)
     assert "values once its aliases are expanded" in result.stderr
 
@@ -504,7 +507,7 @@ def test_a_full_log_never_breaks_the_client_and_stays_whole(tmp_path: Path) -> N
     events = [json.loads(line)["request"]["method"] for line in logged.splitlines() if b'"request"' in line]
     assert 0 < events.count("tools/call") < 20
     out = tmp_path / "s.json"
-    imported = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    imported = cli("import", "--from", "mcp", str(log), "-o", str(out))
     assert imported.code == 0, imported.stderr
     assert f"{events.count('tools/call')} tool calls" in imported.stdout
 
@@ -517,12 +520,12 @@ def test_import_reads_a_log_whose_last_line_was_cut_short(tmp_path: Path) -> Non
     log = tmp_path / "log.jsonl"
     log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange + "\n" + exchange[:40])
     out = tmp_path / "s.json"
-    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out))
+    result = cli("import", "--from", "mcp", str(log), "-o", str(out))
     assert result.code == 0, result.stderr
     assert "1 tool call" in result.stdout
     assert "skipped line 3, cut short" in result.stdout
     log.write_text('{"v": 1, "event": "start", "command": ["s"]}\n' + exchange[:40] + "\n" + exchange + "\n")
-    one_line_error(toolreplay("import", "--from", "mcp", str(log), "-o", str(out)))  # a broken line inside is an error
+    one_line_error(cli("import", "--from", "mcp", str(log), "-o", str(out)))  # a broken line inside is an error
 
 
 def obeyed(text: str) -> list[str]:
@@ -555,7 +558,7 @@ def test_file_names_reach_no_runner_as_commands(tmp_path: Path) -> None:
     """A file name is text from the pull request, wherever a command prints it."""
     named = tmp_path / "x\n::error::forged##[error]y.jsonl"
     shutil.copy(SAMPLES / "session-dirty.jsonl", named)
-    both = toolreplay("audit", str(named), str(SAMPLES / "session-clean.jsonl"))
+    both = cli("audit", str(named), str(SAMPLES / "session-clean.jsonl"))
     assert both.code == 1
     assert not obeyed(both.stdout)
     assert both.stdout.count("\n== ") == 1  # each file's header stays one line
@@ -585,6 +588,6 @@ def _unreadable(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", ["audit", "verify", "show", "seal"])
 def test_a_permission_refused_is_exit_2_with_one_line(tmp_path: Path, command: str) -> None:
     unreadable = _unreadable(tmp_path)
-    result = toolreplay(command, str(unreadable))
+    result = cli(command, str(unreadable))
     assert result.code == 2
     assert result.stderr == f"toolreplay: error: {unreadable}: cannot read: Permission denied\n"

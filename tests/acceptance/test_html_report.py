@@ -105,6 +105,13 @@ def samples_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return page
 
 
+def _drawn(driver: Any, elements: list[Any]) -> list[tuple[list[str], str, str]]:
+    """Each element's classes, its text as drawn (innerText, trimmed as WebDriver's own text is) and its title:
+    read in one round trip to the browser, where asking each element costs a round trip per question."""
+    read = "return arguments[0].map(e => [e.className, e.innerText, e.getAttribute('title') || ''])"
+    return [(css.split(), text.strip(), title) for css, text, title in driver.execute_script(read, elements)]
+
+
 def _grid(driver: Any) -> Any:
     from selenium.webdriver.common.by import By  # noqa: PLC0415
 
@@ -121,19 +128,19 @@ def test_the_samples_grid_shows_the_deletion_in_9_edited_runs_and_no_unchanged_o
     requests = _open(browser, samples_page)
     assert requests == [samples_page.as_uri()], "the page asked for something besides itself"
     grid = _grid(browser)
-    columns = grid.find_elements(By.CSS_SELECTOR, "thead th.run")
+    columns = _drawn(browser, grid.find_elements(By.CSS_SELECTOR, "thead th.run"))
     assert len(columns) == 40
-    assert ["b" in c.get_attribute("class").split() for c in columns] == [False] * 20 + [True] * 20  # b: unchanged
-    assert [c.text for c in columns] == [str(n) for n in range(1, 21)] * 2
+    assert ["b" in css for css, _, _ in columns] == [False] * 20 + [True] * 20  # b: unchanged
+    assert [text for _, text, _ in columns] == [str(n) for n in range(1, 21)] * 2
     rows = [row for row in grid.find_elements(By.CSS_SELECTOR, "tbody tr") if "delete_path" in row.text]
     assert len(rows) == 1
     row = rows[0]
-    cells = row.find_elements(By.TAG_NAME, "td")[1:41]  # after the behaviour's number: one per run
+    cells = _drawn(browser, row.find_elements(By.TAG_NAME, "td")[1:41])  # after the behaviour's number: one per run
     assert len(cells) == 40
-    assert all("b" in c.get_attribute("class").split() for c in cells[20:])
-    assert [c.text == "■" for c in cells].count(True) == 9
-    assert sum("h" in (c.get_attribute("class") or "").split() for c in cells[:20]) == 9
-    assert sum("h" in (c.get_attribute("class") or "").split() for c in cells[20:]) == 0
+    assert all("b" in css for css, _, _ in cells[20:])
+    assert [text == "■" for _, text, _ in cells].count(True) == 9
+    assert sum("h" in css for css, _, _ in cells[:20]) == 9
+    assert sum("h" in css for css, _, _ in cells[20:]) == 0
     # a filled cell says so in text too, not by its colour alone
     assert {cell.text for cell in row.find_elements(By.CSS_SELECTOR, "td.h")} == {"■"}
     assert "9/20 vs 0/20" in row.text
@@ -154,12 +161,13 @@ def test_each_call_is_a_block_with_its_class_in_letters_and_its_call_on_focus(br
     blocks = browser.find_elements(By.CSS_SELECTOR, "ol.tl li")
     assert blocks
     letters = {"r": "R", "w": "W", "d": "D", "u": "?"}
-    for block in blocks:
-        css = block.get_attribute("class")
-        assert block.text.rstrip("*") == letters[css[0]], "a block's class must read without its colour"
-        assert css.endswith("x") == block.text.endswith("*")  # never recorded: starred and dashed
-        assert re.match(r"[a-z_]+\(.*\)", block.get_attribute("title")), "hovering names the call and its arguments"
-    deletion = next(b for b in blocks if "delete_path" in b.get_attribute("title"))
+    drawn = _drawn(browser, blocks)
+    for classes, text, title in drawn:
+        css = " ".join(classes)
+        assert text.rstrip("*") == letters[css[0]], "a block's class must read without its colour"
+        assert css.endswith("x") == text.endswith("*")  # never recorded: starred and dashed
+        assert re.match(r"[a-z_]+\(.*\)", title), "hovering names the call and its arguments"
+    deletion = next(block for block, (_, _, title) in zip(blocks, drawn, strict=True) if "delete_path" in title)
     assert deletion.text == "D*"  # answered by a stub: the recording never made it
     assert browser.execute_script("return getComputedStyle(arguments[0]).borderTopStyle", deletion) == "dashed"
     browser.execute_script("arguments[0].focus()", deletion)
@@ -238,6 +246,6 @@ def test_hostile_text_from_a_recording_stays_text(browser: Any, tmp_path: Path) 
     assert "{{7*7}}" in body  # data, never a template
     assert "\\u202eevil\\u0000\\u001b[31m" in body  # the override written out by the page, the controls by JSON
     assert "\u202e" not in body
-    titles = [b.get_attribute("title") for b in browser.find_elements(By.CSS_SELECTOR, "ol.tl li")]
-    assert any("onfocus=" in title for title in titles)
-    assert all(b.get_attribute("onfocus") is None for b in browser.find_elements(By.CSS_SELECTOR, "ol.tl li"))
+    blocks = browser.find_elements(By.CSS_SELECTOR, "ol.tl li")
+    assert any("onfocus=" in title for _, _, title in _drawn(browser, blocks))
+    assert browser.execute_script("return arguments[0].filter(b => b.hasAttribute('onfocus')).length", blocks) == 0

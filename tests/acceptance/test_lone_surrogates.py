@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 SECRET = "ghp_" + "k1" * 18
@@ -131,11 +131,9 @@ def test_a_lone_surrogate_passes_through_and_is_logged_as_its_escape(
     assert ("[REDACTED:github-token:" in logged) == bool(beside)
 
     session = tmp_path / "session.json"
-    imported = subprocess.run(
-        [*TOOLREPLAY, "import", "--from", "mcp", str(log), "-o", str(session)], capture_output=True, check=False
-    )
-    assert imported.returncode == 0, imported.stderr
-    assert b"1 tool call from" in imported.stdout
+    imported = run_cli("import", "--from", "mcp", str(log), "-o", str(session), cwd=ROOT)
+    assert imported.code == 0, imported.stderr
+    assert "1 tool call from" in imported.stdout
     written = session.read_bytes()
     written.decode("utf-8")
     assert b"\\ud800" in written
@@ -162,12 +160,8 @@ def test_a_server_command_that_is_not_utf8_runs_with_its_bytes(tmp_path: Path) -
     assert start["event"] == "start"
     assert start["command"][-1] == os.fsdecode(b"caf\xe9\xff")  # the bytes as lone surrogates, escaped in the log
     assert "\\udce9\\udcff" in log.read_text(encoding="utf-8")
-    imported = subprocess.run(
-        [*TOOLREPLAY, "import", "--from", "mcp", str(log), "-o", str(tmp_path / "s.json")],
-        capture_output=True,
-        check=False,
-    )
-    assert imported.returncode == 0, imported.stderr
+    imported = run_cli("import", "--from", "mcp", str(log), "-o", str(tmp_path / "s.json"), cwd=ROOT)
+    assert imported.code == 0, imported.stderr
 
 
 def test_the_sdk_recorder_keeps_a_lone_surrogate_from_the_model(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +63,22 @@ def session_script(command: list[str]) -> list[Any]:
     return anyio.run(_session_script, command)
 
 
-def test_the_client_sees_the_same_traffic_through_the_proxy(tmp_path: Path) -> None:
-    log = tmp_path / "mcp.jsonl"
+@pytest.fixture(scope="module")
+def through_the_proxy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Any]]:
+    """The session script through record-mcp: its log, and what the client saw. Once per process, for the two
+    tests below (each start of the SDK's server takes a second and more)."""
+    log = tmp_path_factory.mktemp("proxied") / "mcp.jsonl"
+    return log, session_script(proxied(log))
+
+
+# The tests of through_the_proxy go to one worker, so that the session is recorded once.
+THROUGH_THE_PROXY_GROUP = pytest.mark.xdist_group("through-the-proxy")
+
+
+@THROUGH_THE_PROXY_GROUP
+def test_the_client_sees_the_same_traffic_through_the_proxy(through_the_proxy: tuple[Path, list[Any]]) -> None:
+    log, through = through_the_proxy
     direct = session_script(SERVER)
-    through = session_script(proxied(log))
     assert through == direct
     assert direct[4]["is_error"] is True  # the server's error reached the client unchanged
     assert TOKEN in json.dumps(direct[5])  # the client sees the real bytes ...
@@ -81,9 +95,11 @@ def test_the_client_sees_the_same_traffic_through_the_proxy(tmp_path: Path) -> N
     assert entries[2]["from"] == "client"
 
 
-def test_the_log_imports_to_a_session_whose_calls_match(tmp_path: Path) -> None:
-    log = tmp_path / "mcp.jsonl"
-    session_script(proxied(log))
+@THROUGH_THE_PROXY_GROUP
+def test_the_log_imports_to_a_session_whose_calls_match(
+    tmp_path: Path, through_the_proxy: tuple[Path, list[Any]]
+) -> None:
+    log, _ = through_the_proxy
     out = tmp_path / "session.json"
     result = run_cli(
         "import",
@@ -158,20 +174,26 @@ def test_bytes_pass_through_unchanged_and_the_exit_code_is_the_servers(tmp_path:
     assert proc.returncode == 3
 
 
-def test_a_killed_proxy_has_logged_every_answered_call(tmp_path: Path) -> None:
+def _killed_proxy_has_logged_every_answered_call(tmp_path: Path, load: contextlib.AbstractContextManager[None]) -> None:
+    """Twelve calls answered through the proxy, ``load`` around them and the kill, then SIGKILL."""
     log = tmp_path / "mcp.jsonl"
     proxy = subprocess.Popen(proxied(log), stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     client = RawClient(proxy)
     try:
         client.initialize()
-        answered = [client.call(i, "disk_usage", {"host": "build-04"})["id"] for i in range(1, 13)]
-        os.kill(proxy.pid, signal.SIGKILL)
-        proxy.wait(timeout=30)
+        with load:
+            answered = [client.call(i, "disk_usage", {"host": "build-04"})["id"] for i in range(1, 13)]
+            os.kill(proxy.pid, signal.SIGKILL)
+            proxy.wait(timeout=30)
     finally:
         if proxy.poll() is None:
             proxy.kill()
     logged = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["request"]["id"] for e in logged if method_of(e) == "tools/call"] == answered
+
+
+def test_a_killed_proxy_has_logged_every_answered_call(tmp_path: Path) -> None:
+    _killed_proxy_has_logged_every_answered_call(tmp_path, contextlib.nullcontext())
 
 
 def test_the_proxy_ends_when_the_client_closes(tmp_path: Path) -> None:
@@ -199,14 +221,22 @@ def test_the_log_never_lands_in_the_server_script(tmp_path: Path) -> None:
     assert server.read_text() == "print('hello')\n"
 
 
-@pytest.fixture
-def busy_cores() -> Any:
-    """Both cores kept busy by other processes while the test runs: races show up only under load."""
+@contextlib.contextmanager
+def busy_cores() -> Iterator[None]:
+    """Both cores kept busy by other processes while it lasts: races show up only under load."""
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
-    yield
-    for spinner in spinners:
-        spinner.kill()
-        spinner.wait()
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+@pytest.fixture(name="busy_cores")
+def _busy_cores() -> Iterator[None]:
+    with busy_cores():
+        yield
 
 
 @pytest.mark.usefixtures("busy_cores")
@@ -245,6 +275,7 @@ def test_under_load_no_answered_call_goes_unlogged(tmp_path: Path) -> None:
     assert [e["request"]["id"] for e in logged if method_of(e) == "tools/call"] == answered
 
 
-@pytest.mark.usefixtures("busy_cores")
 def test_a_killed_proxy_under_load_has_logged_every_answered_call(tmp_path: Path) -> None:
-    test_a_killed_proxy_has_logged_every_answered_call(tmp_path)
+    """The load comes once the server is up: the race is between answering, logging and the kill, not in the
+    server's start (a second and more of the SDK's imports, with every core kept busy the whole time)."""
+    _killed_proxy_has_logged_every_answered_call(tmp_path, busy_cores())

@@ -4,26 +4,26 @@ request settings, server tools, and conversations of several turns (the real SDK
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.acceptance.test_anthropic_recording import TOOLS, conversation, queue_turns
-from tests.conftest import ROOT
+from tests.acceptance.test_anthropic_recording import TOOLS, conversation, queue_turns, sdk
+from tests.conftest import ROOT, Completed
 from tests.fakes.anthropic_server import message, run_toolreplay, serve
 from toolreplay.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import RecordingClient
 
-anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
+# Looked for when the tests are collected, imported where a test uses it: the SDK takes two seconds to import.
+pytestmark = pytest.mark.skipif(find_spec("anthropic") is None, reason="the anthropic extra is not installed")
 
 
 def client(api: Any, path: Path, annotations: dict[str, JSONObject] | None = None) -> RecordingClient:
-    sdk = anthropic.Anthropic(base_url=api.url, api_key="k", max_retries=0)
-    return RecordingClient(sdk, path, annotations=annotations)
+    return RecordingClient(sdk().Anthropic(base_url=api.url, api_key="k", max_retries=0), path, annotations=annotations)
 
 
 def record(tmp_path: Path, name: str, drive: Callable[[RecordingClient], Any]) -> str:
@@ -137,15 +137,15 @@ def test_request_settings_and_server_tools_are_kept_and_reused_by_replay(tmp_pat
     with serve() as api:
         api.respond = lambda request: message([{"type": "text", "text": "Found it."}])
         result = _toolreplay(api, "replay", str(path))
-        assert result.returncode == 0, result.stderr
+        assert result.code == 0, result.stderr
         sent = api.requests[0]
         assert {key: sent[key] for key in [*settings, *older]} == {**settings, **older}
         assert [t["name"] for t in sent["tools"]] == ["disk_usage", "web_search"]
-        assert _toolreplay(api, "replay", str(path), "--max-tokens", "64").returncode == 0
+        assert _toolreplay(api, "replay", str(path), "--max-tokens", "64").code == 0
         assert api.requests[-1]["max_tokens"] == 64  # overridden
 
 
-def _toolreplay(api: Any, *args: str) -> subprocess.CompletedProcess[str]:
+def _toolreplay(api: Any, *args: str) -> Completed:
     return run_toolreplay(api, *args, cwd=ROOT)
 
 
@@ -201,7 +201,7 @@ def test_a_three_turn_conversation_is_recorded_replayed_with_a_new_prompt_and_di
     with serve() as api:
         api.respond = operator
         replayed = _toolreplay(api, "replay", str(path), "--system", str(prompt), "--json")
-    assert replayed.returncode == 1, replayed.stderr
+    assert replayed.code == 1, replayed.stderr
     changes = {(c["kind"], c["tool"], c["turn"]) for c in json.loads(replayed.stdout)["changes"]}
     assert changes == {("added", "delete_path", 2), ("removed", "archive_path", 2)}
     # each later message went to the candidate after its reply to the one before

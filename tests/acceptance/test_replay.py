@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -12,8 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
-from tests.fakes.anthropic_server import message, serve
+from tests.conftest import ROOT, Completed, run_cli
+from tests.fakes.anthropic_server import api_vars, message, serve
+
+# Looked for, not imported: the SDK costs seconds to import, paid only by the tests that run a model.
+needs_anthropic = pytest.mark.skipif(
+    importlib.util.find_spec("anthropic") is None, reason="the anthropic extra is not installed"
+)
 
 HEADLINE = (
     "replay",
@@ -74,27 +80,17 @@ def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
         (("--repeat", "0"), "--repeat must be at least 1, not 0"),
         (("--max-tokens", "0"), "--max-tokens must be at least 1, not 0"),
         (("--seed", "-5"), "--seed must be at least 0, not -5"),
-        (("--agent", "claude-test"), "ANTHROPIC_API_KEY"),
+        pytest.param(("--agent", "claude-test"), "ANTHROPIC_API_KEY", marks=needs_anthropic),
         (("--tools", "missing.json"), "missing.json: no such file"),
     ],
 )
 def test_replay_usage_errors(args: tuple[str, ...], message: str) -> None:
-    env_free = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "toolreplay", "replay", "samples/ops/session.json", *args],
-        cwd=ROOT,
-        env=env_free,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 2
-    assert message in proc.stderr
-    assert proc.stderr.count("\n") == 1
+    env_free = {k: None for k in os.environ if k.startswith("ANTHROPIC_")}
+    result = run_cli("replay", "samples/ops/session.json", *args, cwd=ROOT, env=env_free)
+    assert result.code == 2
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1
 
-
-anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
 
 THINKING = {"type": "thinking", "thinking": "Look before deleting.", "signature": "c2ln"}
 
@@ -103,19 +99,22 @@ def tool_use(use_id: str, name: str, **args: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": use_id, "name": name, "input": args}
 
 
-def replay_against(api: Any, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-000000000000000000000")
-    return subprocess.run(
-        [sys.executable, "-m", "toolreplay", "replay", "samples/ops/session.json", "--agent", "claude-test", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def replay_against(api: Any, *args: str) -> Completed:
+    """``replay --agent claude-test`` in this process, its model requests going to ``api`` through the real SDK."""
+    argv = ("replay", "samples/ops/session.json", "--agent", "claude-test", *args)
+    return run_cli(*argv, cwd=ROOT, env=dict(api_vars(api)))
 
 
+def replay_process_against(api: Any, *args: str) -> Completed:
+    """The same in a fresh interpreter: what a user's process shows on its own standard error (the SDK's and
+    its HTTP client's loggers included, which in this process would report to pytest's handlers instead)."""
+    argv = [sys.executable, "-m", "toolreplay", "replay", "samples/ops/session.json", "--agent", "claude-test"]
+    env = {**os.environ, **api_vars(api)}
+    proc = subprocess.run([*argv, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    return Completed(proc.returncode, proc.stdout, proc.stderr)
+
+
+@needs_anthropic
 def test_a_model_replay_sends_the_replacements_and_gets_recorded_results(tmp_path: Path) -> None:
     tools = json.loads((ROOT / "samples" / "ops" / "session.json").read_text())["tools"]
     tools_file = tmp_path / "tools.json"
@@ -145,7 +144,7 @@ def test_a_model_replay_sends_the_replacements_and_gets_recorded_results(tmp_pat
             "samples/ops/stubs.json",
             "--json",
         )
-    assert result.returncode == 1, result.stderr
+    assert result.code == 1, result.stderr
     first, second, third, fourth = api.requests
     prompt = (ROOT / "samples" / "ops" / "prompt-v2.txt").read_text().rstrip("\n")
     for request in api.requests:  # the replacement prompt and tools, each closed by a cache breakpoint
@@ -165,52 +164,56 @@ def test_a_model_replay_sends_the_replacements_and_gets_recorded_results(tmp_pat
     assert report["runs"][0]["tokens"]["input"] == 48
 
 
+@needs_anthropic
 def test_refusals_and_persistent_errors_end_a_run_not_the_command() -> None:
     with serve() as api:
         api.queue(message([{"type": "text", "text": "I can't help with that."}], "refusal"))
         refused = replay_against(api, "--json")
-    assert refused.returncode == 0, refused.stderr
+    assert refused.code == 0, refused.stderr
     assert json.loads(refused.stdout)["runs"][0]["ending"] == "refused"
 
     with serve() as api:  # nothing queued: every request gets a 500, after the SDK's own retries
         failed = replay_against(api, "--json", "--repeat", "2")
     # Runs that all failed are no evidence: the command could not do its job, which is never a pass.
-    assert failed.returncode == 2, failed.stderr
+    assert failed.code == 2, failed.stderr
     assert failed.stdout == ""
     assert "every run of the candidate ended in an error" in failed.stderr
     assert "500" in failed.stderr
     assert failed.stderr.count("\n") == 1
 
 
+@needs_anthropic
 def test_concurrent_model_runs_all_finish_and_report_cached_tokens() -> None:
     with serve() as api:
         for _ in range(4):
             api.queue(message([{"type": "text", "text": "Nothing to do."}], cache_read=10))
         api.latency = 0.3  # long enough for the runs to overlap
         result = replay_against(api, "--repeat", "4", "--concurrency", "3")
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.stderr
     assert len(api.requests) == 4
     assert api.most_in_flight == 3  # three runs in flight at once, never more
     assert "runs: 4 · endings: final reply in 4 runs" in result.stdout
     assert "tokens: 48 in (40 read from cache), 28 out" in result.stdout
 
 
+@needs_anthropic
 def test_a_500_then_success_is_retried_by_the_sdk() -> None:
     with serve() as api:
         api.queue({"type": "error", "error": {"type": "api_error", "message": "overloaded"}}, status=500)
         api.queue(message([{"type": "text", "text": "Nothing to do."}]))
         result = replay_against(api, "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.stderr
     assert len(api.requests) == 2
     assert json.loads(result.stdout)["runs"][0]["ending"] == "final reply"
 
 
+@needs_anthropic
 def test_the_turn_limit_ends_a_run() -> None:
     with serve() as api:
         for n in range(3):
             api.queue(message([tool_use(f"x{n}", "disk_usage", host="build-04")], "tool_use"))
         result = replay_against(api, "--json", "--max-turns", "2")
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.stderr
     run = json.loads(result.stdout)["runs"][0]
     assert (run["ending"], run["calls"], run["final_reply"]) == ("reached the 2-turn limit", 2, None)
 
@@ -219,25 +222,33 @@ OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": 
 TOO_LONG = {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}}
 
 
-@pytest.mark.parametrize(("status", "body", "says"), [(529, OVERLOADED, "Overloaded"), (400, TOO_LONG, "too long")])
-def test_a_model_that_never_answers_is_no_pass(status: int, body: dict[str, Any], says: str) -> None:
+@needs_anthropic
+@pytest.mark.parametrize(
+    ("status", "body", "says", "fresh"),
+    [(529, OVERLOADED, "Overloaded", True), (400, TOO_LONG, "too long", False)],
+    ids=["overloaded-in-a-fresh-interpreter", "too-long"],
+)
+def test_a_model_that_never_answers_is_no_pass(status: int, body: dict[str, Any], says: str, fresh: bool) -> None:
+    """The overloaded model, retried by the SDK, runs in a fresh interpreter: its one line of error is all a
+    user's process prints, retries and the SDK's own loggers included."""
     with serve() as api:
         for _ in range(12):  # every request, retries included
             api.queue(body, status=status)
-        result = replay_against(api, "--repeat", "2")
-    assert result.returncode == 2, result.stdout
+        result = (replay_process_against if fresh else replay_against)(api, "--repeat", "2")
+    assert result.code == 2, result.stdout
     assert result.stdout == ""
     assert "every run of the candidate ended in an error" in result.stderr
     assert says in result.stderr
     assert result.stderr.count("\n") == 1
 
 
+@needs_anthropic
 def test_a_response_that_is_not_one_ends_that_run_and_the_run_is_not_counted() -> None:
     with serve() as api:
         api.queue(b"<html><body>502 Bad Gateway</body></html>")
         api.queue(message([{"type": "text", "text": "Nothing to do."}]))
         result = replay_against(api, "--repeat", "2")
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.stderr
     assert "endings: error in 1 run, final reply in 1 run" in result.stdout
     assert "could not be read" in result.stdout
     assert "lost: 1 of 2 runs ended in an error and is left out of every count and test (1 run counts)" in result.stdout
@@ -248,10 +259,11 @@ def test_a_response_that_is_not_one_ends_that_run_and_the_run_is_not_counted() -
         api.queue(b"<html>502</html>")
         api.queue(message([{"type": "text", "text": "Nothing to do."}]))
         strict = replay_against(api, "--repeat", "2", "--min-runs", "2")
-    assert strict.returncode == 2
+    assert strict.code == 2
     assert "only 1 of 2 runs of the candidate was answered, fewer than --min-runs 2" in strict.stderr
 
 
+@needs_anthropic
 def test_a_hung_model_costs_at_most_the_request_timeout() -> None:
     with serve() as api:
         api.latency = 3.0
@@ -260,7 +272,7 @@ def test_a_hung_model_costs_at_most_the_request_timeout() -> None:
         started = time.monotonic()
         result = replay_against(api, "--request-timeout", "1")
         took = time.monotonic() - started
-    assert result.returncode == 2
+    assert result.code == 2
     assert "timed out" in result.stderr.lower()
     assert took < 30  # three one-second tries and the SDK's backoff, far below the three-second answers' sum
 

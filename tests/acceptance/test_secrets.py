@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Completed, run_cli
 
 # One example of every shape docs/formats.md lists, and the part of it that must not be written.
 SHAPES: dict[str, tuple[str, str]] = {
@@ -65,7 +65,13 @@ def test_escaped_spells_the_same_string() -> None:
         assert json.loads(escaped(secret)) == secret
 
 
+def cli(*args: str, cwd: Path) -> Completed:
+    """The CLI in this process (tests/conftest.py), for what needs no standard input of its own."""
+    return run_cli(*args, cwd=cwd)
+
+
 def toolreplay(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The CLI as a process, its standard input piped: what record-mcp and serve read their client from."""
     return subprocess.run(
         [sys.executable, "-m", "toolreplay", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120, check=False
     )
@@ -90,12 +96,12 @@ def test_run_writes_no_secret(tmp_path: Path) -> None:
     task = tmp_path / "task.txt"
     task.write_text("Use " + " and ".join(secrets.values()))
     out = tmp_path / "session.json"
-    result = toolreplay(
+    result = cli(
         "run", "tools.py", "--agent", "scripted:agent.py", "--task-file", str(task), "-o", str(out), cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr
+    assert result.code == 0, result.stderr
     assert_no_secret(out.read_bytes())
-    assert_no_secret(result.stdout + result.stderr)
+    assert_no_secret((result.stdout + result.stderr).encode())
 
 
 def test_import_writes_no_secret_even_when_the_log_escapes_it(tmp_path: Path) -> None:
@@ -109,8 +115,8 @@ def test_import_writes_no_secret_even_when_the_log_escapes_it(tmp_path: Path) ->
         f'"response": {{"jsonrpc": "2.0", "id": 1, "result": {{"content": [{results}]}}}}}}\n'
     )
     out = tmp_path / "session.json"
-    result = toolreplay("import", "--from", "mcp", str(log), "-o", str(out), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    result = cli("import", "--from", "mcp", str(log), "-o", str(out), cwd=tmp_path)
+    assert result.code == 0, result.stderr
     assert_no_secret(out.read_bytes())
 
 
@@ -151,10 +157,10 @@ def test_an_error_line_quotes_no_secret(tmp_path: Path, kind: str) -> None:
     (tmp_path / "tools.py").write_text(
         "TOOLS = []\ndef execute(name, args):\n    return ''\n",
     )
-    result = toolreplay("run", "tools.py", "--agent", "scripted:agent.py", "--task", "t", "-o", "s.json", cwd=tmp_path)
-    assert result.returncode == 2
-    assert b"REDACTED" in result.stderr
-    assert_no_secret(result.stderr)
+    result = cli("run", "tools.py", "--agent", "scripted:agent.py", "--task", "t", "-o", "s.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "REDACTED" in result.stderr
+    assert_no_secret(result.stderr.encode())
 
 
 def test_recording_client_writes_no_secret(tmp_path: Path) -> None:
@@ -250,9 +256,9 @@ def test_an_unknown_shape_is_one_line_naming_every_shape(tmp_path: Path, command
         "import": ("import", "--from", "mcp", "log.jsonl", "-o", "s.json", "--no-redact", "basic"),
         "serve": ("serve", "samples/ops/session.json", "--log", str(tmp_path / "l.jsonl"), "--no-redact", "basic"),
     }[command]
-    result = toolreplay(*args, cwd=ROOT)
-    assert result.returncode == 2
-    lines = result.stderr.decode().splitlines()
+    result = cli(*args, cwd=ROOT)
+    assert result.code == 2
+    lines = result.stderr.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith("toolreplay: error: --no-redact basic: no such secret shape; the shapes are ")
     for name in ("private-key", "basic-auth", "bearer-token", "url-password"):
@@ -313,25 +319,25 @@ def test_check_logs_a_programs_calls_with_the_shapes_the_config_leaves_alone(tmp
     (tmp_path / ".git").mkdir()
     log = tmp_path / "mcp.jsonl"
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    imported = toolreplay(
+    imported = cli(
         "import", "--from", "mcp", str(log), "-o", "session.json", "--final-text", "done", "--no-redact", "basic-auth",
         cwd=tmp_path,
     )  # fmt: skip
-    assert imported.returncode == 0, imported.stderr
+    assert imported.code == 0, imported.stderr
     assert SHAPES["basic-auth"][1] in (tmp_path / "session.json").read_text()
     (tmp_path / "agent.py").write_text(AGENT.format(root=str(ROOT), header=BASIC))
     config = "sessions: session.json\nfail-on: changed\n"
     config += "no-redact: [basic-auth]\n" if left_alone else ""
     config += f"replay:\n  agent: 'cmd:{sys.executable} {{here}}/agent.py {{mcp_config}}'\n  repeat: 1\n"
     (tmp_path / ".toolreplay.yml").write_text(config)
-    checked = toolreplay("check", "--json", "report.json", cwd=tmp_path)
+    checked = cli("check", "--json", "report.json", cwd=tmp_path)
     report = json.loads((tmp_path / "report.json").read_text())
     (replay,) = [result for result in report["results"] if result["analysis"] == "replay"]
     assert {run["ending"] for run in replay["runs"]} == {"final reply"}
     if left_alone:
-        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert checked.code == 0, checked.stdout + checked.stderr
         assert replay["findings"] == []
     else:
-        assert checked.returncode == 1, checked.stdout + checked.stderr
+        assert checked.code == 1, checked.stdout + checked.stderr
         (finding,) = replay["findings"]
         assert finding["message"].startswith('changed call fetch(header="Authorization: Basic [REDACTED:basic-auth:')

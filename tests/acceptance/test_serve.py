@@ -40,6 +40,8 @@ def client(command: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple
 
 
 SERVE = [sys.executable, "-m", "toolreplay", "serve", "samples/ops/session.json"]
+# The tests of one_call_log (below) go to one worker, so that its log is recorded once.
+ONE_CALL_LOG_GROUP = pytest.mark.xdist_group("one-call-log")
 USAGE = ("disk_usage", {"host": "build-04"})
 DELETE = ("delete_path", {"host": "build-04", "path": "/var/log/ci/2026-07"})
 
@@ -115,13 +117,16 @@ def test_serve_needs_a_session() -> None:
     assert "serving needs a session" in result.stderr
 
 
+@ONE_CALL_LOG_GROUP
 @pytest.mark.parametrize("recording", ["session", "log"])
-def test_serve_answers_every_malformed_message_and_stays_up(tmp_path: Path, recording: str) -> None:
+def test_serve_answers_every_malformed_message_and_stays_up(
+    tmp_path: Path, recording: str, one_call_log: bytes
+) -> None:
     """JSON-RPC's own errors for what is not a request, line by line, and the next request still answered."""
     command = SERVE
     if recording == "log":
         log = tmp_path / "mcp.jsonl"
-        _record_one_call(log)
+        log.write_bytes(one_call_log)
         command = [sys.executable, "-m", "toolreplay", "serve", str(log)]
     huge = "9" * 5000
     lines = [
@@ -300,8 +305,11 @@ SAMPLE_SERVER = [sys.executable, "samples/mcp/server.py"]
 LIST_VAR_LOG = ("list_dir", {"host": "build-04", "path": "/var/log"})
 
 
-def _record_one_call(log: Path) -> None:
-    """A log of one run that made one call: disk_usage."""
+@pytest.fixture(scope="module")
+def one_call_log(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A log of one run that made one call, disk_usage, recorded through record-mcp from the sample server: once
+    per process (the server's start takes a second and more), each test writing it where it wants it."""
+    log = tmp_path_factory.mktemp("one-call") / "mcp.jsonl"
     proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *SAMPLE_SERVER]
     process = subprocess.Popen(proxy, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     client = RawClient(process)
@@ -310,6 +318,7 @@ def _record_one_call(log: Path) -> None:
     assert process.stdin is not None
     process.stdin.close()
     assert process.wait(timeout=60) == 0
+    return log.read_bytes()
 
 
 def _serve(log: Path, *extra: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], str]:
@@ -325,9 +334,12 @@ def _serve(log: Path, *extra: str, calls: list[tuple[str, dict[str, Any]]]) -> t
     return answers, process.stderr.read().decode()
 
 
-def test_live_answers_what_the_log_lacks_and_records_it_for_the_next_replay(tmp_path: Path) -> None:
+@ONE_CALL_LOG_GROUP
+def test_live_answers_what_the_log_lacks_and_records_it_for_the_next_replay(
+    tmp_path: Path, one_call_log: bytes
+) -> None:
     log = tmp_path / "mcp.jsonl"
-    _record_one_call(log)
+    log.write_bytes(one_call_log)
     before = log.read_text().splitlines()
     live = ["--on-unrecorded", "live", "--", *SAMPLE_SERVER]
     answers, stderr = _serve(log, *live, calls=[USAGE, LIST_VAR_LOG, LIST_VAR_LOG])
@@ -343,9 +355,10 @@ def test_live_answers_what_the_log_lacks_and_records_it_for_the_next_replay(tmp_
     assert "0 never recorded" in stderr
 
 
-def test_live_all_records_everything_as_a_new_run_and_none_records_nothing(tmp_path: Path) -> None:
+@ONE_CALL_LOG_GROUP
+def test_live_all_records_everything_as_a_new_run_and_none_records_nothing(tmp_path: Path, one_call_log: bytes) -> None:
     log = tmp_path / "mcp.jsonl"
-    _record_one_call(log)
+    log.write_bytes(one_call_log)
     original = log.read_bytes()
     answers, _ = _serve(log, "--on-unrecorded", "live", "--record", "none", "--", *SAMPLE_SERVER, calls=[LIST_VAR_LOG])
     assert "journal" in text(answers[0]["result"])
@@ -356,9 +369,10 @@ def test_live_all_records_everything_as_a_new_run_and_none_records_nothing(tmp_p
     assert [entry["request"]["params"]["name"] for entry in runs[1:]] == ["disk_usage", "list_dir"]
 
 
-def test_a_live_server_that_cannot_start_costs_the_call_not_the_server(tmp_path: Path) -> None:
+@ONE_CALL_LOG_GROUP
+def test_a_live_server_that_cannot_start_costs_the_call_not_the_server(tmp_path: Path, one_call_log: bytes) -> None:
     log = tmp_path / "mcp.jsonl"
-    _record_one_call(log)
+    log.write_bytes(one_call_log)
     answers, _ = _serve(
         log, "--on-unrecorded", "live", "--", str(tmp_path / "no-such-server"), calls=[LIST_VAR_LOG, USAGE]
     )
@@ -406,9 +420,10 @@ for line in sys.stdin:
 """
 
 
-def test_a_live_server_that_never_answers_costs_that_request_its_timeout(tmp_path: Path) -> None:
+@ONE_CALL_LOG_GROUP
+def test_a_live_server_that_never_answers_costs_that_request_its_timeout(tmp_path: Path, one_call_log: bytes) -> None:
     log = tmp_path / "mcp.jsonl"
-    _record_one_call(log)
+    log.write_bytes(one_call_log)
     hanging = ["--on-unrecorded", "live", "--live-timeout", "0.5", "--", sys.executable, "-c", HANGING_SERVER]
     started = time.monotonic()
     answers, stderr = _serve(log, *hanging, calls=[LIST_VAR_LOG, USAGE, LIST_VAR_LOG])
@@ -420,12 +435,15 @@ def test_a_live_server_that_never_answers_costs_that_request_its_timeout(tmp_pat
     assert "3 calls" in stderr
 
 
-def test_two_recorders_never_write_one_log_at_once(tmp_path: Path) -> None:
+@ONE_CALL_LOG_GROUP
+def test_two_recorders_never_write_one_log_at_once(tmp_path: Path, one_call_log: bytes) -> None:
     """A run written by one recorder while another writes its own would interleave: the second is refused."""
     log = tmp_path / "mcp.jsonl"
-    _record_one_call(log)
+    log.write_bytes(one_call_log)
+    # What the first recorder records does not matter, only that it is up: a server that answers initialize
+    # and nothing else starts in milliseconds, where the SDK's sample server takes a second and more.
     first = subprocess.Popen(
-        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *SAMPLE_SERVER],
+        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", sys.executable, "-c", HANGING_SERVER],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=ROOT,

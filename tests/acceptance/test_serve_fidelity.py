@@ -30,6 +30,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference
 
+# One worker runs this module: each mode's recording (a fixture of the module) is then made once, not once on
+# every worker that runs one of its tests.
+pytestmark = pytest.mark.xdist_group("serve-fidelity")
+
 FEATURES = [sys.executable, "-W", "ignore", str(SAMPLES / "mcp" / "features.py")]
 TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 MODES = ["legacy", "auto", "2026-07-28"]
@@ -161,9 +165,9 @@ def test_a_session_serves_every_protocol_mode(mode: str) -> None:
     assert '"used_percent": 97' in first["text"]
 
 
-def test_progress_is_left_out_for_a_client_that_asked_for_none(tmp_path: Path) -> None:
-    log = tmp_path / "mcp.jsonl"
-    workload("legacy", [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *FEATURES])
+@pytest.mark.parametrize("recorded", ["legacy"], indirect=True)
+def test_progress_is_left_out_for_a_client_that_asked_for_none(recorded: tuple[str, Path, list[Any]]) -> None:
+    _, log, _ = recorded  # the legacy workload, recorded through record-mcp
     serve = subprocess.Popen([*TOOLREPLAY, "serve", str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
     client = RawClient(serve)
     try:

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.conftest import Completed
 
 
 def message(
@@ -117,22 +118,21 @@ def stream_events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return events
 
 
+def api_vars(api: FakeMessagesAPI) -> dict[str, str]:
+    """The variables the SDK reads to reach ``api`` instead of the real API: its base URL and a key."""
+    return {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-0000000000000000000000"}
+
+
 def api_env(api: FakeMessagesAPI, **extra: str) -> dict[str, str]:
     """The environment a program needs to talk to ``api`` (the SDK reads the base URL and the key from it)."""
-    return dict(os.environ, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="sk-ant-test-0000000000000000000000", **extra)
+    return dict(os.environ, **api_vars(api), **extra)
 
 
-def run_toolreplay(api: FakeMessagesAPI, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``toolreplay ARGS`` in a subprocess, its model requests going to ``api``."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolreplay", *args],
-        cwd=cwd,
-        env=api_env(api),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def run_toolreplay(api: FakeMessagesAPI, *args: str, cwd: Path) -> Completed:
+    """``toolreplay ARGS`` in this process (tests/conftest.py's run_cli), its model requests going to ``api``."""
+    from tests.conftest import run_cli  # noqa: PLC0415 - the fakes are loaded by conftest's own users
+
+    return run_cli(*args, cwd=cwd, env=dict(api_vars(api)))
 
 
 @contextmanager
@@ -182,7 +182,9 @@ def serve() -> Iterator[FakeMessagesAPI]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     api.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop to look at its flag, once per poll interval: 0.5 s by default, paid by
+    # every test at its end; 20 ms here.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield api

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import json_objects, json_values, tool_names, transcript_lines, transcripts
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.chain import GENESIS, call_record, digest_of, seal, seal_records, verify
+from toolreplay.chain import GENESIS, call_record, digest_of, seal, seal_parts, seal_records, verify
 from toolreplay.errors import InputError
 from toolreplay.formats.transcript import iter_sealed, iter_transcript
 from toolreplay.model import Call
@@ -62,6 +62,35 @@ def test_sealed_records_are_the_canonical_links(records: list[JSONObject], parts
         digest = hashlib.sha256(canonical_bytes(linked)).hexdigest()
         assert line == canonical_bytes({**linked, "digest": digest})
         prev = digest
+
+
+_indexes = st.one_of(st.integers(), st.integers(min_value=-(10**30), max_value=10**30), json_values)
+_awkward_text = st.text(st.characters(categories=["Cs", "Cc", "Po", "Ll", "Lo", "So"]))  # surrogates, controls, quotes
+_part_names = st.one_of(_awkward_text, st.sampled_from(["session", "tools[0]", "messages[12]"]), json_values)
+
+
+@given(st.lists(st.tuples(_indexes, _part_names, json_values), max_size=4))
+def test_a_part_of_any_index_and_name_is_its_canonical_link(
+    parts: list[tuple[JSONValue, JSONValue, JSONValue]],
+) -> None:
+    """A part's link is composed from its members (an integer index and a string name written directly, anything
+    else encoded): it is the canonical link whatever they hold (escapes, lone surrogates, huge integers, a bool)."""
+    records: list[JSONObject] = [{"index": index, "part": name, "value": value} for index, name, value in parts]
+    prev = GENESIS
+    for record, line in zip(records, seal_records(records), strict=True):
+        linked: JSONObject = {**record, "prev": prev}
+        digest = hashlib.sha256(canonical_bytes(linked)).hexdigest()
+        assert line == canonical_bytes({**linked, "digest": digest})
+        prev = digest
+
+
+@given(st.lists(st.tuples(st.one_of(_awkward_text, st.sampled_from(["session", "messages[3]"])), json_values)))
+def test_named_parts_seal_as_their_records(parts: list[tuple[str, JSONValue]]) -> None:
+    """A session's parts given by name and value are sealed as the records of the same parts, indexed in order."""
+    records: list[JSONObject] = [
+        {"index": index, "part": name, "value": value} for index, (name, value) in enumerate(parts)
+    ]
+    assert list(seal_parts(parts)) == list(seal_records(records))
 
 
 @given(transcripts())

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, run_cli
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import seal_records
 from toolreplay.errors import InputError, UsageError
@@ -149,13 +147,8 @@ def test_import_redacts_what_an_unredacted_log_holds(tmp_path: Path) -> None:
     )
     assert secret in log.read_text()
     out = tmp_path / "session.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "toolreplay", "import", str(log), "--from", "mcp", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_cli("import", str(log), "--from", "mcp", "-o", str(out), cwd=tmp_path)
+    assert result.code == 0, result.stderr
     assert secret not in out.read_text()
     assert "[REDACTED:anthropic-key:" in out.read_text()
 

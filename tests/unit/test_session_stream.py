@@ -10,6 +10,7 @@ import copy
 import json
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLES
+from toolreplay.canonical import JSONObject
+from toolreplay.chain import seal_parts, seal_records
+from toolreplay.cli.diff import read_recording
 from toolreplay.errors import InputError
 from toolreplay.formats import session_stream
 from toolreplay.formats.located import JSON_DEPTH
+from toolreplay.formats.recording import Kind, detect_kind, load_session
+from toolreplay.formats.sealed_session import session_parts, streamed_named_parts
 from toolreplay.formats.session import Conversation, read_located, read_session
-from toolreplay.formats.session_stream import stream_session
+from toolreplay.formats.session_stream import SessionStream, read_calls, stream_session
 from toolreplay.model import Call, Session
 
 SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())
@@ -57,12 +63,46 @@ def both(path: Path) -> tuple[object, object]:
 
     expected = outcome(whole)
     if isinstance(expected, str):
-        with pytest.raises(InputError) as info:
-            read_session(path)
-        assert str(info.value) == expected
+        for read in (read_session, read_calls, messages_of, sealed):
+            with pytest.raises(InputError) as info:
+                read(path)
+            assert str(info.value) == expected, read
     else:
-        assert read_session(path) == reference(path)
+        session = reference(path)
+        assert session.context is not None
+        assert read_session(path) == session
+        # diff's reading holds the same session but its messages; seal's reads every message and makes no call
+        assert read_calls(path) == replace(session, context=replace(session.context, messages=()))
+        assert messages_of(path) == list(session.context.messages)
+        context = session.context
+        assert attempt(lambda: sealed(path)) == attempt(lambda: list(seal_records(session_parts(context))))
     return expected, outcome(streamed)
+
+
+def taken_by_the_stream(path: Path) -> bool:
+    """Whether the stream read the file itself, without handing it to the whole reader."""
+    stream = SessionStream(path)
+    for _ in stream.calls():
+        pass
+    return stream.whole is None
+
+
+def messages_of(path: Path) -> list[JSONObject]:
+    return list(SessionStream(path).messages())
+
+
+def sealed(path: Path) -> list[bytes]:
+    """The links ``seal`` prints for a session file: its parts, named, read a message at a time."""
+    return list(seal_parts(streamed_named_parts(path)))
+
+
+def attempt(read: Callable[[], object]) -> object:
+    """What ``read`` gives, or that it ran out of stack (sealing a header nested near the depth limit does, read
+    whole or streamed: the writer's key ordering recurses)."""
+    try:
+        return read()
+    except RecursionError:
+        return RecursionError
 
 
 @pytest.fixture(params=[1 << 20, 7], ids=["chunk-1MiB", "chunk-7"])
@@ -77,6 +117,7 @@ def test_the_samples_stream_as_they_read(path: Path) -> None:
     whole, streamed = both(path)
     assert not isinstance(whole, str)
     assert streamed == whole
+    assert taken_by_the_stream(path)
 
 
 def _base() -> dict[str, Any]:
@@ -183,6 +224,86 @@ json_values = st.recursive(
 )
 
 
+_deep_or_not = st.recursive(
+    st.none() | st.integers() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+    max_leaves=12,
+)
+_blocks_of_any_shape = st.lists(st.dictionaries(st.sampled_from(["type", "text", "input", "x"]), _deep_or_not))
+
+
+@settings(max_examples=200)
+@given(
+    message=st.fixed_dictionaries({"role": st.just("user"), "content": _blocks_of_any_shape | _deep_or_not}),
+    nesting=st.integers(0, 12),
+    indent=st.sampled_from([None, 0, 2]),
+    ascii_only=st.booleans(),
+)
+def test_what_strings_hold_of_a_message_leaves_room_for_its_depth(
+    message: dict[str, Any], nesting: int, indent: int | None, ascii_only: bool
+) -> None:
+    """The depth check counts brackets only where a message's text, less what its blocks' strings take, could
+    nest past the limit: that rest always holds two brackets a level, and one character more below the strings."""
+    blocks = message["content"] if isinstance(message["content"], list) else []
+    for block in blocks[:1]:
+        if isinstance(block, dict):
+            block["x"] = _deep_value(nesting + 1)  # some depth below the blocks
+    text = json.dumps(message, indent=indent, ensure_ascii=ascii_only)
+    rest = len(text) - session_stream._in_strings(message)
+    depth = session_stream._depth(message)
+    assert rest >= 2 * (depth - 1)
+    if depth > 5:  # deeper than the strings counted: the innermost value is in the rest
+        assert rest >= 2 * depth - 1
+
+
+_spaces = st.text(st.sampled_from(" \t\n\r"), max_size=3)
+_MISTAKES = {"none": "", "a trailing comma": ",", "no comma": " 7", "unclosed": None}
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    values=st.lists(json_values, min_size=1, max_size=6),
+    indent=st.sampled_from([None, 0, 2]),
+    mistake=st.sampled_from(list(_MISTAKES)),
+    chunk_size=st.integers(1, 40),
+    data=st.data(),
+)
+def test_the_window_reads_any_array_as_the_parser_does(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    values: list[Any],
+    indent: int | None,
+    mistake: str,
+    chunk_size: int,
+    data: st.DataObject,
+) -> None:
+    """Each element and the text it spans, from the first to the closing bracket, with any space between and a
+    window that moves on anywhere; an array that is not one is refused."""
+    monkeypatch.setattr(session_stream, "_CHUNK", chunk_size)
+    texts = [json.dumps(value, indent=indent) for value in values]
+    text = "[" + data.draw(_spaces)
+    for number, item in enumerate(texts):
+        text += item + data.draw(_spaces) + ("," + data.draw(_spaces) if number < len(texts) - 1 else "")
+    ending = _MISTAKES[mistake]
+    text += "" if ending is None else ending + data.draw(_spaces) + '] , "after": 1}'
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+    window = session_stream._Window(path)
+    try:
+        window.expect("[")
+        read: list[tuple[Any, Any]] = []
+        if mistake != "none":
+            with pytest.raises(session_stream._NotStreamed):
+                read.extend((value, None) for value in window.elements())
+            return
+        for value in window.elements():
+            read.append((value, json.loads(window.text[window.start : window.end])))
+        assert read == [(value, value) for value in values]
+        assert window.skip_space() == ","  # just past the closing bracket
+    finally:
+        window.close()
+
+
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     results=st.lists(json_values, min_size=1, max_size=4),
@@ -211,6 +332,7 @@ def test_any_layout_streams_as_it_reads(
     whole, streamed = both(path)
     assert not isinstance(whole, str)
     assert streamed == whole
+    assert taken_by_the_stream(path)
 
 
 _turn_keys = st.permutations(["role", "content", "stop_reason", "usage"])
@@ -258,6 +380,7 @@ def test_any_turn_layout_gives_each_call_its_line(
     whole, streamed = both(path)
     assert not isinstance(whole, str)
     assert streamed == whole
+    assert taken_by_the_stream(path)
 
 
 def _session_of(calls: int) -> str:
@@ -292,3 +415,16 @@ def test_memory_does_not_grow_with_the_session(tmp_path: Path) -> None:
     small, large = peaks
     assert large < small * 1.5, peaks
     assert large < 8 << 20, peaks  # the larger file is 7 MB
+
+
+def test_diff_reads_each_kind_of_recording_as_it_reads_whole(tmp_path: Path) -> None:
+    """A session for its calls, tools and final reply (its messages let go); any other recording whole."""
+    sealed_session = tmp_path / "s.sealed.jsonl"
+    sealed_session.write_bytes(b"".join(line + b"\n" for line in sealed(SAMPLES / "ops" / "session.json")))
+    recordings = [*SESSIONS, SAMPLES / "session-dirty.jsonl", SAMPLES / "sealed" / "clean.sealed.jsonl", sealed_session]
+    for path in recordings:
+        whole = load_session(path)
+        if detect_kind(path) is Kind.SESSION:
+            assert whole.context is not None
+            whole = replace(whole, context=replace(whole.context, messages=()))
+        assert read_recording(str(path)) == whole, path

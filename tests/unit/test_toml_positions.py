@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -408,16 +409,22 @@ KEYS = st.one_of(
 )
 
 
+# Each strategy below is built once per set of arguments and kept (functools.cache): the same strategies, drawn
+# the same way, but Hypothesis validates a strategy the first time it draws from it, and a strategy built afresh
+# at every draw made that validation most of the test's time.
+@functools.cache
 def values(depth: int) -> st.SearchStrategy[Value]:
     if depth <= 0:
         return SCALARS
     return st.one_of(SCALARS, arrays(depth), tables("inline", depth))
 
 
+@functools.cache
 def arrays(depth: int) -> st.SearchStrategy[Array]:
     return st.builds(Array, st.lists(values(depth - 1), max_size=4), st.booleans())
 
 
+@functools.cache
 def nodes(depth: int, *, inline: bool) -> st.SearchStrategy[Node]:
     """What a table member may be, at this depth, inside an inline table or not."""
     options: list[st.SearchStrategy[Node]] = [values(depth)]
@@ -428,6 +435,7 @@ def nodes(depth: int, *, inline: bool) -> st.SearchStrategy[Node]:
     return st.one_of(options)
 
 
+@functools.cache
 def sections(depth: int) -> st.SearchStrategy[Node]:
     """Members written under headers of their own, below the body of their table."""
     options: list[st.SearchStrategy[Node]] = [
@@ -439,8 +447,13 @@ def sections(depth: int) -> st.SearchStrategy[Node]:
     return st.one_of(options)
 
 
+@functools.cache
+def tables(mode: Mode, depth: int, *, inline: bool = False) -> st.SearchStrategy[Table]:
+    return _tables(mode, depth, inline=inline)
+
+
 @st.composite
-def tables(draw: st.DrawFn, mode: Mode, depth: int, *, inline: bool = False) -> Table:
+def _tables(draw: st.DrawFn, mode: Mode, depth: int, *, inline: bool = False) -> Table:
     below = depth - 1
     rest: st.SearchStrategy[Node]
     if mode == "implicit":
@@ -475,6 +488,11 @@ COMMAS = [",", ", ", " ,  "]
 ARRAY_GAPS = ["", " ", "\n", "\n    ", "  # a, ] } = [ '\n", '\n\n\t# "x"\n  ']
 
 
+@functools.cache
+def _choice(options: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(options)
+
+
 class Renderer:
     """Writes a drawn tree as TOML, noting the line each value is written on."""
 
@@ -485,7 +503,7 @@ class Renderer:
         self.need_comma = False  # inside an inline table, after its first member
 
     def pick(self, options: Sequence[str]) -> str:
-        return self.draw(st.sampled_from(options))
+        return self.draw(_choice(tuple(options)))
 
     def write(self, text: str) -> None:
         self.parts.append(text)

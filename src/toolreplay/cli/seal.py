@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import click
 
-from toolreplay.chain import seal, seal_records
+from toolreplay.chain import seal, seal_parts
 from toolreplay.cli.output import guard_outputs, write_lines
 from toolreplay.errors import InputError
 from toolreplay.formats.recording import Kind, detect_kind
-from toolreplay.formats.sealed_session import streamed_parts
+from toolreplay.formats.sealed_session import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript
 
 
@@ -22,7 +22,7 @@ def sealed_lines(path: str, to_file: bool = True) -> Iterator[bytes]:
         raise InputError(f"already a {kind.value}; 'toolreplay verify' checks it", path)
     if kind is Kind.TRANSCRIPT:
         return seal(iter_transcript(path))
-    links = seal_records(streamed_parts(path))
+    links = seal_parts(streamed_named_parts(path))
     return links if to_file else held_back(links)
 
 

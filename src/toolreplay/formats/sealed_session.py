@@ -34,29 +34,37 @@ _MESSAGE_FIELDS = ("role", "content", *TURN_FIELDS)  # what message_document kee
 def session_parts(context: SessionContext) -> Iterator[JSONObject]:
     """The records of a session's links, without ``prev`` and ``digest``."""
     messages = ({key: message[key] for key in _MESSAGE_FIELDS if key in message} for message in context.messages)
-    return _parts(context, messages, lambda: context.final_reply)
+    return _records(_named_parts(context, messages, lambda: context.final_reply))
 
 
 def streamed_parts(path: str | Path) -> Iterator[JSONObject]:
     """The records of a session file's links (as :func:`session_parts` gives them), read a message at a time."""
+    return _records(streamed_named_parts(path))
+
+
+def streamed_named_parts(path: str | Path) -> Iterator[tuple[str, JSONValue]]:
+    """Each part of a session file, named, in order, read a message at a time: what :func:`streamed_parts` gives
+    as records (a part's index is its position), for :func:`~toolreplay.chain.seal_parts`."""
     stream = SessionStream(path)
-    return _parts(stream.head(), stream.messages(), stream.final_reply)  # a message read holds no other field
+    return _named_parts(stream.head(), stream.messages(), stream.final_reply)  # a message read holds no other field
 
 
-def _parts(
+def _records(parts: Iterable[tuple[str, JSONValue]]) -> Iterator[JSONObject]:
+    for index, (part, value) in enumerate(parts):
+        yield {"index": index, "part": part, "value": value}
+
+
+def _named_parts(
     head: SessionContext, messages: Iterable[JSONObject], final_reply: Callable[[], str | None]
-) -> Iterator[JSONObject]:
+) -> Iterator[tuple[str, JSONValue]]:
     """Each value is what the session file holds: a link is canonical JSON, whose keys are sorted whatever their
     order, so each message goes in as it is (with the fields :func:`message_document` keeps)."""
     parts: list[tuple[str, JSONValue]] = [("session", header_document(head)), ("system", ordered(head.system))]
     parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(head.tools)]
-    for index, (part, value) in enumerate(parts):
-        yield {"index": index, "part": part, "value": value}
-    index = len(parts)
+    yield from parts
     for i, message in enumerate(messages):
-        yield {"index": index, "part": f"messages[{i}]", "value": message}
-        index += 1
-    yield {"index": index, "part": FINAL_PART, "value": final_reply()}
+        yield f"messages[{i}]", message
+    yield FINAL_PART, final_reply()
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ _KIND_NAMES = {int: "a number", dict: "an object", list: "an array"}
 TURN_FIELDS = ("stop_reason", "usage")
 _PLAIN_ASSISTANT = frozenset(("role", "content", *TURN_FIELDS))
 _TEXT_OR_NULL = (str, type(None))
+_NO_USAGE: JSONObject = {}  # never changed: what a message without usage is taken to hold
 _TEXT_OR_BLOCKS = (str, list)
 # A call awaiting its result: its tool_use block, the block's line, and where it is (message, block).
 Use: TypeAlias = "tuple[dict[str, Any], int, int, int]"
@@ -225,6 +226,8 @@ class Conversation:
     after any agent turn that called no tool: each time opens a new turn of the
     conversation, and every call carries the number of the turn it was made in.
     ``keep`` holds on to every message (for a whole session); a stream of calls keeps only the person's.
+    Without ``calls``, every message is checked just the same but no call is made (a result completes none): for
+    a reader of the messages alone.
 
     A message in the shape toolreplay writes (content blocks, nothing missing or
     out of place) is checked on its values alone (:meth:`plain`); any other goes
@@ -232,10 +235,11 @@ class Conversation:
     takes only what the second takes, so both give the same calls.
     """
 
-    def __init__(self, reader: SessionReader, path: str, keep: bool = True) -> None:
+    def __init__(self, reader: SessionReader, path: str, keep: bool = True, calls: bool = True) -> None:
         self.reader = reader
         self.path = path
         self.keep = keep
+        self.make_calls = calls
         self.kept: list[JSONObject] = []
         self.said: list[JSONObject] = []  # the person's messages: the opening and each new turn
         self.count = 0
@@ -296,12 +300,18 @@ class Conversation:
     def answered(self, results: dict[str, JSONObject]) -> list[Call]:
         """The calls of the turn before, each with its result (by tool_use id)."""
         calls: list[Call] = []
-        for block, line, _, _ in self.uses:
-            result = results[block["id"]]
-            is_error = result.get("is_error", False) is True
-            content = result.get("content", "")
-            calls.append(Call(self.calls, block["name"], block["input"], content, line, is_error, self.turn))
-            self.calls += 1
+        if self.make_calls:
+            index, turn = self.calls, self.turn
+            for block, line, _, _ in self.uses:
+                result = results[block["id"]]
+                is_error = result.get("is_error", False) is True
+                calls.append(
+                    Call(index, block["name"], block["input"], result.get("content", ""), line, is_error, turn)
+                )
+                index += 1
+            self.calls = index
+        else:
+            self.calls += len(self.uses)
         self.pending, self.uses = {}, []
         return calls
 
@@ -320,12 +330,12 @@ class Conversation:
                     self.reader.version >= 2
                     and value.keys() <= _PLAIN_ASSISTANT
                     and type(value.get("stop_reason")) in _TEXT_OR_NULL
-                    and type(value.get("usage", {})) is dict
+                    and type(value.get("usage", _NO_USAGE)) is dict
                 )
             ):
                 return None
             pending: dict[str, int] = {}
-            last = 0
+            last, one = 0, ""
             for number, block in enumerate(content):
                 if type(block) is not dict:
                     return None
@@ -337,9 +347,13 @@ class Conversation:
                     if type(block.get("input")) is not dict:
                         return None
                     pending[use_id] = last = number
+                    one = use_id
                 elif type(kind) is not str or kind == "tool_result":
                     return None
-            if pending:
+            if len(pending) == 1:  # a turn's one call (the most common by far)
+                use = (content[last], place(last + 1)[last], i, last)
+                self.uses, self.pending = [use], {one: use}
+            elif pending:
                 lines = place(last + 1)
                 self.pending = {use_id: (content[k], lines[k], i, k) for use_id, k in pending.items()}
                 self.uses = list(self.pending.values())

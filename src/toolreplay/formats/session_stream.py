@@ -1,8 +1,9 @@
 """A session read as a stream: the memory of one message, not of the whole file, and no positions.
 
 Every command reads a session file here: the audit and the scope check its
-calls one at a time, ``show`` its calls, ``seal`` its messages, and the others
-the whole session (:func:`read_streamed`). Reading the document with every
+calls one at a time, ``show`` its calls, ``seal`` its messages (making no calls),
+``diff`` its calls and what it says around them (:func:`read_calls`), and the
+others the whole session (:func:`read_streamed`). Reading the document with every
 value's line costs about five times the file's size and several times the
 time; this reader holds a window of the text and one message, and notes the
 line of nothing but each call's ``tool_use`` block.
@@ -27,6 +28,7 @@ skipped, so either way the caller sees what the whole reader gives.
 from __future__ import annotations
 
 import codecs
+import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -46,6 +48,13 @@ _CHUNK = 1 << 20
 # JSON whitespace from an offset on; it always matches (perhaps nothing), so its match is never None.
 _space = cast("Callable[[str, int], re.Match[str]]", re.compile(r"[ \t\n\r]*").match)
 _CONTENT = re.compile(r'"content"[ \t\n\r]*:[ \t\n\r]*\[[ \t\n\r]*')
+# An agent's message as toolreplay writes it, up to its first content block: role first, then content.
+_ROLE_THEN_CONTENT = re.compile(
+    r'\{[ \t\n\r]*"role"[ \t\n\r]*:[ \t\n\r]*"assistant"[ \t\n\r]*,'
+    r'[ \t\n\r]*"content"[ \t\n\r]*:[ \t\n\r]*\[[ \t\n\r]*'
+)
+# Between two elements of an array: the comma and the space around it (the next element starts at its end).
+_between = cast("Callable[[str, int], re.Match[str] | None]", re.compile(r"[ \t\n\r]*,[ \t\n\r]*").match)
 _BEFORE_MESSAGES = tuple(name for name in FIELDS if name not in ("messages", "final_reply", *OPTIONAL))
 # A message sits two levels down (the session's object, its messages array); the located parser counts a
 # scalar as a level too, so a message may nest this deep before the whole reader refuses the file.
@@ -67,6 +76,7 @@ class _Window:
         self.eof = False
         self.line = 1  # the line of self.text[self.counted]
         self.counted = 0
+        self.placing = True  # False for good once no line is wanted any more (each is then 0)
         self.start = self.end = 0  # where the last element given lies in text
 
     def close(self) -> None:
@@ -89,6 +99,8 @@ class _Window:
 
     def line_at(self, offset: int) -> int:
         """The line of ``offset``, at or after the last offset asked about."""
+        if not self.placing:
+            return 0
         self.line += self.text.count("\n", self.counted, offset)
         self.counted = offset
         return self.line
@@ -132,28 +144,38 @@ class _Window:
         ends in ``text`` (``start``, ``end``) until the next is asked for; the array's closing bracket is read
         after the last.
         """
-        space = _space
+        between = _between
+        text, pos = self.text, self.skip()
         while True:
-            text = self.text
-            pos = self.pos = space(text, self.pos).end()
             if len(text) - pos < _CHUNK >> 4 and self.more():
+                text, pos = self.text, self.skip()  # reading on may move the window
                 continue  # a value is seldom cut short at the window's end, where the scanner's error costs a pass
             try:
                 value, end = scan_value(text, pos)
             except (ValueError, StopIteration, RecursionError):
                 if self.more():
+                    text, pos = self.text, self.skip()
                     continue
                 raise _NotStreamed from None
             if end == len(text) and self.more():
+                text, pos = self.text, self.skip()
+                continue  # a number may go on in the next chunk
+            self.start, self.end = pos, end
+            found = between(text, end)
+            if found is not None:  # the comma, and the next value (or the window's end: read on above)
+                pos = self.pos = found.end()
+                yield value
                 continue
-            self.pos, self.start, self.end = end, pos, end
+            self.pos = end
             yield value
-            text = self.text
-            after = space(text, self.pos).end()
-            if after < len(text) and text[after] == ",":
-                self.pos = after + 1
-            elif self.expect(",", "]") == "]":
+            if self.expect(",", "]") == "]":
                 return
+            text, pos = self.text, self.skip()
+
+    def skip(self) -> int:
+        """Skip JSON whitespace in the text held; the position reached."""
+        self.pos = _space(self.text, self.pos).end()
+        return self.pos
 
     def key(self) -> str:
         if self.skip_space() != '"':
@@ -179,6 +201,25 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _in_strings(message: dict[str, Any]) -> int:
+    """How much of a message's text its blocks' strings take at least: the length of each string member of a
+    content block or of a block's input (a string's text holds at least its characters, and no bracket there
+    nests). Deeper than those, a message nests only in the rest of its text, two brackets a level."""
+    held = 0
+    content = message.get("content")
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict:
+                for member in block.values():
+                    if type(member) is str:
+                        held += len(member)
+                    elif type(member) is dict:
+                        for inner in member.values():
+                            if type(inner) is str:
+                                held += len(inner)
+    return held
+
+
 def _first_block(text: str, start: int) -> int:
     """Where the first block of the content array of the message at ``start`` starts, found by walking its members
     with the scanner."""
@@ -191,6 +232,11 @@ def _first_block(text: str, start: int) -> int:
             return space(text, at + 1).end()
         _, at = scan_value(text, at)
         at = space(text, space(text, at).end() + 1).end()  # past the comma
+
+
+def _unplaced(blocks: int) -> list[int]:
+    """No lines, for a reader that makes no calls."""
+    return [0] * blocks
 
 
 def _blocks_making_calls(message: dict[str, Any]) -> int:
@@ -265,6 +311,7 @@ class SessionStream:
     def messages(self) -> Iterator[JSONObject]:
         """The messages, once, each as soon as it is checked against the turns before it (the calls it completes
         are given by :meth:`calls`; read one or the other)."""
+        self.conversation.make_calls = self.window.placing = False  # every check, but no call nor line is made
         for message, _ in self._read():
             self.given += 1
             yield message
@@ -288,11 +335,13 @@ class SessionStream:
         window.expect("[")
         if window.skip_space() == "]":
             raise _NotStreamed
-        plain, place = self.conversation.plain, self._place
+        plain = self.conversation.plain
+        place = self._place if self.conversation.make_calls else _unplaced
         for value in window.elements():
             text, start, end = window.text, window.start, window.end
             if type(value) is not dict or (
-                end - start > 2 * _MESSAGE_DEPTH  # shorter text cannot nest so deep
+                end - start > 2 * _MESSAGE_DEPTH  # shorter text cannot nest so deep; nor can what its strings leave
+                and end - start - _in_strings(value) > 2 * _MESSAGE_DEPTH
                 and text.count("[", start, end) + text.count("{", start, end) >= _MESSAGE_DEPTH
                 and _depth(value) > _MESSAGE_DEPTH
             ):
@@ -321,10 +370,15 @@ class SessionStream:
         text, start, end = window.text, window.start, window.end
         if not blocks:
             return []
-        # With no bracket before it, the first "content" key is the message's own (inside a string every quote is
-        # escaped, so nothing there can be taken for it): its array is found at once. Else the members are walked.
-        found = _CONTENT.search(text, start, end)
-        if found and text.find("{", start + 1, found.start()) < 0 and text.find("[", start, found.start()) < 0:
+        # A message that opens with its role and then its content is its own proof: its content array is found at
+        # once. So is one where the first "content" key has no bracket before it (inside a string every quote is
+        # escaped, so nothing there can be taken for it). Else the members are walked.
+        opening = _ROLE_THEN_CONTENT.match(text, start, end)
+        if opening is not None:
+            at = opening.end()
+        elif (found := _CONTENT.search(text, start, end)) and (
+            text.find("{", start + 1, found.start()) < 0 and text.find("[", start, found.start()) < 0
+        ):
             at = found.end()
         else:
             at = _first_block(text, start)
@@ -379,3 +433,25 @@ def read_streamed(path: str | Path) -> Session:
     stream = SessionStream(path, keep=True)
     calls = tuple(stream.calls())
     return stream.whole or Session(stream.path, calls, stream.context())
+
+
+def read_calls(path: str | Path) -> Session:
+    """A session for its calls, read a message at a time and each message let go once read: the session
+    :func:`read_streamed` gives (its calls, tools, final reply and every error), but that its context holds no
+    messages. For a command that needs nothing else of them (``diff``).
+
+    The cyclic garbage collector is paused meanwhile, as :func:`~toolreplay.formats.recording.load_session`
+    pauses it for a whole recording: what is kept (the calls) would be walked again and again for nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        stream = SessionStream(path)
+        calls = tuple(stream.calls())
+        return Session(stream.path, calls, replace(stream.context(), messages=()))
+    finally:
+        if was_enabled:
+            if not gc.get_freeze_count():  # what was made joins the oldest generation at once (as load_session)
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
