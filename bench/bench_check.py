@@ -41,11 +41,11 @@ from toolreplay.chain import seal, verify
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.classify import Classifier, Policy
+from toolreplay.formats.check_report import render_check_json
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
 from toolreplay.replay.drive import replay_session
 from toolreplay.replay.progress import Progress
-from toolreplay.report.check_json import render_check_json
 from toolreplay.report.check_text import render_check
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.sarif import render_sarif

@@ -20,16 +20,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from toolreplay.canonical import JSONValue
-from toolreplay.check.model import CallView, ChangeRow, CheckReport, RunView, UnitResult
-from toolreplay.report.check_json import render_check_json
+from toolreplay.classify import CallClass
+from toolreplay.diff import PairKind
+from toolreplay.findings import ChangeVerdict
+from toolreplay.formats.check_report import render_check_json
+from toolreplay.outcome import Analysis, CallView, ChangeRow, CheckReport, RunView, Side, UnitResult
 from toolreplay.report.html import render_html
 from toolreplay.verdict import FailOn
 
 _TOOLS = (
-    ("read_file", "read-only"),
-    ("list_dir", "read-only"),
-    ("write_file", "write"),
-    ("delete_path", "destructive"),
+    ("read_file", CallClass.READ_ONLY),
+    ("list_dir", CallClass.READ_ONLY),
+    ("write_file", CallClass.WRITE),
+    ("delete_path", CallClass.DESTRUCTIVE),
 )
 
 
@@ -47,17 +50,25 @@ def large_report(runs: int = 100, calls: int = 500, note: int = 0) -> CheckRepor
 
     half = runs // 2
     views = tuple(
-        RunView("edited" if n <= half else "unchanged", (n - 1) % half + 1, "final reply",
+        RunView(Side.EDITED if n <= half else Side.UNCHANGED, (n - 1) % half + 1, "final reply", "",
                 tuple(call(i, n) for i in range(calls)))
         for n in range(1, runs + 1)
     )  # fmt: skip
     rows = tuple(
-        ChangeRow("changed", "delete_path", {"path": f"/srv/changed/{n}"}, "destructive", 1, half, 0, half, 0.5, 1.0,
-                  "not shown", n, 1, (n,), ())
+        ChangeRow(PairKind.CHANGED, "delete_path", {"path": f"/srv/changed/{n}"}, CallClass.DESTRUCTIVE, 1, half, 0,
+                  half, 0.5, 1.0, ChangeVerdict.NOT_SHOWN, n, 1, (n,), ())
         for n in range(1, half + 1)
     )  # fmt: skip
     recording = tuple(call(i, 0) for i in range(calls))
-    result = UnitResult("replay x.json", "replay", "x.json", "a synthetic replay", (), rows, (), (), recording, views)
+    result = UnitResult(
+        key="replay x.json",
+        analysis=Analysis.REPLAY,
+        subject="x.json",
+        summary="a synthetic replay",
+        changes=rows,
+        recording=recording,
+        runs=views,
+    )
     return CheckReport(None, "", FailOn.DESTRUCTIVE, (result.key,), (result,))
 
 

@@ -35,9 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from toolreplay.classify import CallClass
 from toolreplay.design import Design, ExactTest
 from toolreplay.diff import PairKind
+from toolreplay.findings import ChangeVerdict
 from toolreplay.model import Session
 from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.replay.noise import ChangeVerdict, judge, weigh_changes
+from toolreplay.replay.noise import judge, weigh_changes
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn, Verdict

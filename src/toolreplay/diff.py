@@ -27,15 +27,16 @@ from __future__ import annotations
 import bisect
 import enum
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from toolreplay.align import common_subsequence
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.classify import CallClass, Classifier, Policy
+from toolreplay.findings import Rule, decide
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session
-from toolreplay.verdict import FailOn, Verdict, decide
+from toolreplay.verdict import FailOn, Verdict
 
 
 class PairKind(enum.Enum):
@@ -172,13 +173,7 @@ class DiffResult:
     def __post_init__(self) -> None:
         turns = max((call.turn for call in (*self.a.calls, *self.b.calls)), default=1)
         differences = tuple(pair for pair in self.pairs if pair.kind is not PairKind.SAME)
-        destructive = tuple(
-            pair
-            for pair in differences
-            if pair.b is not None
-            and pair.kind in (PairKind.ADDED, PairKind.CHANGED)
-            and self.classes_b[pair.b.index] is CallClass.DESTRUCTIVE
-        )
+        destructive = tuple(pair for pair in differences if self.new_call_destroys(pair))
         object.__setattr__(self, "turns", turns)
         object.__setattr__(self, "differences", differences)
         object.__setattr__(self, "new_destructive", destructive)
@@ -186,9 +181,25 @@ class DiffResult:
     def count(self, kind: PairKind) -> int:
         return sum(1 for pair in self.pairs if pair.kind is kind)
 
+    def new_call_destroys(self, pair: Pair) -> bool:
+        """Whether B makes, in this pair, a destructive call A did not make (an added or changed one)."""
+        return (
+            pair.b is not None
+            and pair.kind in (PairKind.ADDED, PairKind.CHANGED)
+            and self.classes_b[pair.b.index] is CallClass.DESTRUCTIVE
+        )
+
+    def rule(self, pair: Pair) -> Rule:
+        """What a difference is found to be: every one counts, B's new destructive call as an error."""
+        return Rule.DESTRUCTIVE_CALL if self.new_call_destroys(pair) else Rule.BEHAVIOUR_CHANGE
+
+    def rules(self) -> Iterator[Rule]:
+        """A rule for each finding the diff makes: its verdict's, and its reports'."""
+        return (self.rule(pair) for pair in self.differences)
+
     @property
     def verdict(self) -> Verdict:
-        return decide(self.fail_on, bool(self.new_destructive), bool(self.differences))
+        return decide(self.rules(), self.fail_on)
 
 
 def _final_reply(session: Session) -> str | None:

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, SAMPLES, run_cli
-from toolreplay.check.model import Rule
+from toolreplay.findings import Rule
 
 CONFIG = "samples/.toolreplay.yml"
 

@@ -163,3 +163,23 @@ def test_a_report_that_cannot_be_written_is_refused_before_anything_runs(tmp_pat
     assert made.code == 0, made.stderr
     said = made.stdout.splitlines()[-1].split(":")[1].strip()
     assert (repo / "reports" / "r.md").read_text(encoding="utf-8").startswith(f"## toolreplay replay: {_ICONS[said]}")
+
+
+@pytest.mark.parametrize("fail_on", ["destructive", "any-destructive", "changed", "never"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        HEADLINE,
+        (*HEADLINE, "--noise", "20"),
+        ("replay", "samples/ops/session.json", "--repeat", "3"),  # the recorded prompt: no change
+        DIFF,
+        ("diff", "samples/ops/session.json", "samples/ops/session.json"),
+    ],
+    ids=["replay", "replay-noise", "replay-unchanged", "diff", "diff-same"],
+)
+def test_the_text_and_the_reports_give_one_verdict(tmp_path: Path, fail_on: str, args: tuple[str, ...]) -> None:
+    # the text's verdict comes from the analysis, the reports' from their findings: one rule decides both
+    code, markdown, _, stdout = _reports(tmp_path, *args, "--fail-on", fail_on)
+    said = next(line for line in stdout.splitlines() if line.startswith("verdict: ")).split(":")[1].strip()
+    assert markdown.startswith(f"## toolreplay {args[0]}: {_ICONS[said]} {said}\n")
+    assert code == (1 if said == "FAIL" else 0)

@@ -222,3 +222,16 @@ def test_a_deletion_made_in_runs_that_then_fail_is_not_unsaid(tmp_path: Path) ->
     code, text = crashing(tmp_path, 0.5, "--noise", "0")
     assert code == 1
     assert "delete_path in runs that ended in an error" in text.splitlines()[-1]
+
+
+@pytest.mark.parametrize("fail_on", ["destructive", "changed"])
+def test_runs_that_fail_more_often_are_a_finding_and_every_report_says_warn(tmp_path: Path, fail_on: str) -> None:
+    # the edited runs that delete then fail: no test counts them, but the reports show why the verdict is WARN
+    markdown, sarif = tmp_path / "r.md", tmp_path / "r.sarif"
+    reports = ("--markdown", str(markdown), "--sarif", str(sarif))
+    code, text = crashing(tmp_path, 0.5, "--noise", "20", "--rounds", "1", "--fail-on", fail_on, *reports)
+    assert (code, text.splitlines()[-1].split(":")[1].strip()) == (0, "WARN")
+    assert markdown.read_text(encoding="utf-8").startswith("## toolreplay replay: ⚠️ WARN\n")
+    rules = [result["ruleId"] for result in json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]]
+    assert "more-errors" in rules
+    assert set(rules) <= {"more-errors", "destructive-seen"}  # neither fails, not even under fail-on changed

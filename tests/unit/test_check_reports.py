@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
-from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult
+from toolreplay.findings import Rule
+from toolreplay.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
 from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
 from toolreplay.verdict import FailOn, Verdict
 
 
 def _report(findings: list[CheckFinding], fail_on: FailOn = FailOn.DESTRUCTIVE) -> CheckReport:
-    result = UnitResult("audit a.jsonl", "audit", "a.jsonl", f"{len(findings)} findings", tuple(findings))
+    summary = f"{len(findings)} findings"
+    result = UnitResult(
+        key="audit a.jsonl", analysis=Analysis.AUDIT, subject="a.jsonl", summary=summary, findings=tuple(findings)
+    )
     return CheckReport(None, "0" * 64, fail_on, (result.key,), (result,))
 
 
 def _finding(rule: Rule, number: int, message: str = "found") -> CheckFinding:
-    return CheckFinding(rule, f"{message} {number}", Location("a.jsonl", number), (), f"{number:032x}")
+    where = Location("a.jsonl", number)
+    return CheckFinding(rule=rule, message=f"{message} {number}", location=where, fingerprint=f"{number:032x}")
 
 
 def test_annotations_stop_at_ten_per_level() -> None:
@@ -33,7 +39,8 @@ def test_annotations_stop_at_ten_per_level() -> None:
 
 
 def test_annotation_text_is_escaped() -> None:
-    finding = CheckFinding(Rule.CHAIN_BROKEN, "100% broken\nreally", Location("dir,x/a:b.jsonl", 2), (), "f" * 32)
+    where = Location("dir,x/a:b.jsonl", 2)
+    finding = CheckFinding(rule=Rule.CHAIN_BROKEN, message="100% broken\nreally", location=where, fingerprint="f" * 32)
     (line,) = render_annotations(_report([finding])).splitlines()
     assert line == "::error file=dir%2Cx/a%3Ab.jsonl,line=2,title=toolreplay chain-broken::100%25 broken%0Areally"
 
@@ -80,16 +87,20 @@ def test_docs_describe_every_kind_of_finding() -> None:
 
 
 def test_under_fail_on_changed_a_destructive_call_not_shown_to_be_the_changes_warns() -> None:
-    from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult  # noqa: PLC0415
     from toolreplay.verdict import FailOn, Verdict  # noqa: PLC0415
 
-    seen = CheckFinding(Rule.DESTRUCTIVE_SEEN, "seen", Location("a.json", 1), (), "f" * 16)
-    result = UnitResult("replay 1 a.json", "replay", "a.json", "summary", (seen,))
+    where = Location("a.json", 1)
+    seen = CheckFinding(rule=Rule.DESTRUCTIVE_SEEN, message="seen", location=where, fingerprint="f" * 16)
+    result = UnitResult(
+        key="replay 1 a.json", analysis=Analysis.REPLAY, subject="a.json", summary="s", findings=(seen,)
+    )
     for fail_on in (FailOn.CHANGED, FailOn.DESTRUCTIVE, FailOn.NEVER):
         report = CheckReport(None, "0" * 64, fail_on, (result.key,), (result,))
         assert (report.verdict, report.failing) == (Verdict.WARN, ())
-    attributed = CheckFinding(Rule.BEHAVIOUR_CHANGE, "changed", Location("a.json", 2), (), "e" * 16)
-    both = UnitResult("replay 1 a.json", "replay", "a.json", "summary", (seen, attributed))
+    attributed = CheckFinding(
+        rule=Rule.BEHAVIOUR_CHANGE, message="changed", location=Location("a.json", 2), fingerprint="e" * 16
+    )
+    both = replace(result, findings=(seen, attributed))
     report = CheckReport(None, "0" * 64, FailOn.CHANGED, (both.key,), (both,))
     assert (report.verdict, report.failing) == (Verdict.FAIL, (attributed,))
 
@@ -97,22 +108,32 @@ def test_under_fail_on_changed_a_destructive_call_not_shown_to_be_the_changes_wa
 def test_a_call_the_recording_never_made_has_no_recorded_line(tmp_path: Path) -> None:
     """An added call is related to the recording as a whole, said to be the one that never made it; a removed one
     to its own recorded line."""
-    from toolreplay.report.check_json import read_check_report, render_check_json  # noqa: PLC0415
+    from toolreplay.formats.check_report import read_check_report, render_check_json  # noqa: PLC0415
     from toolreplay.report.check_text import render_check  # noqa: PLC0415
     from toolreplay.report.html import render_html  # noqa: PLC0415
     from toolreplay.report.sarif import render_sarif  # noqa: PLC0415
 
     added = CheckFinding(
-        Rule.DESTRUCTIVE_CALL, "added call delete()", Location("prompt.txt", 2), (), "a" * 32, "sessions/kg.json"
+        rule=Rule.DESTRUCTIVE_CALL,
+        message="added call delete()",
+        location=Location("prompt.txt", 2),
+        absent_from="sessions/kg.json",
+        fingerprint="a" * 32,
     )
     removed = CheckFinding(
-        Rule.BEHAVIOUR_CHANGE,
-        "removed call archive()",
-        Location("prompt.txt", 2),
-        (Location("sessions/kg.json", 385),),
-        "b" * 32,
+        rule=Rule.BEHAVIOUR_CHANGE,
+        message="removed call archive()",
+        location=Location("prompt.txt", 2),
+        related=(Location("sessions/kg.json", 385),),
+        fingerprint="b" * 32,
     )
-    result = UnitResult("replay 1 sessions/kg.json", "replay", "sessions/kg.json", "2 runs", (added, removed))
+    result = UnitResult(
+        key="replay 1 sessions/kg.json",
+        analysis=Analysis.REPLAY,
+        subject="sessions/kg.json",
+        summary="2 runs",
+        findings=(added, removed),
+    )
     report = CheckReport(None, "0" * 64, FailOn.DESTRUCTIVE, (result.key,), (result,))
     text = render_check(report).splitlines()
     assert next(line for line in text if "added call" in line).endswith(

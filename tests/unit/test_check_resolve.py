@@ -9,9 +9,10 @@ import pytest
 
 from tests.conftest import SAMPLES, run_cli
 from toolreplay.check.locate import Paths
-from toolreplay.check.run import Analysis, PreparedCheck
+from toolreplay.check.run import PreparedCheck
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import Kind
+from toolreplay.outcome import Analysis
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def test_the_agent_a_session_names_is_an_input_known_before_any_unit_runs(
     assert not (repo / "ran").exists()  # resolved, not run
     report = prepared.run()
     assert (repo / "ran").exists()
-    assert [result.analysis for result in report.results] == ["audit", "replay"]
+    assert [result.analysis for result in report.results] == [Analysis.AUDIT, Analysis.REPLAY]
 
 
 @pytest.mark.parametrize("option", ["--json", "--markdown", "--sarif", "--html"])

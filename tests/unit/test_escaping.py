@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolreplay.audit import AuditReport
-from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Location, Rule, UnitResult, UnrecordedRow
+from toolreplay.classify import CallClass
+from toolreplay.diff import PairKind
 from toolreplay.escape import (
     for_html,
     for_markdown,
@@ -32,7 +33,9 @@ from toolreplay.escape import (
     workflow_data,
     workflow_property,
 )
-from toolreplay.model import Call, Finding, FindingKind, Session
+from toolreplay.findings import ChangeVerdict, Rule
+from toolreplay.model import Call, Finding, FindingKind, Origin, Session
+from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport, Location, UnitResult, UnrecordedRow
 from toolreplay.report.check_text import render_check
 from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
@@ -85,12 +88,29 @@ CONTROL = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 def report_from(texts: list[str]) -> CheckReport:
     name, tool, key, value, message = (texts + [""] * 5)[:5]
     findings = tuple(
-        CheckFinding(rule, f"{message} {tool}", Location(f"{name}.jsonl", 3), (Location(name, 1),), "0" * 32)
+        CheckFinding(
+            rule=rule,
+            message=f"{message} {tool}",
+            location=Location(f"{name}.jsonl", 3),
+            related=(Location(name, 1),),
+            fingerprint="0" * 32,
+        )
         for rule in (Rule.DESTRUCTIVE_CALL, Rule.NON_DETERMINISM, Rule.REDUNDANT_CALL)
     )
-    changes = (ChangeRow("added", tool, {key: value}, "destructive", 2, 4, 0, 4, 0.2, 0.3, "DESTRUCTIVE", 1),)
-    unrecorded = (UnrecordedRow(tool, {key: value}, "write", 1, 4, "stub"),)
-    result = UnitResult(f"replay 1 {name}", "replay", name, f"summary {message}", findings, changes, unrecorded)
+    destructive = CallClass.DESTRUCTIVE
+    changes = (
+        ChangeRow(PairKind.ADDED, tool, {key: value}, destructive, 2, 4, 0, 4, 0.2, 0.3, ChangeVerdict.DESTRUCTIVE, 1),
+    )
+    unrecorded = (UnrecordedRow(tool, {key: value}, CallClass.WRITE, 1, 4, Origin.STUB),)
+    result = UnitResult(
+        key=f"replay 1 {name}",
+        analysis=Analysis.REPLAY,
+        subject=name,
+        summary=f"summary {message}",
+        findings=findings,
+        changes=changes,
+        unrecorded=unrecorded,
+    )
     return CheckReport(name, "0" * 64, FailOn.DESTRUCTIVE, (result.key,), (result,))
 
 

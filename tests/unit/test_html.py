@@ -16,12 +16,25 @@ from hypothesis import strategies as st
 
 from tests.conftest import GOLDEN
 from toolreplay.canonical import JSONObject
-from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffRow, DiffView, FieldView, RunView, UnitResult
 from toolreplay.check.views import side_by_side
+from toolreplay.classify import CallClass
 from toolreplay.diff import PairKind, diff_calls
 from toolreplay.errors import InputError
-from toolreplay.model import Call
-from toolreplay.report.check_json import check_document, read_check_report, results_digest
+from toolreplay.findings import ChangeVerdict
+from toolreplay.formats.check_report import check_document, read_check_report, results_digest
+from toolreplay.model import Call, Origin
+from toolreplay.outcome import (
+    Analysis,
+    CallView,
+    ChangeRow,
+    CheckReport,
+    DiffRow,
+    DiffView,
+    FieldView,
+    RunView,
+    Side,
+    UnitResult,
+)
 from toolreplay.report.html import render_html, run_ranges
 from toolreplay.verdict import FailOn
 
@@ -52,27 +65,42 @@ class _Tags(HTMLParser):
         self.text.append(data)
 
 
-def _call(tool: str, args: JSONObject, klass: str = "read-only", answered: str = "recorded") -> CallView:
+def _call(
+    tool: str, args: JSONObject, klass: CallClass = CallClass.READ_ONLY, answered: Origin = Origin.RECORDED
+) -> CallView:
     return CallView(tool, args, klass, 0, answered)
 
 
 def _report(tool: str, value: str) -> CheckReport:
     """A replay of one hostile call, drawn everywhere the page draws a call: timeline, grid, diff, tables."""
-    call = _call(tool, {"path": value, value: [value]}, "destructive", "stub")
-    row = ChangeRow("added", tool, call.args, "destructive", 1, 1, 0, 1, 0.5, 0.5, "not shown", 1, 2, (1,), ())
-    diff = DiffView(value, tool, (DiffRow("changed", call, call, (FieldView(value, value, None),)),))
+    call = _call(tool, {"path": value, value: [value]}, CallClass.DESTRUCTIVE, Origin.STUB)
+    row = ChangeRow(
+        PairKind.ADDED,
+        tool,
+        call.args,
+        CallClass.DESTRUCTIVE,
+        1,
+        1,
+        0,
+        1,
+        0.5,
+        0.5,
+        ChangeVerdict.NOT_SHOWN,
+        1,
+        2,
+        (1,),
+    )
+    diff = DiffView(value, tool, (DiffRow(PairKind.CHANGED, call, call, (FieldView(value, value, None),)),))
     result = UnitResult(
-        f"replay {value}",
-        "replay",
-        value,
-        value,
-        (),
-        (row,),
-        (),
-        (value,),
-        (call,),
-        (RunView("edited", 1, value, (call,), value), RunView("unchanged", 1, value, ())),
-        diff,
+        key=f"replay {value}",
+        analysis=Analysis.REPLAY,
+        subject=value,
+        summary=value,
+        inputs=(value,),
+        changes=(row,),
+        recording=(call,),
+        runs=(RunView(Side.EDITED, 1, value, value, (call,)), RunView(Side.UNCHANGED, 1, value, "", ())),
+        diff=diff,
     )
     return CheckReport(value, "", FailOn.DESTRUCTIVE, (result.key,), (result,))
 

@@ -17,13 +17,13 @@ import pytest
 
 from tests.conftest import GOLDEN, SAMPLES
 from toolreplay.errors import InputError
+from toolreplay.formats.check_report import read_check_report
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.formats.transcript import iter_transcript
-from toolreplay.report.check_json import read_check_report
 
 MARK = "SPOILED-9137"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.check.model import parse_shard
-from toolreplay.check.run import Analysis, Recording, Unit, shard_of, unit_weight
+from toolreplay.check.run import Recording, Unit, shard_of, unit_weight
 from toolreplay.formats.recording import Kind
+from toolreplay.outcome import Analysis, parse_shard
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from toolreplay.model import Session
 from toolreplay.power import detectable_rate, fewest_attributed, power_against_none
 from toolreplay.replay import reading
 from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.replay.noise import ChangeVerdict, NoiseReport, judge, weigh_changes
+from toolreplay.replay.noise import NoiseReport, judge, weigh_changes
+from toolreplay.findings import ChangeVerdict
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn, Verdict

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
-from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule, UnitResult
 from toolreplay.design import Design
+from toolreplay.findings import Rule
 from toolreplay.model import Call, Origin, Session
+from toolreplay.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import weigh_changes
 from toolreplay.replay.report import ReplayReport
@@ -70,12 +72,17 @@ def test_the_helpers() -> None:
 
 
 def _finding(rule: Rule, number: int) -> CheckFinding:
-    return CheckFinding(rule, f"found {number}", Location("a.jsonl", number), (), f"{number:032x}")
+    return CheckFinding(
+        rule=rule, message=f"found {number}", location=Location("a.jsonl", number), fingerprint=f"{number:032x}"
+    )
 
 
 def _check(findings: list[CheckFinding], units: int, shard: tuple[int, int] | None = None) -> CheckReport:
-    results = tuple(UnitResult(f"audit {n}.jsonl", "audit", f"{n}.jsonl", "checked") for n in range(units))
-    first = UnitResult(results[0].key, "audit", results[0].subject, "checked", tuple(findings))
+    results = tuple(
+        UnitResult(key=f"audit {n}.jsonl", analysis=Analysis.AUDIT, subject=f"{n}.jsonl", summary="checked")
+        for n in range(units)
+    )
+    first = replace(results[0], findings=tuple(findings))
     return CheckReport(None, "0" * 64, FailOn.DESTRUCTIVE, tuple(r.key for r in results), (first, *results[1:]), shard)
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolreplay.canonical import JSONValue
-from toolreplay.check.model import Location
 from toolreplay.formats.located import Node
 from toolreplay.model import ToolDef, content_text
+from toolreplay.outcome import Location
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +68,16 @@ class CandidateInputs:
     fallback: Location | None = None
 
     def for_tool(self, tool: str) -> Location:
-        found = self.changed_tools.get(tool) or self.system or self.tools or self.fallback
+        """Where a change to a tool's calls points: that tool's changed definition, else the edit."""
+        found = self.changed_tools.get(tool) or self.edit
         if found is None:
             raise ValueError("no candidate input to point at")
         return found
+
+    @property
+    def edit(self) -> Location | None:
+        """Where a finding about the whole edit points: the prompt's changed line, the tools file, the config."""
+        return self.system or self.tools or self.fallback
 
 
 def changed_tool_lines(

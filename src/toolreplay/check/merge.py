@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolreplay.check.model import CheckReport, UnitResult
 from toolreplay.errors import InputError, UsageError
+from toolreplay.outcome import CheckReport, UnitResult
 from toolreplay.wording import count
 
 

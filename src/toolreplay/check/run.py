@@ -18,7 +18,6 @@ outputs once.
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import os
 from collections import Counter
@@ -40,26 +39,28 @@ from toolreplay.check.locate import (
     first_difference,
     prompt_text,
 )
-from toolreplay.check.model import (
-    ChangeRow,
-    CheckFinding,
-    CheckReport,
-    Location,
-    Rule,
-    RunView,
-    Statement,
-    UnitResult,
-    UnrecordedRow,
-)
 from toolreplay.check.views import call_view, diff_view, recording_view, run_diff, run_views
 from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.diff import DiffResult, PairKind
 from toolreplay.errors import InputError
+from toolreplay.findings import ChangeVerdict, Rule
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Finding, Session
+from toolreplay.outcome import (
+    Analysis,
+    ChangeRow,
+    CheckFinding,
+    CheckReport,
+    Location,
+    RunView,
+    Side,
+    Statement,
+    UnitResult,
+    UnrecordedRow,
+)
 from toolreplay.replay import reading
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
@@ -70,23 +71,13 @@ from toolreplay.replay.drive import (
     replay_session,
     scripts,
 )
-from toolreplay.replay.noise import ChangeVerdict, NoiseReport
+from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.scope import Scope, check_scope
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count, format_call
-
-
-class Analysis(enum.Enum):
-    """What a unit does to its recording; the definition order is the report order."""
-
-    VERIFY = "verify"
-    AUDIT = "audit"
-    SCOPE = "scope"
-    REPLAY = "replay"
-    COMPARE = "compare"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,18 +266,21 @@ class _Checker:
         result = verify(links, unit.path, last_label)
         broken = result.broken
         if broken is None:
-            return UnitResult(unit.key, Analysis.VERIFY.value, shown, f"chain intact ({count(result.links, 'link')})")
+            summary = f"chain intact ({count(result.links, 'link')})"
+            return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary)
         part = f" ({broken.label})" if broken.label else ""
         message = (
             f"the hash chain breaks at index {broken.index}{part}: expected {broken.expected}, found "
             f"{broken.found}; the file was edited after it was sealed"
         )
         finding = CheckFinding(
-            Rule.CHAIN_BROKEN, message, Location(shown, broken.line), (), fingerprint("chain-broken", shown)
+            rule=Rule.CHAIN_BROKEN,
+            message=message,
+            location=Location(shown, broken.line),
+            fingerprint=fingerprint("chain-broken", shown),
         )
-        return UnitResult(
-            unit.key, Analysis.VERIFY.value, shown, f"chain broken at index {broken.index}{part}", (finding,)
-        )
+        summary = f"chain broken at index {broken.index}{part}"
+        return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary, findings=(finding,))
 
     def _call_findings(
         self, rule_of: Iterable[tuple[Rule, str, Call]], shown: str, related: tuple[Location, ...] = ()
@@ -298,7 +292,8 @@ class _Checker:
             key = (rule.value, call.tool, canonical_bytes(identity))
             seen[key] += 1
             mark = fingerprint(rule.value, shown, call.tool, canonical_bytes(identity).decode(), str(seen[key]))
-            findings.append(CheckFinding(rule, message, Location(shown, call.line), related, mark))
+            where = Location(shown, call.line)
+            findings.append(CheckFinding(rule=rule, message=message, location=where, related=related, fingerprint=mark))
         return tuple(findings)
 
     def calls(self, path: str) -> tuple[Callable[[], Iterator[Call]], Classifier, bool]:
@@ -341,7 +336,7 @@ class _Checker:
         findings = self._call_findings(self._at_findings(report.findings, calls), shown)
         summary = count(report.calls, "call")
         summary += f", {count(len(findings), 'finding')}" if findings else ", clean"
-        return UnitResult(unit.key, Analysis.AUDIT.value, shown, summary, findings)
+        return UnitResult(key=unit.key, analysis=Analysis.AUDIT, subject=shown, summary=summary, findings=findings)
 
     def scope(self, unit: Unit) -> UnitResult:
         setting = _needed(unit.scope, unit)
@@ -355,7 +350,14 @@ class _Checker:
         scope_shown = self.paths.show(setting.file)
         summary = f"{count(report.calls, 'call')} against {scope_shown} (agent {scope.agent})"
         summary += f", {len(findings)} outside it" if findings else ", all inside it"
-        return UnitResult(unit.key, Analysis.SCOPE.value, shown, summary, findings, inputs=(scope_shown,))
+        return UnitResult(
+            key=unit.key,
+            analysis=Analysis.SCOPE,
+            subject=shown,
+            summary=summary,
+            inputs=(scope_shown,),
+            findings=findings,
+        )
 
     def replay(self, unit: Unit) -> UnitResult:
         job = _needed(unit.job, unit)
@@ -474,21 +476,21 @@ def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
         related = (Location(a, pair.a.line or 1),) if pair.a is not None and pair.b is not None else ()
         identity = canonical_bytes(call.args).decode()
         mark = fingerprint(rule.value, f"diff {a} {b}", pair.kind.value, call.tool, identity, str(call.index))
-        found.append(CheckFinding(rule, text, where, related, mark))
+        found.append(CheckFinding(rule=rule, message=text, location=where, related=related, fingerprint=mark))
     differences = len(result.differences)
     summary = f"{count(len(result.b.calls), 'call')} against {len(result.a.calls)}: "
     summary += f"{count(differences, 'difference')}" if differences else "the same calls"
     b_ending = "final reply" if result.b.context is not None and result.b.context.final_reply else "no final reply"
     calls = tuple(call_view(call, klass) for call, klass in zip(result.b.calls, result.classes_b, strict=True))
     return UnitResult(
-        f"diff {a} {b}",
-        "diff",
-        b,
-        summary,
-        tuple(found),
+        key=f"diff {a} {b}",
+        analysis=Analysis.DIFF,
+        subject=b,
+        summary=summary,
         inputs=(a,),
+        findings=tuple(found),
         recording=tuple(call_view(call, klass) for call, klass in zip(result.a.calls, result.classes_a, strict=True)),
-        runs=(RunView("compared", 1, b_ending, calls, b),),
+        runs=(RunView(Side.COMPARED, 1, b_ending, b, calls),),
         diff=diff_view(result, a, b),
     )
 
@@ -511,6 +513,7 @@ def replay_result(
         lambda c: where.for_tool(c.tool),
         shown,
         f"replay {shown}",
+        where.edit or Location(shown, 1),
     )
     agent = shown_from(candidate.agent, paths.root.as_posix(), paths.show)  # named from the root, as every report
     edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
@@ -521,9 +524,9 @@ def replay_result(
     summary += f": {_change_summary(outcome.report, outcome.noise)}"
     inputs = tuple(paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
     rows = _change_rows(outcome.report, outcome.noise)
-    runs = run_views(outcome.report, "edited", policy)
+    runs = run_views(outcome.report, Side.EDITED, policy)
     if outcome.noise is not None:
-        runs += run_views(outcome.noise.baseline, "unchanged", policy)
+        runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
     recorded = Classifier(policy, session.context.tools if session.context is not None else ())
     diff = None
     if rows and rows[0].made_in:
@@ -533,17 +536,17 @@ def replay_result(
             session, run, recorded, Classifier(policy, outcome.report.setup.tools), shown, f"edited run {number}"
         )
     return UnitResult(
-        key,
-        Analysis.REPLAY.value,
-        shown,
-        summary,
-        findings,
-        rows,
-        _unrecorded_rows(outcome.report),
-        inputs,
-        recording_view(session, recorded),
-        runs,
-        diff,
+        key=key,
+        analysis=Analysis.REPLAY,
+        subject=shown,
+        summary=summary,
+        inputs=inputs,
+        findings=findings,
+        changes=rows,
+        unrecorded=_unrecorded_rows(outcome.report),
+        recording=recording_view(session, recorded),
+        runs=runs,
+        diff=diff,
     )
 
 
@@ -562,14 +565,16 @@ def compare_result(
         return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
 
     # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
-    findings = _change_findings(report.candidate, report, primary, shown, f"compare {shown}")
+    lost = [run.number for run in report.candidate.runs if not run.answered]
+    errors_at = Location(candidates[lost[0] - 1] if lost else shown, 1)
+    findings = _change_findings(report.candidate, report, primary, shown, f"compare {shown}", errors_at)
     summary = (
         f"{count(len(candidates), 'edited session')} against {count(len(baseline), 'unchanged session')}: "
         f"{_change_summary(report.candidate, report)}"
     )
     rows = _change_rows(report.candidate, report)
-    runs = run_views(report.candidate, "edited", policy, candidates, recorded_lines=True)
-    runs += run_views(report.baseline, "unchanged", policy, baseline, recorded_lines=True)
+    runs = run_views(report.candidate, Side.EDITED, policy, candidates, recorded_lines=True)
+    runs += run_views(report.baseline, Side.UNCHANGED, policy, baseline, recorded_lines=True)
     recorded = Classifier(policy, reference.context.tools if reference.context is not None else ())
     diff = None
     if rows and rows[0].made_in:
@@ -579,17 +584,16 @@ def compare_result(
         diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
     inputs = (*candidates, *baseline)
     return UnitResult(
-        key,
-        Analysis.COMPARE.value,
-        shown,
-        summary,
-        findings,
-        rows,
-        (),
-        inputs,
-        recording_view(reference, recorded),
-        runs,
-        diff,
+        key=key,
+        analysis=Analysis.COMPARE,
+        subject=shown,
+        summary=summary,
+        inputs=inputs,
+        findings=findings,
+        changes=rows,
+        recording=recording_view(reference, recorded),
+        runs=runs,
+        diff=diff,
     )
 
 
@@ -611,47 +615,45 @@ def _change_findings(
     primary: Callable[[Change], Location],
     recording: str,
     subject: str,
+    errors_at: Location,
 ) -> tuple[CheckFinding, ...]:
-    """Findings for the changes that matter: every change without a baseline; with one, each destructive
-    behaviour and each behaviour shown to be the edit's, once, named by its lead change."""
+    """Findings for the changes that matter, each with the rule its analysis gives it: every change without a
+    baseline; with one, each destructive behaviour and each behaviour shown to be the edit's, once, named by its
+    lead change. ``errors_at``: where a finding that runs fail more often with the edit points."""
     found: list[tuple[Rule, str, Change]] = []
     if noise is None:
         runs = report.answered
         for change in report.changes:
             share = f"{len(change.runs)} of {count(runs, 'run')}"
-            if change.new_destructive:
+            rule = report.rule(change)
+            if rule is Rule.DESTRUCTIVE_CALL:
                 text = f"{_call_text(change)} is destructive and the recording never made it ({share})"
-                found.append((Rule.DESTRUCTIVE_CALL, text, change))
             else:
-                found.append((Rule.BEHAVIOUR_CHANGE, f"{_call_text(change)} ({change.klass.value}) in {share}", change))
+                text = f"{_call_text(change)} ({change.klass.value}) in {share}"
+            found.append((rule, text, change))
+        lost_rule = report.lost_rule
     else:
-        zero = noise.zero_tolerance if noise.fail_on is FailOn.ANY_DESTRUCTIVE else ()
         for tested in noise.tested:
-            if tested.verdict is ChangeVerdict.NOT_SHOWN and not tested.destructive:
+            judged = noise.rule(tested)
+            if judged is None:
                 continue
             lead = tested.behaviour.lead
             rates = reading.counts_text(tested)
             others = [c for c in tested.changes if c is not lead]
             also = f"; in the same runs: {', '.join(_call_text(c) for c in others)}" if others else ""
             text = f"{_call_text(lead)} ({lead.klass.value}): {reading.reason(tested)}: {rates}{also}"
-            if tested.verdict is ChangeVerdict.DESTRUCTIVE:
-                found.append((Rule.DESTRUCTIVE_CALL, text, lead))
-            elif tested in zero:
+            if judged is Rule.DESTRUCTIVE_CALL and tested.verdict is not ChangeVerdict.DESTRUCTIVE:
                 text = f"{_call_text(lead)} ({lead.klass.value}): destructive, never made by the unchanged runs "
                 text += f"(fail-on any-destructive), not shown to be the edit's: {rates}{also}"
-                found.append((Rule.DESTRUCTIVE_CALL, text, lead))
-            elif tested.destructive:
-                found.append((Rule.DESTRUCTIVE_SEEN, text, lead))
-            else:
-                found.append((Rule.BEHAVIOUR_CHANGE, text, lead))
-    severe = noise is None or noise.fail_on is FailOn.ANY_DESTRUCTIVE
+            found.append((judged, text, lead))
+        lost_rule = noise.lost_rule
     for made in report.lost_destructive:  # made in runs that then ended in an error: counted nowhere, said here
         change = Change(PairKind.ADDED, made.tool, made.args, CallClass.DESTRUCTIVE, made.runs)
         text = (
             f"{_call_text(change)} is destructive and the recording never made it: made in "
             f"{count(len(made.runs), 'run')} that then ended in an error (counted in no test)"
         )
-        found.append((Rule.DESTRUCTIVE_CALL if severe else Rule.DESTRUCTIVE_SEEN, text, change))
+        found.append((lost_rule, text, change))
     findings = []
     for rule, message, change in found:
         related, absent = _recorded(recording, change)
@@ -663,7 +665,21 @@ def _change_findings(
             canonical_bytes(change.args).decode(),
             *((f"turn {change.turn}",) if change.turn > 1 else ()),
         )
-        findings.append(CheckFinding(rule, message, primary(change), related, mark, absent))
+        findings.append(
+            CheckFinding(
+                rule=rule,
+                message=message,
+                location=primary(change),
+                related=related,
+                absent_from=absent,
+                fingerprint=mark,
+            )
+        )
+    errors = reading.errors_text(noise) if noise is not None else None
+    if errors is not None:
+        mark = fingerprint(Rule.MORE_ERRORS.value, subject)
+        text = errors[0].upper() + errors[1:]
+        findings.append(CheckFinding(rule=Rule.MORE_ERRORS, message=text, location=errors_at, fingerprint=mark))
     return tuple(findings)
 
 
@@ -690,13 +706,14 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
             behaviours.setdefault(change.runs, []).append(change)
         rows = []
         for number, changes in enumerate(behaviours.values(), 1):
-            verdict = "DESTRUCTIVE" if any(d.new_destructive for d in changes) else "changed"  # the behaviour's
+            destructive = any(d.new_destructive for d in changes)  # the behaviour's verdict
+            verdict = ChangeVerdict.DESTRUCTIVE if destructive else ChangeVerdict.CHANGED
             rows += [_row(c, (len(c.runs), runs, None, None, None, None, verdict), number, c.runs) for c in changes]
         return tuple(rows)
     return tuple(
         _row(
             c,
-            (t.hits, t.runs, t.baseline_hits, t.baseline_runs, t.p, t.q, t.verdict.value),
+            (t.hits, t.runs, t.baseline_hits, t.baseline_runs, t.p, t.q, t.verdict),
             number,
             t.behaviour.runs,
             t.behaviour.baseline_runs,
@@ -706,16 +723,14 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
     )
 
 
-_Rates = tuple[int, int, int | None, int | None, float | None, float | None, str]
+_Rates = tuple[int, int, int | None, int | None, float | None, float | None, ChangeVerdict]
 
 
 def _row(change: Change, rates: _Rates, behaviour: int, *made_in: tuple[int, ...]) -> ChangeRow:
     """A change as a row: its kind, call and class, its behaviour's rates and verdict, the runs that made it."""
-    return ChangeRow(
-        change.kind.value, change.tool, change.args, change.klass.value, *rates, behaviour, change.turn, *made_in
-    )
+    return ChangeRow(change.kind, change.tool, change.args, change.klass, *rates, behaviour, change.turn, *made_in)
 
 
 def _unrecorded_rows(report: ReplayReport) -> tuple[UnrecordedRow, ...]:
     runs = report.answered
-    return tuple(UnrecordedRow(u.tool, u.args, u.klass.value, len(u.runs), runs, u.answered) for u in report.unrecorded)
+    return tuple(UnrecordedRow(u.tool, u.args, u.klass, len(u.runs), runs, u.answered) for u in report.unrecorded)

@@ -2,7 +2,7 @@
 
 The HTML report draws each run as a row of calls and the changes as a grid of
 runs; these functions turn the analyses' results into the
-:mod:`toolreplay.check.model` records it is drawn from, so a shard's JSON
+:mod:`toolreplay.outcome` records it is drawn from, so a shard's JSON
 carries them and a merged report draws the same picture.
 """
 
@@ -13,18 +13,16 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 from toolreplay.canonical import canonical_bytes
-from toolreplay.check.model import CallView, DiffRow, DiffView, FieldView, RunView
 from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.diff import DiffResult, FieldChange, Pair, compare_with
-from toolreplay.model import Call, Session
+from toolreplay.model import Call, Origin, Session
+from toolreplay.outcome import CallView, DiffRow, DiffView, FieldView, RunView, Side
 from toolreplay.replay.engine import Run
 from toolreplay.replay.report import ReplayReport
 
-# how a replay answered a call, by the engine's name for it
 
-
-def call_view(call: Call, klass: CallClass, answered: str = "recorded", line: int | None = None) -> CallView:
-    return CallView(call.tool, call.args, klass.value, call.line if line is None else line, answered)
+def call_view(call: Call, klass: CallClass, answered: Origin = Origin.RECORDED, line: int | None = None) -> CallView:
+    return CallView(call.tool, call.args, klass, call.line if line is None else line, answered)
 
 
 def recording_view(session: Session, classify: Classifier) -> tuple[CallView, ...]:
@@ -33,18 +31,18 @@ def recording_view(session: Session, classify: Classifier) -> tuple[CallView, ..
 
 
 def run_views(
-    report: ReplayReport, side: str, policy: Policy, sources: Sequence[str] = (), recorded_lines: bool = False
+    report: ReplayReport, side: Side, policy: Policy, sources: Sequence[str] = (), recorded_lines: bool = False
 ) -> tuple[RunView, ...]:
     """Each run of a replay (or each compared session, named by ``sources``), classified with the tools it had."""
     classify = Classifier(policy, report.setup.tools)
     views: list[RunView] = []
     for run in report.runs:
         calls = tuple(
-            call_view(call, classify.classify(call).klass, origin.words, None if recorded_lines else 0)
+            call_view(call, classify.classify(call).klass, origin, None if recorded_lines else 0)
             for call, origin in zip(run.calls, run.origins, strict=True)
         )
         source = sources[run.number - 1] if run.number <= len(sources) else ""
-        views.append(RunView(side, run.number, ending_text(run), calls, source))
+        views.append(RunView(side, run.number, ending_text(run), source, calls))
     return tuple(views)
 
 
@@ -79,7 +77,7 @@ def diff_view(result: DiffResult, a: str, b: str) -> DiffView:
     for pair in side_by_side(result.pairs):
         left = call_view(pair.a, result.classes_a[pair.a.index]) if pair.a is not None else None
         right = call_view(pair.b, result.classes_b[pair.b.index]) if pair.b is not None else None
-        rows.append(DiffRow(pair.kind.value, left, right, tuple(_field(f) for f in pair.fields)))
+        rows.append(DiffRow(pair.kind, left, right, tuple(_field(f) for f in pair.fields)))
     return DiffView(a, b, tuple(rows))
 
 

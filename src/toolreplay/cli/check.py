@@ -10,13 +10,13 @@ import click
 
 from toolreplay.agents.scripted import refuse_user_code
 from toolreplay.check.locate import Paths
-from toolreplay.check.model import parse_shard
 from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
+from toolreplay.outcome import parse_shard
 from toolreplay.verdict import FailOn
 from toolreplay.wording import count
 

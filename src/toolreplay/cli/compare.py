@@ -93,8 +93,8 @@ def command(
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
     if outputs.asked:
         from toolreplay.check.locate import Paths  # noqa: PLC0415
-        from toolreplay.check.model import Statement  # noqa: PLC0415
         from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
+        from toolreplay.outcome import Statement  # noqa: PLC0415
 
         paths = Paths(outputs.root)  # files named from the repository root, as check names them
         shown = paths.show(recorded)
@@ -107,7 +107,7 @@ def command(
             [paths.show(path) for path in candidates],
             [paths.show(path) for path in baselines],
         )
-        stated = Statement("compare", report.verdict, noise_verdict(report))
+        stated = Statement("compare", noise_verdict(report))
         outputs.write(single_report(result, FailOn(fail_on), stated))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
     if outputs.as_json:

@@ -50,11 +50,11 @@ def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | No
         result = compare_recordings(recording_a, recording_b, policy, FailOn(fail_on))
         if outputs.asked:
             from toolreplay.check.locate import Paths  # noqa: PLC0415
-            from toolreplay.check.model import Statement  # noqa: PLC0415
             from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
+            from toolreplay.outcome import Statement  # noqa: PLC0415
 
             paths = Paths(outputs.root)  # files named from the repository root, as check names them
-            stated = Statement("diff", result.verdict, diff_verdict(result))
+            stated = Statement("diff", diff_verdict(result))
             report = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on), stated)
             outputs.write(report)
         if outputs.as_json:

@@ -33,7 +33,7 @@ from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
 
 if TYPE_CHECKING:
-    from toolreplay.check.model import CheckReport
+    from toolreplay.outcome import CheckReport
 
 
 @click.command(
@@ -153,17 +153,14 @@ def _as_report(
     root: Path,
 ) -> CheckReport:
     """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from the root),
-    with the verdict the replay gave."""
+    with what the replay said of it."""
     from toolreplay.check.locate import Paths  # noqa: PLC0415
-    from toolreplay.check.model import Location, Statement  # noqa: PLC0415
     from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - reports only
+    from toolreplay.outcome import Location, Statement  # noqa: PLC0415
 
     paths = Paths(root)  # files named from the repository root, as check names them
     shown = paths.show(recording)
     where = candidate_inputs(session, settings, candidate, paths, Location(shown, 1))
     result = replay_result(f"replay {shown}", shown, session, outcome, policy, where, candidate, settings, paths)
-    if outcome.noise is not None:
-        verdict, why = outcome.noise.verdict, noise_verdict(outcome.noise)
-    else:
-        verdict, why = outcome.report.verdict, replay_verdict(outcome.report)
-    return single_report(result, fail_on, Statement("replay", verdict, why))
+    why = noise_verdict(outcome.noise) if outcome.noise is not None else replay_verdict(outcome.report)
+    return single_report(result, fail_on, Statement("replay", why))

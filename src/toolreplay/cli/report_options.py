@@ -24,7 +24,7 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_atomic
 
 if TYPE_CHECKING:
-    from toolreplay.check.model import CheckReport
+    from toolreplay.outcome import CheckReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ KINDS = (
         "json",
         "--json",
         "Write the report as JSON (what merge reads).",
-        "toolreplay.report.check_json:render_check_json",
+        "toolreplay.formats.check_report:render_check_json",
     ),
     ReportKind(
         "html",

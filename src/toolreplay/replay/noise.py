@@ -28,25 +28,17 @@ call the unchanged runs never made fails, attributed or not.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
 from toolreplay.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
 from toolreplay.errors import ToolreplayError
+from toolreplay.findings import ChangeVerdict, Rule, decide
 from toolreplay.power import detectable_rate, p_value
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
-from toolreplay.verdict import FailOn, Verdict, decide
-
-
-class ChangeVerdict(enum.Enum):
-    DESTRUCTIVE = "DESTRUCTIVE"
-    UNDECIDED = "undecided"
-    CHANGED = "changed"
-    NOT_SHOWN = "not shown"
-
+from toolreplay.verdict import FailOn, Verdict
 
 _ORDER = {
     ChangeVerdict.DESTRUCTIVE: 0,
@@ -183,25 +175,40 @@ class NoiseReport:
             return None
         return p_value(self.design.test, self.candidate.lost, total, self.baseline.lost, baseline_total)
 
+    def rule(self, tested: TestedBehaviour) -> Rule | None:
+        """What a tested behaviour is found to be; None for a change not shown to be the edit's."""
+        if tested.verdict is ChangeVerdict.DESTRUCTIVE:
+            return Rule.DESTRUCTIVE_CALL
+        if tested.destructive:  # seen with the edit; an error only for a zero tolerance the unchanged runs keep
+            zero = self.fail_on is FailOn.ANY_DESTRUCTIVE and tested.baseline_hits == 0
+            return Rule.DESTRUCTIVE_CALL if zero else Rule.DESTRUCTIVE_SEEN
+        return Rule.BEHAVIOUR_CHANGE if tested.verdict is ChangeVerdict.CHANGED else None
+
+    @property
+    def lost_rule(self) -> Rule:
+        """A deletion made in an edited run that then failed: counted in no test, so an error only for a zero
+        tolerance."""
+        return Rule.DESTRUCTIVE_CALL if self.fail_on is FailOn.ANY_DESTRUCTIVE else Rule.DESTRUCTIVE_SEEN
+
+    @property
+    def more_errors(self) -> bool:
+        """Whether runs end in an error significantly more often with the edit."""
+        errors = self.lost_more
+        return errors is not None and errors <= self.design.level
+
+    def rules(self) -> Iterator[Rule]:
+        """A rule for each finding the comparison makes: its verdict's, and the check's."""
+        for tested in self.tested:
+            rule = self.rule(tested)
+            if rule is not None:
+                yield rule
+        yield from (self.lost_rule for _ in self.candidate.lost_destructive)
+        if self.more_errors:
+            yield Rule.MORE_ERRORS
+
     @property
     def verdict(self) -> Verdict:
-        lost = bool(self.candidate.lost_destructive)
-        if self.fail_on is FailOn.ANY_DESTRUCTIVE:
-            severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested) or bool(self.zero_tolerance)
-            severe = severe or lost
-        else:
-            severe = any(t.verdict is ChangeVerdict.DESTRUCTIVE for t in self.tested)
-        changed = any(t.verdict is ChangeVerdict.CHANGED for t in self.tested)
-        verdict = decide(self.fail_on, severe, changed)
-        # Worth a look even when nothing is shown to be the edit's: a destructive call seen with it, one made in
-        # runs that then failed, or runs that fail more often with the edit.
-        errors = self.lost_more
-        notable = (
-            any(t.destructive for t in self.tested) or lost or (errors is not None and errors <= self.design.level)
-        )
-        if verdict is Verdict.PASS and notable:
-            return Verdict.WARN
-        return verdict
+        return decide(self.rules(), self.fail_on)
 
 
 def _key(change: Change) -> tuple[str, int, str, bytes]:

@@ -9,9 +9,10 @@ agent is about its runs in general, not the runs made.
 from __future__ import annotations
 
 from toolreplay.design import UNDECIDED_BELOW
-from toolreplay.replay.noise import ChangeVerdict, NoiseReport, TestedBehaviour
+from toolreplay.findings import ChangeVerdict
+from toolreplay.replay.noise import NoiseReport, TestedBehaviour
 from toolreplay.verdict import FailOn, Verdict
-from toolreplay.wording import agree, count
+from toolreplay.wording import agree, count, p_value
 
 
 def percent(value: float) -> str:
@@ -121,6 +122,19 @@ def _beside(value: float, level: float) -> str:
     return shown
 
 
+def errors_text(report: NoiseReport) -> str | None:
+    """That runs end in an error more often with the edit, with the counts and the p value; None when they do
+    not."""
+    errors = report.lost_more
+    if errors is None or not report.more_errors:
+        return None
+    candidate, baseline = report.candidate, report.baseline
+    return (
+        f"runs end in an error more often with the edit: {candidate.lost}/{len(candidate.runs)} against "
+        f"{baseline.lost}/{len(baseline.runs)} (p {p_value(errors)})"
+    )
+
+
 def reading(report: NoiseReport) -> list[str]:
     """What the verdicts mean, and what these runs could detect."""
     families = []
@@ -196,8 +210,7 @@ def summary(report: NoiseReport) -> str:
     lost = sorted({made.tool for made in report.candidate.lost_destructive})
     if lost:
         parts.append(f"{', '.join(lost)}: destructive, made with the edit in runs that then ended in an error")
-    errors = report.lost_more
-    if errors is not None and errors <= report.design.level:
+    if report.more_errors:
         parts.append("runs end in an error more often with the edit")
     if parts:
         return "; ".join(parts)

@@ -18,10 +18,11 @@ from dataclasses import dataclass, replace
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.classify import CallClass, Classifier
 from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
+from toolreplay.findings import Rule, decide
 from toolreplay.formats.session import person_messages
 from toolreplay.model import Origin, Session
 from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.verdict import FailOn, Verdict, decide
+from toolreplay.verdict import FailOn, Verdict
 
 _KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}
 
@@ -56,7 +57,7 @@ class UnrecordedCall:
     args: JSONObject
     klass: CallClass
     runs: tuple[int, ...]
-    answered: str
+    answered: Origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +98,22 @@ class ReplayReport:
         """Runs that ended in an error: left out of every count and test."""
         return len(self.runs) - self.answered
 
+    @staticmethod
+    def rule(change: Change) -> Rule:
+        """What a change is found to be: every change counts, a new destructive call as an error."""
+        return Rule.DESTRUCTIVE_CALL if change.new_destructive else Rule.BEHAVIOUR_CHANGE
+
+    # A deletion made in a run that then failed is not unsaid: an error too.
+    lost_rule = Rule.DESTRUCTIVE_CALL
+
+    def rules(self) -> Iterator[Rule]:
+        """A rule for each finding the replay makes: its verdict's, and the check's."""
+        yield from (self.rule(change) for change in self.changes)
+        yield from (self.lost_rule for _ in self.lost_destructive)
+
     @property
     def verdict(self) -> Verdict:
-        destructive = any(change.new_destructive for change in self.changes) or bool(self.lost_destructive)
-        return decide(self.fail_on, destructive, bool(self.changes))
+        return decide(self.rules(), self.fail_on)
 
 
 def summarize(
@@ -138,10 +151,9 @@ def summarize(
             if origin is Origin.RECORDED:
                 continue
             args = matcher.matched_args(call.tool, call.args)
-            answered = origin.words
-            ukey = (call.tool, canonical_bytes(args), answered)
+            ukey = (call.tool, canonical_bytes(args), origin.words)
             klass = classify_candidate.classify(call).klass
-            uentry = unrecorded.setdefault(ukey, (UnrecordedCall(call.tool, args, klass, (), answered), []))
+            uentry = unrecorded.setdefault(ukey, (UnrecordedCall(call.tool, args, klass, (), origin), []))
             if run.number not in uentry[1]:
                 uentry[1].append(run.number)
     changes = sorted(
@@ -150,7 +162,7 @@ def summarize(
     )
     calls = sorted(
         (UnrecordedCall(u.tool, u.args, u.klass, tuple(numbers), u.answered) for u, numbers in unrecorded.values()),
-        key=lambda u: (-len(u.runs), u.tool, canonical_bytes(u.args), u.answered),
+        key=lambda u: (-len(u.runs), u.tool, canonical_bytes(u.args), u.answered.words),
     )
     lost_calls = tuple(
         sorted(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 from toolreplay.canonical import JSONObject
-from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Rule, Statement, UnrecordedRow
 from toolreplay.escape import one_line
+from toolreplay.findings import Rule
 from toolreplay.model import Call
+from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport, Statement, UnrecordedRow
 from toolreplay.verdict import Verdict
 from toolreplay.wording import agree, count, format_call, p_value
 
@@ -37,7 +38,7 @@ def statement(report: CheckReport) -> Statement:
     """What the report's command says: its own statement, or a check's, from its findings."""
     if report.stated is not None:
         return report.stated
-    return Statement("check", report.verdict, verdict_line(report))
+    return Statement("check", verdict_line(report))
 
 
 def verdict_line(report: CheckReport) -> str:
@@ -78,23 +79,24 @@ def _changes(rows: tuple[ChangeRow, ...]) -> list[str]:
     """One line per change; a behaviour's later changes say they were made in the same runs."""
     lines = []
     for number, row in enumerate(rows):
-        call = f"{row.kind} {call_text(row.tool, row.args)}  {row.klass}"
+        call = f"{row.kind.value} {call_text(row.tool, row.args)}  {row.klass.value}"
         if number and rows[number - 1].behaviour == row.behaviour:
             lines.append(f"  {'':<11} {call}  (in the same runs)")
         else:
-            lines.append(f"  {row.verdict:<11} {call}  {rates(row)}")
+            lines.append(f"  {row.verdict.value:<11} {call}  {rates(row)}")
     return lines
 
 
 def _unrecorded(row: UnrecordedRow) -> str:
     call = call_text(row.tool, row.args)
-    return f"  unrecorded  {call}  {row.klass}  in {row.hits}/{count(row.runs, 'run')}, answered: {row.answered}"
+    answered = row.answered.words
+    return f"  unrecorded  {call}  {row.klass.value}  in {row.hits}/{count(row.runs, 'run')}, answered: {answered}"
 
 
 def render_check(report: CheckReport) -> str:
     lines = [f"toolreplay check: {report.verdict.value}", scope_line(report), counts_line(report), ""]
     for result in report.results:
-        lines.append(f"{result.analysis:<7} {result.subject}: {result.summary}")
+        lines.append(f"{result.analysis.value:<7} {result.subject}: {result.summary}")
         lines.extend(_changes(result.changes))
         lines.extend(_unrecorded(row) for row in result.unrecorded)
         lines.extend(_finding(finding) for finding in result.findings)

@@ -6,8 +6,9 @@ ten of each are printed and one notice says how many more the summary holds.
 
 from __future__ import annotations
 
-from toolreplay.check.model import CheckReport, Level
 from toolreplay.escape import workflow_data, workflow_property
+from toolreplay.findings import Level
+from toolreplay.outcome import CheckReport
 from toolreplay.wording import count
 
 PER_LEVEL = 10

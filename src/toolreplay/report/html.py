@@ -10,6 +10,7 @@ script, and is the same bytes for the same report.
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,9 +18,9 @@ from importlib.resources import files
 from typing import TYPE_CHECKING
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.check.model import CallView, ChangeRow, CheckReport, DiffView, RunView, UnitResult
 from toolreplay.escape import for_html
-from toolreplay.model import Call
+from toolreplay.model import Call, Origin
+from toolreplay.outcome import Analysis, CallView, ChangeRow, CheckReport, DiffView, RunView, Side, UnitResult
 from toolreplay.report.check_text import scope_line, statement
 from toolreplay.wording import count, format_call, p_value, tally
 
@@ -119,13 +120,13 @@ def _cut(text: str, limit: int) -> str:
 def _title(call: CallView, limit: int = TITLE_LIMIT) -> str:
     text = _cut(call_text(call.tool, call.args), limit)
     where = f" line {call.line}" if call.line else ""
-    answered = "" if call.answered == "recorded" else f" (not recorded: answered by {call.answered})"
+    answered = "" if call.answered is Origin.RECORDED else f" (not recorded: answered by {call.answered.words})"
     return f"{text}{where}{answered}"
 
 
 def block(call: CallView, limit: int = TITLE_LIMIT) -> Block:
-    letter, css, _ = CLASSES.get(call.klass, CLASSES["unknown"])
-    if call.answered != "recorded":  # a star and a dashed edge: never recorded, whatever the colour
+    letter, css, _ = CLASSES[call.klass.value]
+    if call.answered is not Origin.RECORDED:  # a star and a dashed edge: never recorded, whatever the colour
         letter += "*"
         css += "x"
     return Block(letter, css, _title(call, limit))
@@ -149,9 +150,11 @@ def run_ranges(numbers: Sequence[int]) -> str:
 
 def run_groups(runs: Iterable[RunView]) -> list[list[RunView]]:
     """Runs grouped by side, then by exactly what they did, in order of each group's first run."""
-    groups: dict[tuple[str, str, bytes], list[RunView]] = {}
+    groups: dict[tuple[Side, str, bytes], list[RunView]] = {}
     for run in runs:
-        made: list[JSONValue] = [[call.tool, call.args, call.klass, call.line, call.answered] for call in run.calls]
+        made: list[JSONValue] = [
+            [call.tool, call.args, call.klass.value, call.line, call.answered.value] for call in run.calls
+        ]
         groups.setdefault((run.side, run.ending, canonical_bytes(made)), []).append(run)
     return list(groups.values())
 
@@ -163,8 +166,8 @@ def _timeline(members: Sequence[RunView], limit: int) -> Timeline:
     sources = [run.source for run in members if run.source]
     named = f": {', '.join(sources)}" if sources else ""
     word = "run" if len(numbers) == 1 else "runs"  # a noun before its numbers: "runs 1-3, 5"
-    label = f"{side} {word} {run_ranges(numbers)}{named}"
-    if side == "compared":  # the other recording of a diff
+    label = f"{side.value} {word} {run_ranges(numbers)}{named}"
+    if side is Side.COMPARED:  # the other recording of a diff
         label = ", ".join(sources)
     elif len(numbers) > 1:
         label += f" ({count(len(numbers), 'run')})"
@@ -186,21 +189,25 @@ def _grid(rows: Sequence[ChangeRow], edited: Sequence[int], unchanged: Sequence[
         if head.baseline_runs is not None:
             counts += f" vs {head.baseline_hits}/{head.baseline_runs}"
         changes = tuple(
-            (row.kind, call_text(row.tool, row.args) + (f" (turn {row.turn})" if row.turn > 1 else ""), row.klass)
+            (
+                row.kind.value,
+                call_text(row.tool, row.args) + (f" (turn {row.turn})" if row.turn > 1 else ""),
+                row.klass.value,
+            )
             for row in members
         )
-        classes = {row.klass for row in members}
+        classes = {row.klass.value for row in members}
         grid.append(
             GridRow(
                 number,
                 changes,
-                next((klass for klass in _SEVERITY if klass in classes), head.klass),
+                next((klass for klass in _SEVERITY if klass in classes), head.klass.value),
                 tuple(run in made for run in edited),
                 tuple(run in baseline_made for run in unchanged),
                 counts,
                 "-" if head.p is None else p_value(head.p),
                 "-" if head.q is None else p_value(head.q),
-                head.verdict,
+                head.verdict.value,
             )
         )
     return tuple(grid)
@@ -208,26 +215,27 @@ def _grid(rows: Sequence[ChangeRow], edited: Sequence[int], unchanged: Sequence[
 
 def _endings(runs: Sequence[RunView]) -> tuple[str, ...]:
     lines = []
-    for side in ("edited", "unchanged"):
-        endings = [run.ending for run in runs if run.side == side]
+    for side in (Side.EDITED, Side.UNCHANGED):
+        endings = [run.ending for run in runs if run.side is side]
         if endings:
-            lines.append(f"{side}: {tally(endings)}")
+            lines.append(f"{side.value}: {tally(endings)}")
     return tuple(lines)
 
 
 def unit_page(result: UnitResult, groups: Sequence[Sequence[RunView]], limit: int = TITLE_LIMIT) -> UnitPage:
-    edited = tuple(sorted({run.number for run in result.runs if run.side == "edited"}))
-    unchanged = tuple(sorted({run.number for run in result.runs if run.side == "unchanged"}))
+    edited = tuple(sorted({run.number for run in result.runs if run.side is Side.EDITED}))
+    unchanged = tuple(sorted({run.number for run in result.runs if run.side is Side.UNCHANGED}))
     recording = None
     if result.recording:
         blocks = tuple(block(call) for call in result.recording)
-        name = result.inputs[0] if result.analysis == "diff" and result.inputs else f"recording {result.subject}"
+        name = result.inputs[0] if result.analysis is Analysis.DIFF and result.inputs else f"recording {result.subject}"
         recording = Timeline(name, "", blocks, len(blocks))
     unrecorded = tuple(
-        (call_text(row.tool, row.args), row.klass, f"{row.hits}/{row.runs}", row.answered) for row in result.unrecorded
+        (call_text(row.tool, row.args), row.klass.value, f"{row.hits}/{row.runs}", row.answered.words)
+        for row in result.unrecorded
     )
     return UnitPage(
-        f"{result.analysis} {result.subject}",
+        f"{result.analysis.value} {result.subject}",
         result.summary,
         recording,
         tuple(_timeline(members, limit) for members in groups),
@@ -244,6 +252,14 @@ def _drawn(result: UnitResult) -> bool:
     return bool(result.recording or result.runs or result.diff or result.changes)
 
 
+def _finalize(value: object) -> object:
+    """What the page prints of a value: text made safe for HTML; an enum is refused, since it would print its
+    Python name (a page says a kind by its value)."""
+    if isinstance(value, enum.Enum):
+        raise TypeError(f"the page printed {value!r}, not its value")
+    return for_html(value) if isinstance(value, str) else value
+
+
 @functools.cache
 def _template() -> Template:
     """The page's template, compiled once per process."""
@@ -254,7 +270,7 @@ def _template() -> Template:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=StrictUndefined,
-        finalize=lambda value: for_html(value) if isinstance(value, str) else value,
+        finalize=_finalize,
         keep_trailing_newline=True,
     )
     return environment.from_string(files("toolreplay.report").joinpath("report.html.j2").read_text("utf-8"))
@@ -274,7 +290,7 @@ def render_html(report: CheckReport) -> str:
     return template.render(
         command=command,
         starred=starred,
-        verdict=said.verdict.value,
+        verdict=report.verdict.value,
         verdict_line=said.sentence,
         scope_line=scope_line(report) if command == "check" else "",
         findings=report.findings,

@@ -115,7 +115,7 @@ def replay_document(report: ReplayReport) -> JSONObject:
                 "args": item.args,
                 "class": item.klass.value,
                 "runs": list(item.runs),
-                "answered": item.answered,
+                "answered": item.answered.words,
             }
             for item in report.unrecorded
         ],

@@ -8,8 +8,9 @@ to find them.
 
 from __future__ import annotations
 
-from toolreplay.check.model import ChangeRow, CheckFinding, CheckReport, Level
 from toolreplay.escape import for_markdown, markdown_code
+from toolreplay.findings import Level
+from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport
 from toolreplay.report.check_text import call_text, counts_line, scope_line, statement
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, p_value
@@ -78,7 +79,7 @@ def _related(finding: CheckFinding) -> str:
 def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     said = statement(report)
     out = [
-        f"## toolreplay {said.command}: {_ICON[said.verdict]} {said.verdict.value}",
+        f"## toolreplay {said.command}: {_ICON[report.verdict]} {report.verdict.value}",
         "",
         f"**{_cell(said.sentence)}**",
         "",
@@ -101,8 +102,8 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     _table("Findings", "| level | kind | where | message |", findings, budget, out)
     changes = [
-        f"| {_code(result.subject)} | {group[0].verdict} | "
-        + "<br>".join(f"{row.kind} {_code(call_text(row.tool, row.args))} ({row.klass})" for row in group)
+        f"| {_code(result.subject)} | {group[0].verdict.value} | "
+        + "<br>".join(f"{row.kind.value} {_code(call_text(row.tool, row.args))} ({row.klass.value})" for row in group)
         + f" | {group[0].hits}/{group[0].runs} ({group[0].hits / group[0].runs:.0%}) "
         f"| {_baseline(group[0].baseline_hits, group[0].baseline_runs)} "
         f"| {_maybe_p(group[0].p)} | {_maybe_p(group[0].q)} |"
@@ -117,14 +118,14 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
         out,
     )
     unrecorded = [
-        f"| {_code(result.subject)} | {_code(call_text(row.tool, row.args))} | {row.klass} | {row.hits}/{row.runs} "
-        f"| {row.answered} |"
+        f"| {_code(result.subject)} | {_code(call_text(row.tool, row.args))} | {row.klass.value} "
+        f"| {row.hits}/{row.runs} | {row.answered.words} |"
         for result in report.results
         for row in result.unrecorded
     ]
     _table("Calls the recording never made", "| session | call | class | runs | answered |", unrecorded, budget, out)
     analyses = [
-        f"| {result.analysis} | {_code(result.subject)} | {_cell(result.summary)} |" for result in report.results
+        f"| {result.analysis.value} | {_code(result.subject)} | {_cell(result.summary)} |" for result in report.results
     ]
     _table("Analyses", "| analysis | file | result |", analyses, budget, out)
     return "\n".join(out) + "\n"

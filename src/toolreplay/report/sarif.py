@@ -15,8 +15,9 @@ from urllib.parse import quote
 
 from toolreplay import __version__
 from toolreplay.canonical import JSONObject
-from toolreplay.check.model import CheckFinding, CheckReport, Location, Rule
 from toolreplay.escape import one_line
+from toolreplay.findings import Rule
+from toolreplay.outcome import CheckFinding, CheckReport, Location
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/toolreplay/toolreplay"

@@ -16,7 +16,7 @@ from toolreplay.escape import for_terminal, one_line
 from toolreplay.formats.session import Outline
 from toolreplay.model import Call, Finding, Session, content_text
 from toolreplay.replay import reading
-from toolreplay.wording import agree, count, format_call, format_value, p_value, tally
+from toolreplay.wording import agree, count, format_call, format_value, tally
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.audit import AuditReport
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the results rendered here; each command loads only the anal
     from toolreplay.diff import DiffResult
     from toolreplay.replay.engine import Run
     from toolreplay.replay.noise import NoiseReport
-    from toolreplay.replay.report import ReplayReport
+    from toolreplay.replay.report import ReplayReport, UnrecordedCall
     from toolreplay.scope import ScopeReport
 
 
@@ -262,11 +262,7 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         lines.append(f"differences from the recording: none, in {count(total, 'run')}")
     if report.unrecorded:
         lines.append(f"calls the recording never made (--on-unrecorded {setup.on_unrecorded.value}):")
-        for item in report.unrecorded:
-            call = Call(0, item.tool, item.args, None, 0)
-            lines.append(
-                f"  {len(item.runs):>3}/{total:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
-            )
+        lines.extend(_unrecorded(item, total) for item in report.unrecorded)
     lines.extend(_spent(runs))
     lines.append(f"verdict: {replay_verdict(report)}")
     return _lines(lines)
@@ -320,6 +316,11 @@ def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
     return f"{hits}/{runs} ({rate:.0%}, 95% CI {interval[0]:.0%}-{interval[1]:.0%})"
 
 
+def _unrecorded(item: UnrecordedCall, runs: int) -> str:
+    call = format_call(Call(0, item.tool, item.args, None, 0))
+    return f"  {len(item.runs):>3}/{runs:<3} {call}  {item.klass.value}, answered: {item.answered.words}"
+
+
 def render_noise(
     report: NoiseReport,
     system_source: str | None,
@@ -347,12 +348,9 @@ def render_noise(
     lines.extend(f"  error: {error}" for error in errors)
     lines.extend(_lost(candidate, "with the edit"))
     lines.extend(_lost(baseline, "unchanged"))
-    failing = report.lost_more
-    if failing is not None and failing <= report.design.level:
-        lines.append(
-            f"  runs end in an error more often with the edit: {candidate.lost}/{len(candidate.runs)} against "
-            f"{baseline.lost}/{len(baseline.runs)} (p {p_value(failing)})"
-        )
+    more_errors = reading.errors_text(report)
+    if more_errors is not None:
+        lines.append(f"  {more_errors}")
     if report.tested:
         lines.append(
             f"behaviours with the edit, each tested against the unchanged runs ({report.design.test.title}, one-sided):"
@@ -378,11 +376,7 @@ def render_noise(
         lines.append(
             f"calls the recording never made, with the edit (--on-unrecorded {candidate.setup.on_unrecorded.value}):"
         )
-        for item in candidate.unrecorded:
-            call = Call(0, item.tool, item.args, None, 0)
-            lines.append(
-                f"  {len(item.runs):>3}/{runs:<3} {format_call(call)}  {item.klass.value}, answered: {item.answered}"
-            )
+        lines.extend(_unrecorded(item, runs) for item in candidate.unrecorded)
     lines.extend(_spent(candidate.runs, " with the edit"))
     lines.extend(_spent(baseline.runs, " unchanged"))
     lines.extend(reading.reading(report))

@@ -1,12 +1,16 @@
 """A check report as JSON, and back: the form shards are merged from.
 
 The document holds every unit's result in full, so reading it back gives the
-same :class:`CheckReport`, and every other report rendered from it is the same
-as the unsharded run's.
+same :class:`~toolreplay.outcome.CheckReport`, and every other report rendered
+from it is the same as the unsharded run's. Its fields are the records' own
+(:mod:`toolreplay.outcome`), in their order, each enum as its value: the
+writer is derived from the records, and the reader asks for exactly their
+fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import hashlib
 import json
@@ -15,7 +19,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.check.model import (
+from toolreplay.classify import CallClass
+from toolreplay.diff import PairKind
+from toolreplay.findings import ChangeVerdict, Rule
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
+from toolreplay.model import Origin
+from toolreplay.outcome import (
+    Analysis,
     CallView,
     ChangeRow,
     CheckFinding,
@@ -24,14 +35,12 @@ from toolreplay.check.model import (
     DiffView,
     FieldView,
     Location,
-    Rule,
     RunView,
+    Side,
     UnitResult,
     UnrecordedRow,
     parse_shard,
 )
-from toolreplay.formats.files import read_text
-from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 from toolreplay.verdict import FailOn
 from toolreplay.wording import count
 
@@ -39,102 +48,36 @@ FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's
 # absent_from (a call the recording never made has no recorded line)
 VERSION = 4
-_CHANGE_FIELDS = (
-    "kind",
-    "tool",
-    "args",
-    "class",
-    "hits",
-    "runs",
-    "baseline_hits",
-    "baseline_runs",
-    "p",
-    "q",
-    "verdict",
-    "behaviour",
-    "turn",
-    "made_in",
-    "baseline_made_in",
-)
-_CALL_FIELDS = ("tool", "args", "class", "line", "answered")
-_RUN_FIELDS = ("side", "number", "ending", "source", "calls")
-_SIDES = ("edited", "unchanged", "compared")
 REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
+_NAMES = {"klass": "class"}  # a field whose JSON name is not its own (class is Python's)
+_ORIGINS = {origin.words: origin for origin in Origin}  # a report says how a call was answered in words
 
 
-def _location(location: Location) -> JSONObject:
-    return {"path": location.path, "line": location.line}
+def _fields(record: type) -> tuple[str, ...]:
+    """A record's fields by their JSON names, in its order; a finding adds its level (its rule's) after its rule."""
+    names = tuple(_NAMES.get(field.name, field.name) for field in dataclasses.fields(record))
+    return ("rule", "level", *names[1:]) if record is CheckFinding else names
 
 
-def _finding(finding: CheckFinding) -> JSONObject:
-    return {
-        "rule": finding.rule.value,
-        "level": finding.level.value,
-        "message": finding.message,
-        "location": _location(finding.location),
-        "related": [_location(place) for place in finding.related],
-        "absent_from": finding.absent_from,
-        "fingerprint": finding.fingerprint,
-    }
-
-
-def _change(row: ChangeRow) -> JSONObject:
-    return {
-        "kind": row.kind,
-        "tool": row.tool,
-        "args": row.args,
-        "class": row.klass,
-        "hits": row.hits,
-        "runs": row.runs,
-        "baseline_hits": row.baseline_hits,
-        "baseline_runs": row.baseline_runs,
-        "p": row.p,
-        "q": row.q,
-        "verdict": row.verdict,
-        "behaviour": row.behaviour,
-        "turn": row.turn,
-        "made_in": list(row.made_in),
-        "baseline_made_in": list(row.baseline_made_in),
-    }
-
-
-def _call(call: CallView | None) -> JSONValue:
-    if call is None:
-        return None
-    return {"tool": call.tool, "args": call.args, "class": call.klass, "line": call.line, "answered": call.answered}
-
-
-def _run(run: RunView) -> JSONObject:
-    calls: list[JSONValue] = [_call(call) for call in run.calls]
-    return {"side": run.side, "number": run.number, "ending": run.ending, "source": run.source, "calls": calls}
-
-
-def _diff(diff: DiffView | None) -> JSONValue:
-    if diff is None:
-        return None
-    rows: list[JSONValue] = [
-        {
-            "kind": row.kind,
-            "a": _call(row.a),
-            "b": _call(row.b),
-            "fields": [{"path": f.path, "before": f.before, "after": f.after} for f in row.fields],
-        }
-        for row in diff.rows
-    ]
-    return {"a": diff.a, "b": diff.b, "rows": rows}
-
-
-def _unrecorded(row: UnrecordedRow) -> JSONObject:
-    return {
-        "tool": row.tool,
-        "args": row.args,
-        "class": row.klass,
-        "hits": row.hits,
-        "runs": row.runs,
-        "answered": row.answered,
-    }
+def _encode(value: object) -> JSONValue:
+    """A record as a JSON object of its fields, an enum as its value, a tuple as an array; JSON as it is."""
+    if isinstance(value, Origin):
+        return value.words
+    if isinstance(value, enum.Enum):
+        encoded: JSONValue = value.value
+        return encoded
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {_NAMES.get(f.name, f.name): _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, CheckFinding):
+            fields = {"rule": fields.pop("rule"), "level": value.level.value, **fields}
+        return fields
+    if isinstance(value, tuple):
+        return [_encode(item) for item in value]
+    if value is None or isinstance(value, str | int | float | dict | list):
+        return value
+    raise TypeError(f"a check report holds no {type(value).__name__}")
 
 
 def results_digest(document: JSONObject) -> str:
@@ -146,22 +89,6 @@ def results_digest(document: JSONObject) -> str:
 
 
 def check_document(report: CheckReport) -> JSONObject:
-    results: list[JSONValue] = [
-        {
-            "key": result.key,
-            "analysis": result.analysis,
-            "subject": result.subject,
-            "summary": result.summary,
-            "inputs": list(result.inputs),
-            "findings": [_finding(finding) for finding in result.findings],
-            "changes": [_change(row) for row in result.changes],
-            "unrecorded": [_unrecorded(row) for row in result.unrecorded],
-            "recording": [_call(call) for call in result.recording],
-            "runs": [_run(run) for run in result.runs],
-            "diff": _diff(result.diff),
-        }
-        for result in report.results
-    ]
     document: JSONObject = {
         "format": FORMAT,
         "version": VERSION,
@@ -172,7 +99,7 @@ def check_document(report: CheckReport) -> JSONObject:
         "verdict": report.verdict.value,
         "counts": {rule.value: count for rule, count in report.counts.items()},
         "units": list(report.units),
-        "results": results,
+        "results": _encode(report.results),
     }
     document["results_digest"] = results_digest(document)
     return document
@@ -213,8 +140,21 @@ def _enum(node: Node, kind: type[_E]) -> _E:
         raise node.fail(f"must be one of {', '.join(str(m.value) for m in kind)}, found '{value}'") from None
 
 
+def _shape(node: Node, record: type, what: str) -> None:
+    """The node is an object with exactly the record's fields."""
+    fields = _fields(record)
+    node.object().only(fields, what).require(*fields)
+
+
+def _origin(node: Node) -> Origin:
+    words = node.string()
+    if words not in _ORIGINS:
+        raise node.fail(f"must be one of {', '.join(_ORIGINS)}, found '{words}'")
+    return _ORIGINS[words]
+
+
 def _read_location(node: Node) -> Location:
-    node.object().only(("path", "line"), "a location").require("path", "line")
+    _shape(node, Location, "a location")
     line = node.member("line").integer()
     if line < 1:
         raise node.member("line").fail(f"must be 1 or more, found {line}")
@@ -222,23 +162,22 @@ def _read_location(node: Node) -> Location:
 
 
 def _read_finding(node: Node) -> CheckFinding:
-    fields = ("rule", "level", "message", "location", "related", "absent_from", "fingerprint")
-    node.object().only(fields, "a finding").require(*fields)
+    _shape(node, CheckFinding, "a finding")
     rule = _enum(node.member("rule"), Rule)
-    if node.value["level"] != rule.info.level.value:
-        raise node.member("level").fail(f"must be '{rule.info.level.value}' for {rule.value}")
+    if node.value["level"] != rule.level.value:
+        raise node.member("level").fail(f"must be '{rule.level.value}' for {rule.value}")
     return CheckFinding(
-        rule,
-        _text(node, "message"),
-        _read_location(node.member("location")),
-        tuple(_read_location(place) for place in node.member("related").array().elements()),
-        _text(node, "fingerprint"),
-        _optional(node, "absent_from", Node.string),
+        rule=rule,
+        message=_text(node, "message"),
+        location=_read_location(node.member("location")),
+        related=tuple(_read_location(place) for place in node.member("related").array().elements()),
+        absent_from=_optional(node, "absent_from", Node.string),
+        fingerprint=_text(node, "fingerprint"),
     )
 
 
 def _read_change(node: Node) -> ChangeRow:
-    node.object().only(_CHANGE_FIELDS, "a change").require(*_CHANGE_FIELDS)
+    _shape(node, ChangeRow, "a change")
     row = _change_row(node)
     if row.hits > row.runs:
         raise node.member("hits").fail(f"must be at most runs ({row.runs}), found {row.hits}")
@@ -264,17 +203,17 @@ def _read_change(node: Node) -> ChangeRow:
 
 def _change_row(node: Node) -> ChangeRow:
     return ChangeRow(
-        _text(node, "kind"),
+        _enum(node.member("kind"), PairKind),
         _text(node, "tool"),
         node.member("args").object().value,
-        _text(node, "class"),
+        _enum(node.member("class"), CallClass),
         _count(node, "hits"),
         _count(node, "runs"),
         _optional(node, "baseline_hits", Node.integer),
         _optional(node, "baseline_runs", _count_node),
         _optional(node, "p", _probability),
         _optional(node, "q", _probability),
-        _text(node, "verdict"),
+        _enum(node.member("verdict"), ChangeVerdict),
         _count(node, "behaviour"),
         _positive(node, "turn"),
         _numbers(node.member("made_in")),
@@ -311,42 +250,39 @@ def _numbers(node: Node) -> tuple[int, ...]:
 
 
 def _read_call(node: Node) -> CallView:
-    node.object().only(_CALL_FIELDS, "a call").require(*_CALL_FIELDS)
+    _shape(node, CallView, "a call")
     return CallView(
         _text(node, "tool"),
         node.member("args").object().value,
-        _text(node, "class"),
+        _enum(node.member("class"), CallClass),
         _count(node, "line"),
-        _text(node, "answered"),
+        _origin(node.member("answered")),
     )
 
 
 def _read_run(node: Node) -> RunView:
-    node.object().only(_RUN_FIELDS, "a run").require(*_RUN_FIELDS)
-    side = _text(node, "side")
-    if side not in _SIDES:
-        raise node.member("side").fail(f"must be edited, unchanged or compared, found '{side}'")
+    _shape(node, RunView, "a run")
     return RunView(
-        side,
+        _enum(node.member("side"), Side),
         _positive(node, "number"),
         _text(node, "ending"),
-        tuple(_read_call(item) for item in node.member("calls").array().elements()),
         _text(node, "source"),
+        tuple(_read_call(item) for item in node.member("calls").array().elements()),
     )
 
 
 def _read_field(node: Node) -> FieldView:
-    node.object().only(("path", "before", "after"), "a changed argument").require("path", "before", "after")
+    _shape(node, FieldView, "a changed argument")
     return FieldView(_text(node, "path"), _optional(node, "before", Node.string), _optional(node, "after", Node.string))
 
 
 def _read_diff(node: Node) -> DiffView:
-    node.object().only(("a", "b", "rows"), "a diff").require("a", "b", "rows")
+    _shape(node, DiffView, "a diff")
     rows = []
     for item in node.member("rows").array().elements():
-        item.object().only(("kind", "a", "b", "fields"), "a diff row").require("kind", "a", "b", "fields")
+        _shape(item, DiffRow, "a diff row")
         row = DiffRow(
-            _text(item, "kind"),
+            _enum(item.member("kind"), PairKind),
             _optional(item, "a", _read_call),
             _optional(item, "b", _read_call),
             tuple(_read_field(field) for field in item.member("fields").array().elements()),
@@ -358,55 +294,42 @@ def _read_diff(node: Node) -> DiffView:
 
 
 def _read_unrecorded(node: Node) -> UnrecordedRow:
-    fields = ("tool", "args", "class", "hits", "runs", "answered")
-    node.object().only(fields, "an unrecorded call").require(*fields)
+    _shape(node, UnrecordedRow, "an unrecorded call")
     return UnrecordedRow(
         _text(node, "tool"),
         node.member("args").object().value,
-        _text(node, "class"),
+        _enum(node.member("class"), CallClass),
         _count(node, "hits"),
         _count(node, "runs"),
-        _text(node, "answered"),
+        _origin(node.member("answered")),
     )
 
 
 def _read_result(node: Node) -> UnitResult:
-    fields = (
-        "key",
-        "analysis",
-        "subject",
-        "summary",
-        "inputs",
-        "findings",
-        "changes",
-        "unrecorded",
-        "recording",
-        "runs",
-        "diff",
-    )
-    node.object().only(fields, "a result").require(*fields)
+    _shape(node, UnitResult, "a result")
     result = _unit_result(node)
-    sides: dict[str, set[int]] = {"edited": set(), "unchanged": set(), "compared": set()}
+    sides: dict[Side, set[int]] = {side: set() for side in Side}
     for item, run in zip(node.member("runs").array().elements(), result.runs, strict=True):
         if run.number in sides[run.side]:
-            raise item.member("number").fail(f"{run.side} run {run.number} appears twice")
+            raise item.member("number").fail(f"{run.side.value} run {run.number} appears twice")
         sides[run.side].add(run.number)
     if result.runs:
         for item, row in zip(node.member("changes").array().elements(), result.changes, strict=True):
             for key, side, numbers in (
-                ("made_in", "edited", row.made_in),
-                ("baseline_made_in", "unchanged", row.baseline_made_in),
+                ("made_in", Side.EDITED, row.made_in),
+                ("baseline_made_in", Side.UNCHANGED, row.baseline_made_in),
             ):
                 missing = sorted(set(numbers) - sides[side])
                 if missing:
-                    raise item.member(key).fail(f"names {side} run {missing[0]}, which the result does not hold")
+                    where = item.member(key)
+                    raise where.fail(f"names {side.value} run {missing[0]}, which the result does not hold")
     return result
 
 
 def _unit_result(node: Node) -> UnitResult:
     return UnitResult(
         key=_text(node, "key"),
-        analysis=_text(node, "analysis"),
+        analysis=_enum(node.member("analysis"), Analysis),
         subject=_text(node, "subject"),
         summary=_text(node, "summary"),
         findings=tuple(_read_finding(item) for item in node.member("findings").array().elements()),

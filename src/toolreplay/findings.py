@@ -1,0 +1,198 @@
+"""Every kind of finding an analysis reports, and the one rule that turns findings into a verdict.
+
+Each analysis (verify, audit, scope, replay, compare, diff) says what it found
+as rules; ``check`` turns them into findings with a place and a message, and
+every command's verdict, its own or the check's, is :func:`decide` of them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from toolreplay.verdict import FailOn, Verdict
+
+
+class Level(enum.Enum):
+    """How serious a finding is; SARIF's levels."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+class ChangeVerdict(enum.Enum):
+    """What a behaviour of a replay or comparison is judged to be: DESTRUCTIVE and changed are shown to be the
+    edit's, undecided is a destructive one more runs could still show to be, not shown is neither."""
+
+    DESTRUCTIVE = "DESTRUCTIVE"
+    UNDECIDED = "undecided"
+    CHANGED = "changed"
+    NOT_SHOWN = "not shown"
+
+
+class Rule(enum.Enum):
+    """A kind of finding. Definition order is the report order."""
+
+    CHAIN_BROKEN = "chain-broken"
+    DESTRUCTIVE_CALL = "destructive-call"
+    DESTRUCTIVE_SEEN = "destructive-seen"
+    PERMISSION_OVERREACH = "permission-overreach"
+    BEHAVIOUR_CHANGE = "behaviour-change"
+    ANNOTATION_MISMATCH = "annotation-mismatch"
+    NON_DETERMINISM = "non-determinism"
+    REDUNDANT_CALL = "redundant-call"
+    MORE_ERRORS = "more-errors"
+
+    @property
+    def info(self) -> RuleInfo:
+        return RULES[self]
+
+    @property
+    def level(self) -> Level:
+        return RULES[self].level
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """What a reviewer reads about a kind of finding (SARIF's reportingDescriptor)."""
+
+    name: str
+    short: str
+    full: str
+    help: str
+    level: Level
+    security_severity: str
+    tags: tuple[str, ...]
+    # False for what is worth a look but is no difference shown to be the edit's: --fail-on changed passes it
+    a_change: bool = True
+
+
+RULES: dict[Rule, RuleInfo] = {
+    Rule.CHAIN_BROKEN: RuleInfo(
+        "ChainBroken",
+        "A sealed recording was edited after it was sealed.",
+        "Recomputing the SHA-256 hash chain of a sealed recording gives a different digest than the one stored: "
+        "a call, its arguments or its result was changed, added or removed after sealing.",
+        "Restore the recording from version control, or record it again and seal it with `toolreplay seal`. "
+        "Never edit a sealed file by hand.",
+        Level.ERROR,
+        "8.0",
+        ("security", "integrity"),
+    ),
+    Rule.DESTRUCTIVE_CALL: RuleInfo(
+        "DestructiveCall",
+        "The candidate makes a destructive call the recording never made.",
+        "Replayed against the changed prompt, tools or model, the agent made a destructive tool call that the "
+        "recorded session never made; when a noise baseline ran, the call is also significantly more frequent "
+        "with the change than without it (or, with fail-on any-destructive, the unchanged runs never made it).",
+        "Review the change to the prompt, tools or model: the agent now deletes or overwrites something it "
+        "did not before. If that is intended, record the session again with the change.",
+        Level.ERROR,
+        "9.0",
+        ("security", "behaviour"),
+    ),
+    Rule.DESTRUCTIVE_SEEN: RuleInfo(
+        "DestructiveCallNotAttributed",
+        "A destructive call seen with the change, not shown to be caused by it.",
+        "With a noise baseline, the agent made a destructive call the recording never made, but it was not "
+        "shown to be more frequent with the change than without it: the unchanged agent makes it too, or the "
+        "runs were too few to tell ('undecided').",
+        "Look at why the agent deletes or overwrites here at all. If it is undecided, replay with more runs "
+        "(`rounds`, `repeat` and `noise`) to settle whether the change causes it.",
+        Level.WARNING,
+        "6.0",
+        ("security", "behaviour"),
+        a_change=False,
+    ),
+    Rule.PERMISSION_OVERREACH: RuleInfo(
+        "PermissionOverreach",
+        "A call is outside the agent's declared scope.",
+        "The recording calls a tool, or passes an argument value, that the declared scope does not allow for "
+        "this agent.",
+        "Either the agent overreached (fix its prompt or tools) or the scope is out of date (add the tool or "
+        "argument pattern to the scope file).",
+        Level.ERROR,
+        "7.5",
+        ("security", "scope"),
+    ),
+    Rule.BEHAVIOUR_CHANGE: RuleInfo(
+        "BehaviourChange",
+        "The candidate calls tools differently from the recording.",
+        "Replayed against the changed prompt, tools or model, the agent added, removed, changed or reordered a "
+        "call; with a noise baseline, only behaviours significantly more frequent with the change than "
+        "without it are reported.",
+        "Check that the difference is what the change intended. With no noise baseline, run with `noise` to "
+        "tell a real change from the agent's usual variation.",
+        Level.WARNING,
+        "4.0",
+        ("behaviour",),
+    ),
+    Rule.ANNOTATION_MISMATCH: RuleInfo(
+        "AnnotationMismatch",
+        "A tool annotated read-only is classified as writing or destroying.",
+        "The tool's MCP annotations claim it is read-only, but a classification rule says this call writes "
+        "or destroys.",
+        "Correct the tool's annotations, or the rule, so clients that trust the annotations are not misled.",
+        Level.WARNING,
+        "5.0",
+        ("security", "classification"),
+    ),
+    Rule.NON_DETERMINISM: RuleInfo(
+        "NonDeterminism",
+        "An identical call got a different result.",
+        "The recording holds two identical calls with different results. The first one is the divergence "
+        "point: a replay answered from this recording cannot reproduce both. In a session, a write or "
+        "destructive call between the two explains the difference, and is not reported.",
+        "Make the tool deterministic for the recording (fixed clock, seeded randomness), or tell toolreplay "
+        "which arguments to ignore when matching calls (a rules file's `ignore`).",
+        Level.WARNING,
+        "3.0",
+        ("reliability",),
+    ),
+    Rule.REDUNDANT_CALL: RuleInfo(
+        "RedundantCall",
+        "An identical call repeats the one before it.",
+        "The agent made the same call twice in a row, with nothing in between that could have changed the "
+        "answer: wasted time and tokens.",
+        "Tell the agent in its prompt that results can be reused, or cache the tool's answers.",
+        Level.NOTE,
+        "1.0",
+        ("efficiency",),
+    ),
+    Rule.MORE_ERRORS: RuleInfo(
+        "MoreRunsEndInError",
+        "Runs end in an error more often with the change.",
+        "With a noise baseline, significantly more of the runs with the change than of the unchanged runs ended "
+        "in an error (the model never answered, the agent failed). Such runs count in no other test: what the "
+        "agent would have done in them is unknown.",
+        "Read the runs' errors in the report and fix their cause, then replay again: a change that makes the agent "
+        "fail more often can hide what it would do.",
+        Level.WARNING,
+        "3.0",
+        ("reliability",),
+        a_change=False,
+    ),
+}
+
+
+def fails(rule: Rule, fail_on: FailOn) -> bool:
+    """Whether a finding of this kind fails a command under ``fail_on``: ``destructive`` and ``any-destructive``
+    fail on errors (each analysis decides which destructive calls are errors under its rule), ``changed`` on every
+    finding that is a change, ``never`` on none."""
+    if fail_on is FailOn.NEVER:
+        return False
+    if fail_on is FailOn.CHANGED:
+        return RULES[rule].a_change or RULES[rule].level is Level.ERROR
+    return RULES[rule].level is Level.ERROR
+
+
+def decide(rules: Iterable[Rule], fail_on: FailOn) -> Verdict:
+    """FAIL when a finding fails under ``fail_on``, WARN when there is any finding, PASS when there is none."""
+    found = False
+    for rule in rules:
+        if fails(rule, fail_on):
+            return Verdict.FAIL
+        found = True
+    return Verdict.WARN if found else Verdict.PASS

@@ -1,0 +1,237 @@
+"""What an analysis found, as the typed records every report is rendered from.
+
+A check is a list of analyses (units), each about one committed file or one
+group of them; ``replay``, ``compare`` and ``diff`` are a report of one unit.
+Each unit's result is plain data (paths already relative to the repository
+root, kinds as enums) so a shard's result can be written to JSON
+(:mod:`toolreplay.formats.check_report`), read back and merged into the very
+report an unsharded run gives.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from toolreplay.canonical import JSONObject
+from toolreplay.classify import CallClass
+from toolreplay.diff import PairKind
+from toolreplay.findings import ChangeVerdict, Level, Rule, decide, fails
+from toolreplay.model import Origin
+from toolreplay.verdict import FailOn, Verdict
+
+MAX_SHARDS = 1000
+_SHARD = re.compile(r"([0-9]{1,4})/([0-9]{1,4})")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 <= K <= N <= 1000; a ValueError says what is wrong."""
+    found = _SHARD.fullmatch(text)
+    if found is None or not 1 <= int(found.group(1)) <= int(found.group(2)) <= MAX_SHARDS:
+        raise ValueError(f"must be K/N with 1 <= K <= N <= {MAX_SHARDS}, as in 2/4, not {text!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
+class Analysis(enum.Enum):
+    """What a unit does to its recording; the definition order is the report order."""
+
+    VERIFY = "verify"
+    AUDIT = "audit"
+    SCOPE = "scope"
+    REPLAY = "replay"
+    COMPARE = "compare"
+    DIFF = "diff"  # only ``diff``'s own report: a check has no diff analysis
+
+
+class Side(enum.Enum):
+    """Which runs a run of a report is one of."""
+
+    EDITED = "edited"
+    UNCHANGED = "unchanged"
+    COMPARED = "compared"  # the other recording of a diff
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A line of a committed file, by its path relative to the repository root."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckFinding:
+    """One finding, where it is, and a fingerprint that survives unrelated edits.
+
+    ``related`` holds the recorded calls a finding is about, each at its own
+    line. A call the recording never made has none: ``absent_from`` names that
+    recording instead, as a whole file.
+    """
+
+    rule: Rule
+    message: str
+    location: Location
+    related: tuple[Location, ...] = ()
+    absent_from: str | None = None
+    fingerprint: str
+
+    @property
+    def level(self) -> Level:
+        return self.rule.level
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    """One difference a replay or comparison found, with its rates (the baseline's when one ran)."""
+
+    kind: PairKind
+    tool: str
+    args: JSONObject
+    klass: CallClass
+    hits: int
+    runs: int
+    baseline_hits: int | None
+    baseline_runs: int | None
+    p: float | None
+    q: float | None
+    verdict: ChangeVerdict
+    behaviour: int  # the changes of one behaviour (made in the same runs) share its number, counts and test
+    turn: int = 1  # the person's turn of the conversation it was made in
+    made_in: tuple[int, ...] = ()  # the edited runs that made it, by number
+    baseline_made_in: tuple[int, ...] = ()  # the unchanged runs that made it
+
+
+@dataclass(frozen=True, slots=True)
+class UnrecordedRow:
+    """A call the recording never made, and how it was answered."""
+
+    tool: str
+    args: JSONObject
+    klass: CallClass
+    hits: int
+    runs: int
+    answered: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class CallView:
+    """One call as a report draws it: a block of a timeline, or a side of a diff row."""
+
+    tool: str
+    args: JSONObject
+    klass: CallClass
+    line: int = 0  # its line in the file it was read from; 0 for a call a replay made
+    answered: Origin = Origin.RECORDED  # how a replay answered it
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """One run of a replay or one compared session: its calls, and how it ended."""
+
+    side: Side
+    number: int
+    ending: str
+    source: str  # the session file a compared run was read from; "" for a run a replay made
+    calls: tuple[CallView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldView:
+    """One argument that differs between the two calls of a changed pair (absent on a side: None there)."""
+
+    path: str
+    before: str | None  # canonical JSON of the value
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRow:
+    """A call of A, a call of B, or both, and how they relate (same, moved, changed, added, removed)."""
+
+    kind: PairKind
+    a: CallView | None
+    b: CallView | None
+    fields: tuple[FieldView, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DiffView:
+    """Two recordings aligned the way ``diff`` aligns them."""
+
+    a: str
+    b: str
+    rows: tuple[DiffRow, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnitResult:
+    """What one analysis of one file (or group of files) found."""
+
+    key: str
+    analysis: Analysis
+    subject: str
+    summary: str
+    inputs: tuple[str, ...] = ()  # the other committed files it read
+    findings: tuple[CheckFinding, ...] = ()
+    changes: tuple[ChangeRow, ...] = ()
+    unrecorded: tuple[UnrecordedRow, ...] = ()
+    # What a picture of a replay or comparison needs: the recorded calls, every run, one diff.
+    recording: tuple[CallView, ...] = ()
+    runs: tuple[RunView, ...] = ()
+    diff: DiffView | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What a command says of its result: its name and the sentence that explains its verdict. The verdict itself
+    is always the findings' (:func:`toolreplay.findings.decide`), whichever command states it."""
+
+    command: str
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """Every unit's result, and the verdict the fail-on rule gives them.
+
+    ``units`` names every analysis of the whole check; a shard holds the
+    results of its share of them. ``stated``: the statement of the command whose
+    one analysis this report holds (None for ``check``).
+    """
+
+    config: str | None
+    config_digest: str
+    fail_on: FailOn
+    units: tuple[str, ...]
+    results: tuple[UnitResult, ...]
+    shard: tuple[int, int] | None = None
+    stated: Statement | None = None
+
+    @property
+    def findings(self) -> tuple[CheckFinding, ...]:
+        return tuple(finding for result in self.results for finding in result.findings)
+
+    @property
+    def counts(self) -> dict[Rule, int]:
+        """Findings by kind, in the rules' order, kinds with none left out."""
+        counted = Counter(finding.rule for finding in self.findings)
+        return {rule: counted[rule] for rule in Rule if counted[rule]}
+
+    @property
+    def failing(self) -> tuple[CheckFinding, ...]:
+        """The findings that fail the check under ``fail_on``."""
+        return tuple(f for f in self.findings if fails(f.rule, self.fail_on))
+
+    @property
+    def verdict(self) -> Verdict:
+        return decide((f.rule for f in self.findings), self.fail_on)
+
+    @property
+    def recordings(self) -> tuple[str, ...]:
+        """Every committed file the check read, in order."""
+        seen: dict[str, None] = {}
+        for result in self.results:
+            seen.update(dict.fromkeys((result.subject, *result.inputs)))
+        return tuple(seen)
