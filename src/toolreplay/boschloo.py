@@ -17,13 +17,19 @@ Exact where it matters:
   every binomial term is about equally wide, so the grid can be fine enough for
   the narrowest), then refined by golden section around each local peak to
   1e-10 in that scale (which moves the value by less than 1e-15 of itself).
+
+A design's thresholds only ask whether the p value is at most a level
+(:func:`boschloo_at_most`): every probability the search computes is at most
+the maximum it returns, so the first one above the level answers no, and only
+a yes takes the whole search. The answer is the comparison of that very p
+value with the level, to the last bit.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from toolreplay.stats import check_counts, fisher_greater, tail_row
 
@@ -34,28 +40,47 @@ _GOLDEN = (math.sqrt(5) - 1) / 2
 
 
 def _region_weights(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> list[int]:
-    """For each margin s, the weight of the tables whose Fisher p value is at most the observed one.
+    """For each margin s, the weight of the tables whose Fisher p value is at most the observed one."""
+    weights = [0] * (runs_a + runs_b + 1)
+    _fill_region(weights, hits_a, runs_a, hits_b, runs_b, range(runs_a + runs_b + 1))
+    return weights
+
+
+def _fill_region(
+    weights: list[int], hits_a: int, runs_a: int, hits_b: int, runs_b: int, margins: Iterable[int]
+) -> None:
+    """The region's weights of ``margins`` (see :func:`_region_weights`), into ``weights``.
 
     Within a margin the p value falls as the edited count rises, so the region
-    is the tail from some count up; the count is found by bisection, comparing
-    p values exactly by cross-multiplication.
+    is the tail from some count up: it is summed from the top count down, one
+    table at a time, while its p value stays at most the observed one. Exactly:
+    a tail of weight ``w`` is in when ``w / C(N, s) <= observed / C(N, margin)``,
+    that is when ``w`` is at most ``observed * C(N, s) // C(N, margin)`` (integers).
+    Only the region's tables are computed, never the rest of the margin.
     """
+    observed = tail_row(runs_a, runs_b, hits_a + hits_b)[hits_a]
+    edited, unchanged, totals = _combinations(runs_a, runs_b)
+    observed_total = totals[hits_a + hits_b]
+    for s in margins:
+        most, tail = observed * totals[s] // observed_total, 0
+        for k in range(min(runs_a, s), max(0, s - runs_b) - 1, -1):
+            wider = tail + edited[k] * unchanged[s - k]
+            if wider > most:
+                break
+            tail = wider
+        weights[s] = tail
+
+
+@functools.lru_cache(maxsize=16)
+def _combinations(runs_a: int, runs_b: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """``C(runs_a, k)``, ``C(runs_b, k)`` and ``C(runs_a + runs_b, s)`` for every count: the tests at one pair of
+    run counts (the thresholds of a design) ask for them again and again."""
     total = runs_a + runs_b
-    margin = hits_a + hits_b
-    observed, observed_total = tail_row(runs_a, runs_b, margin)[hits_a], math.comb(total, margin)
-    weights: list[int] = []
-    for s in range(total + 1):
-        row, row_total = tail_row(runs_a, runs_b, s), math.comb(total, s)
-        low, high = max(0, s - runs_b), min(runs_a, s) + 1  # high: the empty tail, always inside
-        # the first count whose tail p value is at most the observed one: p falls as the count rises
-        while low < high:
-            middle = (low + high) // 2
-            if row[middle] * observed_total <= observed * row_total:
-                high = middle
-            else:
-                low = middle + 1
-        weights.append(row[low])
-    return weights
+    return (
+        tuple(math.comb(runs_a, k) for k in range(runs_a + 1)),
+        tuple(math.comb(runs_b, k) for k in range(runs_b + 1)),
+        tuple(math.comb(total, s) for s in range(total + 1)),
+    )
 
 
 def _probability(weights: Sequence[float], theta: float) -> float:
@@ -77,36 +102,68 @@ def _probability(weights: Sequence[float], theta: float) -> float:
     return acc * pi**n
 
 
-def _maximum(weights: Sequence[float]) -> float:
-    return _search(lambda theta: _probability(weights, theta), len(weights) - 1)
+def _maximum(weights: Sequence[float], above: float = math.inf) -> float:
+    return _search(lambda theta: _probability(weights, theta), len(weights) - 1, above)
 
 
-def _search(probability: Callable[[float], float], n: int) -> float:
+def _search(probability: Callable[[float], float], n: int, above: float = math.inf) -> float:
     """The largest value of the region's probability over every common rate.
 
     In the arcsine scale every binomial term near its peak is about ``1 / (2 sqrt(N))``
     wide, so a grid ten times finer than ``1 / sqrt(N)`` puts points on every peak's
     slopes; each local peak of the grid is then refined.
+
+    With ``above``, the first value it computes that is above ``above`` is returned at
+    once: the maximum is at least that (the grid's best is kept, and so is the
+    refinement's), so it is above too. The grid is walked from its middle out, where
+    the maximum of a table that is not significant usually is.
     """
-    points = 10 * math.isqrt(n) + 30
-    step = (math.pi / 2) / points
-    values = [probability(i * step) for i in range(points + 1)]
+    points, step = _grid(n)
+    values = [0.0] * (points + 1)
+    for i in _middle_out(points):
+        value = values[i] = probability(i * step)
+        if value > above:
+            return value
     best = max(values)
     # Between grid points a peak rises by at most exp(2N step^2), about 5%: a peak lower than the best
     # grid value by more than 10% cannot win, and is not refined.
     contenders = best / 1.1
     for i in range(1, points):
         if values[i] >= max(values[i - 1], values[i + 1], contenders) and values[i] > 0:
-            best = max(best, _refine(probability, (i - 1) * step, (i + 1) * step))
+            best = max(best, _refine(probability, (i - 1) * step, (i + 1) * step, above))
+            if best > above:
+                return best
     return best
 
 
-def _refine(probability: Callable[[float], float], low: float, high: float) -> float:
-    """Golden-section search for the peak between ``low`` and ``high`` (in the arcsine scale)."""
+def _grid(n: int) -> tuple[int, float]:
+    """How many steps the search's grid has for ``n`` runs in all, and each step (in the arcsine scale)."""
+    points = 10 * math.isqrt(n) + 30
+    return points, (math.pi / 2) / points
+
+
+@functools.lru_cache(maxsize=64)
+def _middle_out(points: int) -> tuple[int, ...]:
+    """The indices 0 to ``points``, the middle first, then alternately either side of it."""
+    middle = points // 2
+    order = [middle]
+    for offset in range(1, max(middle, points - middle) + 1):
+        order += [i for i in (middle - offset, middle + offset) if 0 <= i <= points]
+    return tuple(order)
+
+
+def _refine(probability: Callable[[float], float], low: float, high: float, above: float = math.inf) -> float:
+    """Golden-section search for the peak between ``low`` and ``high`` (in the arcsine scale).
+
+    The better of the two inner points is always kept, so the result is at least
+    every value computed: the first above ``above`` is returned at once.
+    """
     c = high - _GOLDEN * (high - low)
     d = low + _GOLDEN * (high - low)
     fc, fd = probability(c), probability(d)
     while high - low > 1e-10:
+        if fc > above or fd > above:
+            break
         if fc >= fd:
             high, d, fd = d, c, fc
             c = high - _GOLDEN * (high - low)
@@ -127,16 +184,54 @@ def boschloo_greater(hits_a: int, runs_a: int, hits_b: int, runs_b: int) -> floa
     fisher = fisher_greater(hits_a, runs_a, hits_b, runs_b)
     if fisher >= 1.0:
         return 1.0
-    weights = _region_weights(hits_a, runs_a, hits_b, runs_b)
-    total = runs_a + runs_b
-    # past about 1,000 runs in all a weight no longer fits a float: the same sum, term by term in logs
-    fits = max(weights) < _FLOAT_SAFE
-    found = _maximum([float(w) for w in weights]) if fits else _maximum_in_logs(weights, total)
     # Never above Fisher's p value (a theorem); the bound only absorbs the last bit of rounding.
-    return min(fisher, found)
+    return min(fisher, _region_maximum(hits_a, runs_a, hits_b, runs_b))
 
 
-def _maximum_in_logs(weights: Sequence[int], n: int) -> float:
+def boschloo_at_most(hits_a: int, runs_a: int, hits_b: int, runs_b: int, level: float) -> bool:
+    """Exactly ``boschloo_greater(hits_a, runs_a, hits_b, runs_b) <= level``, mostly without the maximum.
+
+    A Fisher p value at most ``level`` says yes at once (Boschloo's is never
+    above it); otherwise the region's probability at any common rate is a lower
+    bound of the maximum, so the first grid point above ``level`` says no, and
+    only a yes needs the whole search, the same one, to the same last bit.
+    """
+    check_counts(hits_a, runs_a, hits_b, runs_b)
+    if runs_a == 0 or runs_b == 0:
+        return level >= 1.0
+    fisher = fisher_greater(hits_a, runs_a, hits_b, runs_b)
+    if fisher <= level:
+        return True
+    if fisher >= 1.0:  # the p value is 1.0, above the level as Fisher's is
+        return False
+    return _region_maximum(hits_a, runs_a, hits_b, runs_b, level) <= level
+
+
+def _region_maximum(hits_a: int, runs_a: int, hits_b: int, runs_b: int, above: float = math.inf) -> float:
+    """The largest probability of the table's region over every common rate; with ``above``, any value
+    above ``above`` as soon as one is found (the maximum is at least that)."""
+    total = runs_a + runs_b
+    weights = [0] * (total + 1)
+    if above < math.inf and math.comb(total, total // 2) < _FLOAT_SAFE:  # no weight can leave the floats
+        # A first look, at the grid's middle, with only the margins that weigh most there (two standard
+        # deviations either side): a part of the region's weights gives a part of the sum, and every step of
+        # Horner's rule rounds a smaller sum to a float no larger, so above there means above in the search.
+        central = range(max(0, total // 2 - math.isqrt(total)), min(total, total // 2 + math.isqrt(total)) + 1)
+        _fill_region(weights, hits_a, runs_a, hits_b, runs_b, central)
+        points, step = _grid(total)
+        if (value := _probability([float(w) for w in weights], (points // 2) * step)) > above:
+            return value
+        rest = [s for s in range(total + 1) if s not in central]
+        _fill_region(weights, hits_a, runs_a, hits_b, runs_b, rest)
+    else:
+        _fill_region(weights, hits_a, runs_a, hits_b, runs_b, range(total + 1))
+    # past about 1,000 runs in all a weight no longer fits a float: the same sum, term by term in logs
+    if max(weights) < _FLOAT_SAFE:
+        return _maximum([float(w) for w in weights], above)
+    return _maximum_in_logs(weights, total, above)
+
+
+def _maximum_in_logs(weights: Sequence[int], n: int, above: float = math.inf) -> float:
     """The maximum of the same sum, each term ``q_s * C(n, s) pi^s (1 - pi)^(n - s)`` taken in logs, where
     ``q_s = weights[s] / C(n, s)`` is at most 1 (a conditional probability)."""
     terms = [
@@ -152,4 +247,4 @@ def _maximum_in_logs(weights: Sequence[int], n: int) -> float:
         log_pi, log_rest = math.log(pi), math.log1p(-pi)
         return math.fsum(math.exp(c + s * log_pi + (n - s) * log_rest) for c, s in terms)
 
-    return _search(probability, n)
+    return _search(probability, n, above)

@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import THOROUGH
-from toolreplay.boschloo import _FLOAT_SAFE, _region_weights, boschloo_greater
-from toolreplay.stats import fisher_greater
+from toolreplay.boschloo import _FLOAT_SAFE, _probability, _region_weights, boschloo_at_most, boschloo_greater
+from toolreplay.stats import fisher_greater, tail_row
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -167,3 +167,90 @@ def test_tables_past_a_thousand_runs_in_all_are_computed_and_past_the_limit_refu
     assert 0 < p <= fisher_greater(a, n, b, m)
     with pytest.raises(ValueError, match="at most 1,000 runs a side"):
         boschloo_greater(1, 1001, 0, 20)
+
+
+def bisected_weights(a: int, n: int, b: int, m: int) -> list[int]:
+    """The region's weights as first written: each margin's whole row of tails, bisected for the first count
+    whose p value is at most the observed one (compared by cross-multiplication)."""
+    total = n + m
+    observed, observed_total = tail_row(n, m, a + b)[a], math.comb(total, a + b)
+    weights = []
+    for s in range(total + 1):
+        row, row_total = tail_row(n, m, s), math.comb(total, s)
+        low, high = max(0, s - m), min(n, s) + 1
+        while low < high:
+            middle = (low + high) // 2
+            if row[middle] * observed_total <= observed * row_total:
+                high = middle
+            else:
+                low = middle + 1
+        weights.append(row[low])
+    return weights
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_the_region_is_the_same_as_bisecting_whole_rows(n: int) -> None:
+    for m in range(1, 11):
+        for a in range(n + 1):
+            for b in range(m + 1):
+                assert _region_weights(a, n, b, m) == bisected_weights(a, n, b, m), (a, n, b, m)
+
+
+@given(st.integers(1, 120), st.integers(1, 120), st.data())
+def test_the_region_of_any_table_up_to_120_runs_a_side_is_the_same(n: int, m: int, data: st.DataObject) -> None:
+    a, b = data.draw(st.integers(0, n)), data.draw(st.integers(0, m))
+    assert _region_weights(a, n, b, m) == bisected_weights(a, n, b, m)
+
+
+def grid_best(a: int, n: int, b: int, m: int) -> float:
+    """The best value of the search's grid, before any refinement (as ``_search`` computes it)."""
+    weights = [float(w) for w in _region_weights(a, n, b, m)]
+    points = 10 * math.isqrt(n + m) + 30
+    step = (math.pi / 2) / points
+    return max(_probability(weights, i * step) for i in range(points + 1))
+
+
+def levels_near(a: int, n: int, b: int, m: int) -> list[float]:
+    """Levels where a shortcut could go wrong: the p value itself and its neighbours, Fisher's and its
+    neighbours, the grid's best before refinement (a refined peak above it must still say no), the levels a
+    design uses, and the ends."""
+    p, fisher = boschloo_greater(a, n, b, m), fisher_greater(a, n, b, m)
+    levels = [p, fisher, 0.05, 0.05 / 3, 0.2, 0.2 / 3, 0.0, 1.0, p * 1.25, p / 1.25]
+    if n and m and fisher < 1.0:
+        best = grid_best(a, n, b, m)
+        levels += [best, (best + p) / 2]
+    return [*levels, *(math.nextafter(x, 0.0) for x in levels), *(math.nextafter(x, 1.0) for x in levels)]
+
+
+def assert_same_answer(a: int, n: int, b: int, m: int, levels: list[float] | None = None) -> None:
+    p = boschloo_greater(a, n, b, m)
+    for level in levels_near(a, n, b, m) if levels is None else levels:
+        assert boschloo_at_most(a, n, b, m, level) is (p <= level), (a, n, b, m, level, p)
+
+
+@pytest.mark.parametrize(("n", "m"), SIDES, ids=[f"{n}v{m}" for n, m in SIDES])
+def test_at_most_answers_as_the_p_value_does_on_every_small_table(n: int, m: int) -> None:
+    for a in range(n + 1):
+        for b in range(m + 1):
+            assert_same_answer(a, n, b, m)
+
+
+@pytest.mark.parametrize("runs", [20, 40, 60])
+def test_at_most_answers_as_the_p_value_does_where_the_thresholds_are(runs: int) -> None:
+    # the tables a design's thresholds ask about: none of the unchanged runs made the call
+    for a in range(1, 9):
+        assert_same_answer(a, runs, 0, runs)
+
+
+@given(st.integers(0, 40), st.integers(0, 40), st.data())
+def test_at_most_answers_as_the_p_value_does_on_any_table_up_to_forty_runs_a_side(
+    n: int, m: int, data: st.DataObject
+) -> None:
+    a, b = data.draw(st.integers(0, n)), data.draw(st.integers(0, m))
+    drawn = data.draw(st.lists(st.floats(0.0, 1.0), max_size=3))
+    assert_same_answer(a, n, b, m, [*levels_near(a, n, b, m), *drawn])
+
+
+def test_at_most_answers_as_the_p_value_does_past_a_thousand_runs_in_all() -> None:
+    p = boschloo_greater(100, 1000, 0, 10)  # the sums in logs (about a second: the same table as above)
+    assert_same_answer(100, 1000, 0, 10, [p, math.nextafter(p, 0.0), 0.01])
