@@ -33,6 +33,7 @@ class Answer:
     content: JSONValue
     is_error: bool
     origin: Origin  # recorded, a stub, or the error result
+    index: int | None = None  # the recorded call that answered it, by its index in the recording
 
 
 class Replies(Generic[T]):
@@ -65,7 +66,7 @@ class RecordedAnswers:
         recorded = self._replies.next(self.matcher.key(call))
         if recorded is None:
             return None
-        return Answer(recorded.result, recorded.is_error, Origin.RECORDED)
+        return Answer(recorded.result, recorded.is_error, Origin.RECORDED, recorded.index)
 
 
 def answer_call(

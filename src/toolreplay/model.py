@@ -119,6 +119,22 @@ class ToolDef:
 
 
 @dataclass(frozen=True, slots=True)
+class McpServer:
+    """An MCP server a session's calls went to, in its own words, so a replay serves it as itself.
+
+    ``name`` is what the agent's configuration called it (Claude Code shows its tools as ``mcp__NAME__TOOL``).
+    ``exchanges``: every request the client made of it but its tool calls (the handshake, each ``tools/list``
+    page, resources, prompts), each ``{"request", "response", "notifications"}`` as the messages were;
+    ``results``: per ``tool_use`` id of the session, ``{"response", "notifications"}`` of that call. Both may be
+    empty (a transcript shows a server's name and nothing else).
+    """
+
+    name: str
+    exchanges: tuple[JSONObject, ...] = ()
+    results: tuple[tuple[str, JSONObject], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SessionContext:
     """What a session knows beyond its calls: what the agent was told and said."""
 
@@ -131,6 +147,7 @@ class SessionContext:
     # The request settings a replay reuses (max_tokens, temperature, thinking, tool_choice, stop_sequences) and
     # the server tools the model was offered, as recorded; None when the recorder saw no request.
     request: JSONObject | None = None
+    servers: tuple[McpServer, ...] = ()  # the MCP servers the calls went to, when they were recorded
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ CASES = [
     (["surprise"], 1, "unknown field 'surprise' in a session"),
     (["model"], DELETE, "missing field 'model'"),
     (["model"], 3, "model: must be a string, found an integer"),
-    (["version"], 3, "version: this toolreplay reads versions 1 and 2, found 3"),
+    (["version"], 4, "version: this toolreplay reads versions 1 to 3, found 4"),
     (["format"], "other", "format: must be 'toolreplay-session'"),
     (["tools", 0, "name"], 7, "tools[0].name: must be a non-empty string"),
     (["tools", 0, "input_schema"], [], "tools[0].input_schema: must be an object, found an array"),

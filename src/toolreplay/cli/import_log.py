@@ -24,7 +24,7 @@ from toolreplay.redact import Redactor
 from toolreplay.wording import count
 
 FORMATS = ("mcp", "claude-code", "otel", "openai")
-_MCP_ONLY = ("task", "task_file", "final_text", "run_number")
+_MCP_ONLY = ("task", "task_file", "final_text", "run_number", "server_name")
 
 
 def _options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,6 +48,12 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--mcp-log",
             metavar="LOG",
             help="A record-mcp log whose tools (and annotations) the transcript's MCP calls used.",
+        ),
+        click.option(
+            "--server-name",
+            metavar="NAME",
+            help="With --from mcp: the server's name in the agent's MCP configuration (default: record-mcp's "
+            "--name, else the name the server gives itself).",
         ),
         click.option(
             "--run",
@@ -75,6 +81,7 @@ def import_log(
     tools_file: str | None,
     mcp_log: str | None,
     run_number: int | None,
+    server_name: str | None,
     redactor: Redactor,
 ) -> int:
     if source_format not in FORMATS:
@@ -83,7 +90,13 @@ def import_log(
         raise UsageError("give the task with at most one of --task and --task-file")
     guard_outputs({"-o": output}, [log, task_file, system_file, tools_file, mcp_log])
     if source_format != "mcp":
-        given = {"task": task, "task_file": task_file, "final_text": final_text, "run_number": run_number}
+        given = {
+            "task": task,
+            "task_file": task_file,
+            "final_text": final_text,
+            "run_number": run_number,
+            "server_name": server_name,
+        }
         named = [f"--{name.replace('_number', '').replace('_', '-')}" for name in _MCP_ONLY if given[name] is not None]
         if named:
             raise UsageError(f"{', '.join(named)}: only for --from mcp (a {source_format} file holds its own)")
@@ -96,6 +109,7 @@ def import_log(
         final_text=final_text,
         model=model or "unknown",
         run=run_number,
+        server=server_name,
     )
     notes = LogNotes()
     context, runs = session_from_log(log, options, notes)

@@ -23,10 +23,20 @@ from toolreplay.redact import Redactor
     secrets redacted (--no-redact SHAPE leaves one shape alone; docs/formats.md
     lists them). The proxy exits with the server's exit code. Turn a log into a
     session with 'toolreplay import LOG --from mcp'.
+
+    Give --name the name your MCP configuration gives the server (the NAME of
+    mcp__NAME__TOOL in Claude Code), so a replay serves it under that name.
     """,
 )
 @click.option("-o", "--output", "log", required=True, metavar="LOG", help="The JSON Lines log to append to.")
+@click.option(
+    "--name",
+    metavar="NAME",
+    help="The server's name in the agent's MCP configuration (default: the name the server gives itself).",
+)
 @redaction_options("log")
 @click.argument("server", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
-def command(log: str, redactor: Redactor, server: tuple[str, ...]) -> int:
-    return run_proxy(server, log, redactor)
+def command(log: str, name: str | None, redactor: Redactor, server: tuple[str, ...]) -> int:
+    if name is not None and not name.strip():
+        raise click.UsageError("--name must not be empty")
+    return run_proxy(server, log, redactor, name=name)

@@ -31,7 +31,9 @@ from toolreplay.wording import count, format_call
 
     RECORDING is a record-mcp log, replayed exactly: every request it holds
     (the handshake, tools, resources, prompts) gets its recorded result or
-    error, with the notifications that came before it. Or a session: its tools
+    error, with the notifications that came before it. Or a session: its
+    server's handshake, its tools and its answers are given as the server gave
+    them when the session holds them (an imported log does), else its tools
     are listed and its calls answered from its results. Put this where an MCP
     client's server command was, with 'toolreplay record-mcp -o LOG --' in
     front to log what the client does, then import and compare the log.
@@ -66,6 +68,12 @@ from toolreplay.wording import count, format_call
 @click.option("--rules", "rules_file", metavar="FILE", help="A rules file, for its argument matching.")
 @click.option("--run", "run_number", type=int, metavar="N", help="Which run of a log (1 = first; default: last).")
 @click.option(
+    "--server",
+    "server_name",
+    metavar="NAME",
+    help="Which of a session's MCP servers to serve (needed when it holds several).",
+)
+@click.option(
     "--faults",
     "faults_file",
     metavar="FILE",
@@ -86,6 +94,7 @@ def command(
     live_timeout: float,
     rules_file: str | None,
     run_number: int | None,
+    server_name: str | None,
     faults_file: str | None,
     traffic_file: str | None,
     redactor: Redactor,
@@ -101,6 +110,8 @@ def command(
     if record_mode is not None and not live_wanted:
         raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
+        if server_name is not None:
+            raise UsageError("--server is for a session; a log's run is one server")
         notes = LogNotes()
         runs = read_log(recording, notes)
         run = pick_run(runs, run_number, recording)
@@ -123,7 +134,7 @@ def command(
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
         live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
-        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live)
+        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live, server_name)
     if traffic_file is not None:
         server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
         server.traffic.start(["toolreplay", "serve", recording])

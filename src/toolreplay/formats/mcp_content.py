@@ -1,4 +1,5 @@
-"""A tool result's content between MCP and the Messages API, both ways, in one place.
+"""A tool result's content between MCP and the Messages API, both ways, in one place; and tool definitions as
+MCP lists them.
 
 Text is text and an image is an image either way; any other block (an audio
 clip, a resource link, an embedded resource) becomes a text block holding its
@@ -8,8 +9,10 @@ JSON, since the other side has no such block.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.model import ToolDef
 
 
 def to_mcp(content: JSONValue) -> list[JSONValue]:
@@ -44,3 +47,34 @@ def from_mcp(content: JSONValue) -> list[JSONValue]:
         else:
             blocks.append({"type": "text", "text": json.dumps(item, sort_keys=True, ensure_ascii=False)})
     return blocks
+
+
+def listed_tool(tool: ToolDef) -> JSONObject:
+    """A tool definition as an MCP ``tools/list`` entry."""
+    listed: JSONObject = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
+    if tool.annotations is not None:
+        listed["annotations"] = tool.annotations
+    return listed
+
+
+def relisted(
+    listing: Sequence[JSONObject], recorded: Sequence[ToolDef], given: Sequence[ToolDef]
+) -> tuple[JSONObject, ...]:
+    """A server's recorded ``tools/list`` entries, for an agent given other tool definitions: a tool given as
+    recorded keeps the server's own entry (its title, output schema, every field), an edited one the server's
+    entry with the edit's description, schema and annotations, a new one its own entry; a tool not given is not
+    listed. In the order given."""
+    entries = {str(entry.get("name")): entry for entry in listing}
+    before = {tool.name: tool for tool in recorded}
+    out: list[JSONObject] = []
+    for tool in given:
+        entry = entries.get(tool.name)
+        if entry is not None and before.get(tool.name) == tool:
+            out.append(entry)
+        elif entry is not None:
+            edited = {**entry, "description": tool.description, "inputSchema": tool.input_schema}
+            edited.pop("annotations", None)
+            out.append({**edited, **({"annotations": tool.annotations} if tool.annotations is not None else {})})
+        else:
+            out.append(listed_tool(tool))
+    return tuple(out)

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +28,7 @@ from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES
-from toolreplay.model import UNRECORDED_TASK, Call, Origin, SessionContext, ToolDef
+from toolreplay.model import UNRECORDED_TASK, Call, McpServer, Origin, SessionContext, ToolDef
 from toolreplay.wording import count
 
 if TYPE_CHECKING:
@@ -101,8 +101,12 @@ class LogWriter:
         )
         sys.stderr.flush()
 
-    def start(self, command: Sequence[str]) -> None:
-        self.append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
+    def start(self, command: Sequence[str], name: str | None = None) -> None:
+        """A run begins: the server's command, and the name the agent's configuration gives it, when known."""
+        entry: JSONObject = {"command": list(command), "event": "start"}
+        if name is not None:
+            entry["name"] = name
+        self.append(json.dumps({**entry, "v": LOG_VERSION}, ensure_ascii=False))
 
     def exchange(self, request: JSONObject, response: JSONObject, answered: str | None = None) -> None:
         """A request and its response; ``answered``: how ``serve`` answered a call (from the recording, a stub,
@@ -139,6 +143,7 @@ class LogRun:
 
     command: list[JSONValue]
     exchanges: list[Exchange]
+    name: str | None = None  # the server's name in the agent's configuration (record-mcp --name)
 
 
 @dataclass
@@ -171,8 +176,10 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
             notes.incomplete = str(entry.get("reason", "the log could not be written"))
             continue
         if event == "start":
-            command = entry.get("command")
-            runs.append(LogRun(command if isinstance(command, list) else [], []))
+            command, name = entry.get("command"), entry.get("name")
+            if name is not None and (not isinstance(name, str) or not name):
+                raise InputError(f"a server's name must be a string, found {describe(name)}", path, line)
+            runs.append(LogRun(command if isinstance(command, list) else [], [], name))
             heard = []
             continue
         if event == "notification":
@@ -303,7 +310,12 @@ def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
     """The tools of the last successful ``tools/list`` (pages of one listing are joined), held to the session
     reader's rules for tool definitions: a name listed twice in one listing, a description that is not a string,
     a schema or annotations that are not objects are errors at the line of the exchange, never repaired."""
-    listed: dict[str, ToolDef] = {}
+    return tuple(tool for tool, _ in _listing(exchanges, path).values())
+
+
+def _listing(exchanges: list[Exchange], path: str | Path) -> dict[str, tuple[ToolDef, JSONObject]]:
+    """The last listing's tools by name: each as a session defines it, and as the server listed it."""
+    listed: dict[str, tuple[ToolDef, JSONObject]] = {}
     for exchange in exchanges:
         if exchange.event != "tools/list":
             continue
@@ -320,8 +332,8 @@ def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
             name = str(raw["name"])
             if name in listed:
                 raise InputError(f"tools/list: tool '{name}' is listed twice", path, exchange.line)
-            listed[name] = _tool(raw, name, path, exchange.line)
-    return tuple(listed.values())
+            listed[name] = (_tool(raw, name, path, exchange.line), raw)
+    return listed
 
 
 def _tool(raw: JSONObject, name: str, path: str | Path, line: int) -> ToolDef:
@@ -366,7 +378,7 @@ def _result_block(tool_use_id: str, response: JSONObject) -> JSONObject:
     return block
 
 
-def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONObject, JSONObject]]:
+def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONObject, Exchange]]:
     number = 0
     for exchange in exchanges:
         if exchange.event != "tools/call":
@@ -382,7 +394,7 @@ def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONOb
         number += 1
         tool_use_id = f"toolu_mcp_{number:04d}"
         use: JSONObject = {"type": "tool_use", "id": tool_use_id, "name": params["name"], "input": arguments}
-        yield use, _result_block(tool_use_id, exchange.response)
+        yield use, exchange
 
 
 def log_tools(path: str | Path) -> tuple[ToolDef, ...]:
@@ -400,6 +412,7 @@ class ImportOptions:
     final_text: str | None = None
     model: str = "unknown"
     run: int | None = None  # 1-based; default: the last run in the log
+    server: str | None = None  # the server's name in the agent's configuration; default: the log's, its own
 
 
 def session_from_log(
@@ -409,13 +422,80 @@ def session_from_log(
     runs = read_log(path, notes)
     run = pick_run(runs, options.run, path)
     number = runs.index(run) + 1
-    tools = _tools(run.exchanges, path)  # first: a listing comes before the calls it offers
+    listing = _listing(run.exchanges, path)  # first: a listing comes before the calls it offers
     messages: list[JSONObject] = [{"role": "user", "content": options.task}]
-    for use, result in _calls(run.exchanges, path):
+    results: list[tuple[str, JSONObject]] = []
+    for use, exchange in _calls(run.exchanges, path):
+        tool_use_id = str(use["id"])
         messages.append({"role": "assistant", "content": [use]})
-        messages.append({"role": "user", "content": [result]})
+        messages.append({"role": "user", "content": [_result_block(tool_use_id, exchange.response)]})
+        results.append((tool_use_id, _said(exchange)))
     if options.final_text is not None:
         messages.append({"role": "assistant", "content": [{"type": "text", "text": options.final_text}]})
+    exchanges = tuple(
+        {"request": _asked(exchange), **_said(exchange)} for exchange in run.exchanges if exchange.event != "tools/call"
+    )
+    name = options.server or run.name or _own_name(run.exchanges) or "server"
     source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": number}
-    context = SessionContext(options.model, source, options.system, tools, tuple(messages), options.final_text)
+    tools = tuple(tool for tool, _ in listing.values())
+    servers = (McpServer(name, exchanges, tuple(results)),)
+    context = SessionContext(
+        options.model, source, options.system, tools, tuple(messages), options.final_text, None, servers
+    )
     return context, len(runs)
+
+
+def _asked(exchange: Exchange) -> JSONObject:
+    """A request as a session keeps it: its method and parameters (its id was the client's)."""
+    return {key: exchange.request[key] for key in ("method", "params") if key in exchange.request}
+
+
+def _said(exchange: Exchange) -> JSONObject:
+    """What the server said to one request: its response (result or error) and the notifications before it."""
+    response: JSONObject = {key: exchange.response[key] for key in ("result", "error") if key in exchange.response}
+    said: JSONObject = {"response": response}
+    if exchange.notifications:
+        said["notifications"] = list(exchange.notifications)
+    return said
+
+
+def _own_name(exchanges: list[Exchange]) -> str | None:
+    """The name a server gives itself in its handshake (``serverInfo``; in a discovery, its ``_meta``)."""
+    for exchange in exchanges:
+        said = exchange.response.get("result")
+        if exchange.event not in ("initialize", "server/discover") or not isinstance(said, dict):
+            continue
+        info = said.get("serverInfo")
+        meta = said.get("_meta")
+        if info is None and isinstance(meta, dict):
+            info = meta.get("io.modelcontextprotocol/serverInfo")
+        name = info.get("name") if isinstance(info, dict) else None
+        if isinstance(name, str) and name:
+            return name
+    return None
+
+
+def server_listing(server: McpServer) -> list[JSONObject]:
+    """The tools a session's server listed, as it listed them: its last listing, pages joined."""
+    listed: list[JSONObject] = []
+    for exchange in server.exchanges:
+        request, said = exchange.get("request"), exchange.get("response")
+        if not isinstance(request, dict) or request.get("method") != "tools/list" or not isinstance(said, dict):
+            continue
+        params, result = request.get("params"), said.get("result")
+        if not (isinstance(params, dict) and params.get("cursor")):
+            listed = []
+        tools = result.get("tools") if isinstance(result, dict) else None
+        listed += [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
+    return listed
+
+
+def with_listing(server: McpServer, tools: Sequence[JSONObject]) -> McpServer:
+    """The server listing ``tools`` instead, in one page: for an agent given other tools than recorded."""
+    kept = tuple(
+        exchange
+        for exchange in server.exchanges
+        if not (isinstance(request := exchange.get("request"), dict) and request.get("method") == "tools/list")
+    )
+    listing: JSONObject = {"request": {"method": "tools/list"}, "response": {"result": {"tools": list(tools)}}}
+    return replace(server, exchanges=(*kept, listing))

@@ -25,16 +25,19 @@ from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.positions import Pos
-from toolreplay.model import Call, Session, SessionContext, ToolDef
+from toolreplay.model import Call, McpServer, Session, SessionContext, ToolDef
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor
 
 FORMAT = "toolreplay-session"
 VERSION = 2  # what is written; version 1 (one message from the person) still reads
-READS = (1, 2)
-FIELDS = ("format", "version", "model", "source", "request", "system", "tools", "messages", "final_reply")
-OPTIONAL = ("request",)  # version 2 only
+SERVERS_VERSION = 3  # written for a session that holds its MCP servers' own messages (version 2 otherwise)
+READS = (1, 2, 3)
+FIELDS = ("format", "version", "model", "source", "request", "system", "tools", "servers", "messages", "final_reply")
+OPTIONAL = ("request", "servers")  # request: version 2 on; servers: version 3
+SERVER_FIELDS = ("name", "exchanges", "results")
+EXCHANGE_FIELDS = ("request", "response", "notifications")
 # The request settings a session may hold, each with the JSON type it must have.
 REQUEST_FIELDS: dict[str, tuple[type, ...]] = {
     "max_tokens": (int,),  # the first type names the setting's kind in an error
@@ -70,6 +73,8 @@ class SessionReader:
 
     def __init__(self) -> None:
         self.version = VERSION  # the document's, once its header is read
+        self.servers: tuple[McpServer, ...] = ()
+        self.answered_by: dict[str, Node] = {}  # a server's result not yet matched to a call, by tool_use id
 
     def session(self, top: Node) -> Session:
         model, source, system, tools = self.header(top)
@@ -79,7 +84,9 @@ class SessionReader:
         calls = [call for message in top.member("messages").array().elements() for call in conversation.add(message)]
         conversation.finish(top.member("messages"))
         request = top.value.get("request")  # checked with the header
-        context = SessionContext(model, source, system, tools, conversation.messages, final_reply, request)
+        context = SessionContext(
+            model, source, system, tools, conversation.messages, final_reply, request, self.servers
+        )
         return Session(top.path, tuple(calls), context)
 
     def header(self, top: Node) -> tuple[str, JSONObject, JSONValue, tuple[ToolDef, ...]]:
@@ -91,12 +98,16 @@ class SessionReader:
             raise header.fail(f"must be {FORMAT!r}, found {json.dumps(header.value)}")
         version = top.member("version")
         if type(version.value) is not int or version.value not in READS:
-            raise version.fail(f"this toolreplay reads versions 1 and 2, found {json.dumps(version.value)}")
+            raise version.fail(f"this toolreplay reads versions 1 to 3, found {json.dumps(version.value)}")
         self.version = version.value
         if "request" in top.value:
             if self.version < 2:
                 raise top.member("request").fail("request settings need a version 2 session")
             self.request(top.member("request"))
+        if "servers" in top.value:
+            if self.version < SERVERS_VERSION:
+                raise top.member("servers").fail("MCP servers need a version 3 session")
+            self.servers = self.read_servers(top.member("servers"))
         model = top.member("model").string()
         source = top.member("source").object().require("kind")
         source.member("kind").string()
@@ -115,6 +126,46 @@ class SessionReader:
                 tool.object().require("type")
         value: JSONObject = node.value
         return value
+
+    def read_servers(self, node: Node) -> tuple[McpServer, ...]:
+        """The MCP servers the calls went to, each message as the server sent it: checked for what a replay
+        serves from it (a response is a result or an error, as JSON-RPC has it), never rewritten."""
+        servers: list[McpServer] = []
+        for item in node.array().elements():
+            item.object().only(SERVER_FIELDS, "an MCP server").require(*SERVER_FIELDS)
+            name = item.member("name").string(non_empty=True)
+            if any(server.name == name for server in servers):
+                raise item.member("name").fail(f"server '{name}' is listed twice")
+            for exchange in item.member("exchanges").array().elements():
+                exchange.object().only(EXCHANGE_FIELDS, "an exchange").require("request", "response")
+                exchange.member("request").object().member("method").string(non_empty=True)
+                self.said(exchange)
+            results = item.member("results")
+            for tool_use_id, said in results.object().members():
+                if tool_use_id in self.answered_by:
+                    raise said.fail(f"tool_use '{tool_use_id}' is answered by two servers")
+                self.answered_by[tool_use_id] = said
+                said.object().only(EXCHANGE_FIELDS[1:], "a call's answer").require("response")
+                self.said(said)
+            servers.append(McpServer(name, tuple(item.value["exchanges"]), tuple(results.value.items())))
+        return tuple(servers)
+
+    @staticmethod
+    def said(node: Node) -> None:
+        """A response and the notifications before it: a result object, or an error with its code and message
+        (a recorded failure must never be served as a success)."""
+        response = node.member("response").object()
+        if len(response.value) != 1 or not response.value.keys() <= {"result", "error"}:
+            raise response.fail("a response holds either a 'result' or an 'error'")
+        if "result" in response.value:
+            response.member("result").object()
+        else:
+            failure = response.member("error").object().require("code", "message")
+            failure.member("code").integer()
+            failure.member("message").string()
+        if "notifications" in node.value:
+            for heard in node.member("notifications").array().elements():
+                heard.object().member("method").string(non_empty=True)
 
     def final_reply(self, final: Node) -> str | None:
         if final.value is not None and type(final.value) is not str:
@@ -303,6 +354,8 @@ class Conversation:
         if self.make_calls:
             index, turn = self.calls, self.turn
             for block, line, _, _ in self.uses:
+                if self.reader.answered_by:
+                    self.reader.answered_by.pop(block["id"], None)
                 result = results[block["id"]]
                 is_error = result.get("is_error", False) is True
                 calls.append(
@@ -311,6 +364,9 @@ class Conversation:
                 index += 1
             self.calls = index
         else:
+            if self.reader.answered_by:
+                for block, _, _, _ in self.uses:
+                    self.reader.answered_by.pop(block["id"], None)
             self.calls += len(self.uses)
         self.pending, self.uses = {}, []
         return calls
@@ -403,6 +459,8 @@ class Conversation:
         if self.pending:
             tool_use_id, use = next(iter(self.pending.items()))
             raise self._node(use).fail(f"tool_use '{tool_use_id}' has no tool_result")
+        for tool_use_id, response in self.reader.answered_by.items():
+            raise response.fail(f"answers tool_use '{tool_use_id}', which the conversation does not make")
 
 
 def _lines_of(message: Pos, blocks: int) -> list[int]:
@@ -500,9 +558,17 @@ def message_document(message: JSONObject) -> JSONObject:
     return doc
 
 
+def server_document(server: McpServer) -> JSONObject:
+    """An MCP server as a session holds it: its messages as it sent them (in its own key order, so a replay
+    serves them as they came)."""
+    exchanges: list[JSONValue] = list(server.exchanges)
+    return {"name": server.name, "exchanges": exchanges, "results": dict(server.results)}
+
+
 def header_document(context: SessionContext) -> JSONObject:
     """The fields that say what a session is, where it came from, and how the model was asked."""
-    doc: JSONObject = {"format": FORMAT, "version": VERSION, "model": context.model, "source": ordered(context.source)}
+    version = SERVERS_VERSION if context.servers else VERSION
+    doc: JSONObject = {"format": FORMAT, "version": version, "model": context.model, "source": ordered(context.source)}
     if context.request:
         doc["request"] = ordered(context.request)
     return doc
@@ -514,6 +580,7 @@ def session_document(context: SessionContext) -> JSONObject:
         **header_document(context),
         "system": ordered(context.system),
         "tools": [tool_document(tool) for tool in context.tools],
+        **({"servers": [server_document(server) for server in context.servers]} if context.servers else {}),
         "messages": [message_document(message) for message in context.messages],
         "final_reply": context.final_reply,
     }

@@ -418,7 +418,14 @@ class SessionStream:
         request = self.members.get("request")
         messages = self.conversation.messages
         return SessionContext(
-            self.model, self.source, self.system, self.tools, messages, self.members["final_reply"], request
+            self.model,
+            self.source,
+            self.system,
+            self.tools,
+            messages,
+            self.members["final_reply"],
+            request,
+            self.reader.servers,
         )
 
 

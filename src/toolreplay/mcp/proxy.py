@@ -60,8 +60,8 @@ class ExchangeLog:
     def _append(self, text: str) -> None:
         self._log.append(text)
 
-    def start(self, command: Sequence[str]) -> None:
-        self._log.start(command)
+    def start(self, command: Sequence[str], name: str | None = None) -> None:
+        self._log.start(command, name)
 
     def close(self) -> None:
         self._log.close()
@@ -140,8 +140,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, stdin: int = 0, stdout: int = 1) -> int:
-    """Run ``command`` as the MCP server behind this proxy; return its exit code."""
+def run_proxy(
+    command: Sequence[str],
+    log_path: str | Path,
+    redactor: Redactor,
+    stdin: int = 0,
+    stdout: int = 1,
+    name: str | None = None,
+) -> int:
+    """Run ``command`` as the MCP server behind this proxy (``name``: what the agent's configuration calls it);
+    return its exit code."""
     if not command:
         raise UsageError("record-mcp needs the server command after --")
     for argument in command:
@@ -153,7 +161,7 @@ def run_proxy(command: Sequence[str], log_path: str | Path, redactor: Redactor, 
             server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         except OSError as exc:
             raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
-        log.start(command)
+        log.start(command, name)
         server_in, server_out = server.stdin, server.stdout
         if server_in is None or server_out is None:  # both were asked for; kept for the type checker
             raise UsageError("cannot talk to the server over stdio")

@@ -27,12 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
 
-from toolreplay import __version__
 from toolreplay.answers import Answer, RecordedAnswers, Replies, answer_call
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
-from toolreplay.formats.mcp_content import to_mcp
+from toolreplay.formats.mcp_content import listed_tool, to_mcp
 from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
@@ -53,7 +52,7 @@ from toolreplay.mcp.wire import (
     params_of,
     valid_id,
 )
-from toolreplay.model import Call, Origin, Session
+from toolreplay.model import Call, McpServer, Origin, Session, SessionContext
 from toolreplay.settings import Unrecorded
 
 STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer
@@ -93,45 +92,107 @@ class Source(Protocol):
         """Keep a live answer, so the same request is answered from it from now on."""
 
 
-class SessionSource:
-    """A session's tools and results; a session knows no resources or prompts."""
+UNNAMED = "tools"  # a served session's name when it recorded no server: nothing about toolreplay reaches the agent
 
-    def __init__(self, session: Session, matcher: Matcher) -> None:
+
+class SessionSource:
+    """A session's server. When the session holds its messages (an import of a proxy log does), every request is
+    answered as the server answered it: the handshake, each listing, resources, prompts, and each call's result
+    with its structured content, ``_meta`` and every content kind. Otherwise its tools are listed from the
+    session's definitions and its calls answered from its results, as MCP text and image content, under a plain
+    name, and it knows no resources or prompts."""
+
+    def __init__(self, session: Session, matcher: Matcher, name: str | None = None) -> None:
+        context = session.context
         self.path = session.path
+        self.server = _chosen(context.servers if context is not None else (), name, session.path)
         self.answers = RecordedAnswers(session.calls, matcher)
-        self.tools: list[JSONValue] = []
-        for tool in session.context.tools if session.context is not None else ():
-            listed: JSONObject = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema}
-            if tool.annotations is not None:
-                listed["annotations"] = tool.annotations
-            self.tools.append(listed)
+        self.said: LogSource | None = None
+        self.responses: list[Exchange | None] = []
+        if self.server is not None:
+            run = LogRun([], [_exchange(said) for said in self.server.exchanges], self.server.name)
+            self.said = LogSource(run, matcher, session.path)
+            results = dict(self.server.results)
+            self.responses = [_of(results.get(tool_use_id)) for tool_use_id in _call_ids(context)]
+        self.methods = self.said.methods if self.said is not None else set()
+        self.tools: list[JSONValue] = [listed_tool(tool) for tool in context.tools] if context is not None else []
+
+    @property
+    def name(self) -> str:
+        return self.server.name if self.server is not None else UNNAMED
 
     def learn(self, method: str, params: JSONObject, call: Call | None, exchange: Exchange) -> None:
         """A session is not written to: a live answer is not kept."""
 
     def reply(self, method: str, params: JSONObject, call: Call | None) -> Reply | None:
-        if method in ("initialize", "server/discover"):
-            instructions = f"Recorded answers from {self.path}; nothing is executed."
-            return _handshake(method, params, {"tools": {"listChanged": False}}, instructions)
-        if method == "tools/list":
-            return Reply({"tools": self.tools})
         if method == "tools/call" and call is not None:
             answer = self.answers.answer(call)
-            return None if answer is None else _session_answer(answer)
+            if answer is None:
+                return None
+            said = self.responses[answer.index] if answer.index is not None and self.responses else None
+            return _recorded_reply(said, params) if said is not None else _session_answer(answer)
+        if self.said is not None and (method != "tools/list" or "tools/list" in self.said.methods):
+            return self.said.reply(method, params, None)
+        if method in ("initialize", "server/discover"):
+            return _handshake(method, params, {"tools": {"listChanged": False}}, self.name)
+        if method == "tools/list":
+            return Reply({"tools": self.tools})
         return None
 
 
-def _handshake(method: str, params: JSONObject, capabilities: JSONObject, instructions: str) -> Reply:
-    """The handshake of a server that is only its recording: any version MCP knows, toolreplay's own name."""
+def _exchange(said: JSONObject) -> Exchange:
+    """An exchange a session holds, as a log's."""
+    request, response, heard = said.get("request"), said.get("response"), said.get("notifications", [])
+    method = request.get("method") if isinstance(request, dict) else None
+    notifications = tuple(item for item in heard if isinstance(item, dict)) if isinstance(heard, list) else ()
+    return Exchange(
+        str(method),
+        request if isinstance(request, dict) else {},
+        response if isinstance(response, dict) else {},
+        0,
+        notifications,
+    )
+
+
+def _of(said: JSONObject | None) -> Exchange | None:
+    return _exchange({"request": {"method": "tools/call"}, **said}) if said is not None else None
+
+
+def _chosen(servers: tuple[McpServer, ...], name: str | None, path: str) -> McpServer | None:
+    """The server to serve: the one named, or the session's only one (None: it recorded none)."""
+    if name is not None:
+        found = next((server for server in servers if server.name == name), None)
+        if found is None:
+            known = ", ".join(server.name for server in servers) or "none"
+            raise InputError(f"the session holds no server '{name}' (it holds: {known})", path)
+        return found
+    if len(servers) > 1:
+        known = ", ".join(server.name for server in servers)
+        raise InputError(f"the session holds several servers ({known}): choose one with --server", path)
+    return servers[0] if servers else None
+
+
+def _call_ids(context: SessionContext | None) -> list[str]:
+    """The tool_use id of each call of a session, in the calls' order."""
+    if context is None:
+        return []
+    ids: list[str] = []
+    for message in context.messages:
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            ids += [str(b.get("id")) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+    return ids
+
+
+def _handshake(method: str, params: JSONObject, capabilities: JSONObject, name: str) -> Reply:
+    """The handshake of a server known only by its name: any version MCP knows, and nothing else said."""
     if method == "server/discover":
-        return Reply(
-            {"supportedVersions": list(MODERN_VERSIONS), "capabilities": capabilities, "instructions": instructions}
-        )
+        info: JSONObject = {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "unknown"}}
+        return Reply({"supportedVersions": list(MODERN_VERSIONS), "capabilities": capabilities, "_meta": info})
     asked = params.get("protocolVersion")
     version = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0]
     result: JSONObject = {"protocolVersion": version, "capabilities": capabilities}
-    server_info: JSONObject = {"name": "toolreplay", "version": __version__}
-    return Reply({**result, "serverInfo": server_info, "instructions": instructions})
+    return Reply({**result, "serverInfo": {"name": name, "version": "unknown"}})
 
 
 def _session_answer(answer: Answer) -> Reply:
@@ -197,7 +258,7 @@ class LogSource:
                 capabilities[feature] = {}
         if "completion/complete" in self.methods:
             capabilities["completions"] = {}
-        return _handshake(method, params, capabilities, "Recorded answers from a record-mcp log; nothing is executed.")
+        return _handshake(method, params, capabilities, _own_name(self.initialize, self.discover) or UNNAMED)
 
 
 def _check_response(exchange: Exchange, path: str) -> None:
@@ -232,9 +293,29 @@ def _initialize_reply(recorded: Exchange, params: JSONObject) -> Reply:
     if reply.result is None:
         return reply
     asked = params.get("protocolVersion")
-    if asked != params_of(recorded.request).get("protocolVersion") and asked in HANDSHAKE_VERSIONS:
-        return Reply({**reply.result, "protocolVersion": asked}, None, reply.notifications)
+    if asked != params_of(recorded.request).get("protocolVersion"):
+        return Reply(_negotiated(reply.result, params), None, reply.notifications)
     return reply
+
+
+def _negotiated(recorded: JSONObject, params: JSONObject) -> JSONObject:
+    """A recorded initialize result for a client that asks for a version: the one it asks for when MCP knows it
+    (as a server that speaks it would answer), else the recorded server's own choice."""
+    asked = params.get("protocolVersion")
+    if asked in HANDSHAKE_VERSIONS and asked != recorded.get("protocolVersion"):
+        return {**recorded, "protocolVersion": asked}
+    return recorded
+
+
+def _own_name(initialize: Exchange | None, discover: JSONObject | None) -> str | None:
+    """The name a logged server gave itself."""
+    result = initialize.response.get("result") if initialize is not None else None
+    info = result.get("serverInfo") if isinstance(result, dict) else None
+    meta = discover.get("_meta") if discover is not None else None
+    if info is None and isinstance(meta, dict):
+        info = meta.get("io.modelcontextprotocol/serverInfo")
+    name = info.get("name") if isinstance(info, dict) else None
+    return name if isinstance(name, str) and name else None
 
 
 def _initialize_from_discover(discover: JSONObject, params: JSONObject) -> Reply:
@@ -245,7 +326,7 @@ def _initialize_from_discover(discover: JSONObject, params: JSONObject) -> Reply
     result: JSONObject = {
         "protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[0],
         "capabilities": discover.get("capabilities", {}),
-        "serverInfo": server_info if isinstance(server_info, dict) else {"name": "toolreplay", "version": __version__},
+        "serverInfo": server_info if isinstance(server_info, dict) else {"name": UNNAMED, "version": "unknown"},
     }
     if isinstance(discover.get("instructions"), str):
         result["instructions"] = discover["instructions"]
@@ -453,9 +534,12 @@ def session_server(
     stubs: tuple[Stub, ...],
     faults: tuple[Fault, ...] = (),
     live: LiveServer | None = None,
+    name: str | None = None,
 ) -> ReplayServer:
-    """A server for a session's tools and results (a live answer is never written into a session)."""
-    return ReplayServer(SessionSource(session, matcher), on_unrecorded, stubs, (), faults, live)
+    """A server for a session's tools and results, as the named server of the session (its only one by default);
+    a live answer is never written into a session."""
+    source = SessionSource(session, matcher, name)
+    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live)
 
 
 def log_server(

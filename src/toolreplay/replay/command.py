@@ -34,15 +34,16 @@ from typing import Any, BinaryIO
 
 from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
-from toolreplay.canonical import JSONValue, json_utf8
+from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.errors import ToolreplayError
-from toolreplay.formats.mcp_log import served_calls
+from toolreplay.formats.mcp_content import relisted
+from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
 from toolreplay.formats.session import dump_session, person_messages
-from toolreplay.model import content_text
+from toolreplay.mcp.server import UNNAMED
+from toolreplay.model import McpServer, ToolDef, content_text
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
-SERVER = "replay"  # the MCP server's name in the configuration: Claude Code calls its tools mcp__replay__TOOL
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
 REPLY_LIMIT = 100_000  # characters of a final reply kept
 GRACE = 2.0  # seconds between asking a timed-out run's process group to end and killing it
@@ -59,6 +60,13 @@ class Served:
     on_unrecorded: Unrecorded
     stubs: str | None
     redact_off: tuple[str, ...] = ()  # secret shapes the run's log leaves alone, as the recording's did
+    recorded: tuple[str, ...] = ()  # the session's MCP servers, by the names the agent's configuration gave them
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The servers' names in the program's configuration: the recorded ones (Claude Code calls their tools
+        mcp__NAME__TOOL, as in production), or one plain name for a session that recorded none."""
+        return self.recorded or (UNNAMED,)
 
     def write(self, directory: Path) -> tuple[Path, Path, Path | None]:
         """This run's copies: its session, its system prompt, its rules."""
@@ -72,10 +80,12 @@ class Served:
         return session, system, rules
 
 
-def serve_command(served: Served, session: Path, rules: Path | None, log: Path) -> list[str]:
-    """The MCP server a run's program starts: ``serve``, logging every message as record-mcp logs it (each server
-    the program starts appends to the run's one log)."""
+def serve_command(served: Served, session: Path, rules: Path | None, log: Path, name: str) -> list[str]:
+    """An MCP server a run's program starts: ``serve`` of one of the session's servers, logging every message as
+    record-mcp logs it (each server the program starts appends to the run's one log)."""
     serve = [sys.executable, "-m", "toolreplay", "serve", str(session), "--log", str(log)]
+    if name in served.recorded:
+        serve += ["--server", name]
     serve += ["--on-unrecorded", served.on_unrecorded.value]
     if served.stubs is not None:
         serve += ["--stubs", str(Path(served.stubs).resolve())]
@@ -102,8 +112,28 @@ def prepare(
         table: dict[str, object] = {"ignore": list(matcher.ignore)}
         table["tools"] = {tool: {"ignore": list(paths)} for tool, paths in matcher.ignore_by_tool.items()}
         rules = tomli_w.dumps({"matching": table})
-    session = dump_session(replace(context, tools=tuple(setup.tools)))
-    return Served(session, content_text(setup.system, "\n"), rules, on_unrecorded, stubs, redact_off)
+    servers = context.servers
+    if tuple(setup.tools) != context.tools:  # the candidate's tools, each listed by its server
+        shares = _shared_out(servers, setup.tools)
+        servers = tuple(
+            with_listing(server, relisted(server_listing(server), context.tools, share))
+            for server, share in zip(servers, shares, strict=True)
+        )
+    session = dump_session(replace(context, tools=tuple(setup.tools), servers=servers))
+    names = tuple(server.name for server in servers)
+    return Served(session, content_text(setup.system, "\n"), rules, on_unrecorded, stubs, redact_off, names)
+
+
+def _shared_out(servers: Sequence[McpServer], given: Sequence[ToolDef]) -> list[list[ToolDef]]:
+    """The tools given to the agent, per server: each to the server that listed it, a new one to the first."""
+    owner: dict[str, int] = {}
+    for number, server in enumerate(servers):
+        for entry in server_listing(server):
+            owner.setdefault(str(entry.get("name")), number)
+    shares: list[list[ToolDef]] = [[] for _ in servers]
+    for tool in given:
+        shares[owner.get(tool.name, 0)].append(tool)
+    return shares
 
 
 def task_text(setup: ReplaySetup) -> str:
@@ -328,11 +358,12 @@ class CommandRuns:
         home.mkdir()
         log, config = directory / "mcp.log", directory / "mcp.json"
         session, system, rules = self.served.write(directory)
-        server = serve_command(self.served, session, rules, log)
-        config.write_text(
-            json.dumps({"mcpServers": {SERVER: {"command": server[0], "args": server[1:]}}}, indent=2) + "\n",
-            encoding="utf-8",
-        )
+        servers: JSONObject = {}
+        for name in self.served.names:  # each recorded server under its own name, as the agent knew it
+            server = serve_command(self.served, session, rules, log, name)
+            arguments: list[JSONValue] = list(server[1:])
+            servers[name] = {"command": server[0], "args": arguments}
+        config.write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
         values = {
             "mcp_config": str(config),
             "task": task_text(self.setup),

@@ -31,7 +31,7 @@ from toolreplay.formats.importers.builder import ConversationBuilder, Notes
 from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import Node
 from toolreplay.formats.positions import Pos
-from toolreplay.model import SessionContext, ToolDef
+from toolreplay.model import McpServer, SessionContext, ToolDef
 from toolreplay.wording import count
 
 MCP_PREFIX = "mcp__"
@@ -39,11 +39,17 @@ MCP_PREFIX = "mcp__"
 
 def tool_name(name: str) -> str:
     """An MCP tool's own name (``mcp__SERVER__TOOL`` -> ``TOOL``); any other name as it is."""
+    return _split(name)[1]
+
+
+def _split(name: str) -> tuple[str | None, str]:
+    """``mcp__SERVER__TOOL`` as its server and its tool; any other name as no server and itself."""
     if name.startswith(MCP_PREFIX):
         server_and_tool = name[len(MCP_PREFIX) :]
-        if "__" in server_and_tool and server_and_tool.split("__", 1)[1]:
-            return server_and_tool.split("__", 1)[1]
-    return name
+        server, _, tool = server_and_tool.partition("__")
+        if server and tool:
+            return server, tool
+    return None, name
 
 
 def import_claude_code(
@@ -59,6 +65,7 @@ def import_claude_code(
         )
     chain = _chain(chosen, parents)
     builder = ConversationBuilder(notes)
+    servers: dict[str, None] = {}  # the MCP servers the calls went to, by the names Claude Code gave them
     found_model: str | None = None
     for entry in chain:
         message = entry.member("message").object().require("role", "content")
@@ -67,7 +74,7 @@ def import_claude_code(
             _user(content, builder)
         else:  # the entries of one model turn follow each other, and the builder joins them
             found_model = found_model or _model(message)
-            builder.agent([_renamed(block) for block in _blocks(content, calls=True)])
+            builder.agent([_renamed(block, servers) for block in _blocks(content, calls=True)])
     messages, final = builder.finish()
     defined = {tool.name: tool for tool in tools}
     seen = _called(messages)
@@ -79,7 +86,8 @@ def import_claude_code(
         source["session"] = session_id
     names = dict.fromkeys([*(tool.name for tool in tools), *seen])  # the given tools first, then the others seen
     chosen_tools = tuple(defined[name] for name in names)
-    return SessionContext(model or found_model or "unknown", source, "", chosen_tools, messages, final)
+    served = tuple(McpServer(name) for name in servers)
+    return SessionContext(model or found_model or "unknown", source, "", chosen_tools, messages, final, None, served)
 
 
 def _entries(path: str | Path) -> tuple[list[Node], dict[str, str | None]]:
@@ -145,9 +153,13 @@ def _blocks(content: Node, calls: bool = False) -> list[JSONValue]:
     return blocks
 
 
-def _renamed(block: JSONValue) -> JSONValue:
+def _renamed(block: JSONValue, servers: dict[str, None]) -> JSONValue:
+    """A call by its tool's own name, its server noted."""
     if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):
-        return {**block, "name": tool_name(str(block["name"]))}
+        server, tool = _split(str(block["name"]))
+        if server is not None:
+            servers[server] = None
+        return {**block, "name": tool}
     return block
 
 
