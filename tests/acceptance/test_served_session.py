@@ -131,3 +131,73 @@ def test_a_replayed_program_receives_what_it_received_live(tmp_path: Path) -> No
     seen = json.loads(live.read_text(encoding="utf-8"))
     assert [server["name"] for server in seen] == ["ops"]
     assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
+
+
+def test_two_servers_share_one_log_and_a_replay_serves_each_as_itself(tmp_path: Path) -> None:
+    """The sample server and a real third-party one (mcp-server-time), each behind record-mcp with its name, one
+    log between them: the import is one session of both servers' calls in the order they were answered, and the
+    replayed program receives from each what it received live (the time included, which a live server never
+    gives twice)."""
+    witness = [sys.executable, "-W", "ignore", str(ROOT / "tests" / "fixtures" / "mcp_witness.py")]
+    log, live, config = tmp_path / "mcp.jsonl", tmp_path / "live.json", tmp_path / "mcp.json"
+    servers = {"ops": FEATURES, "time": [str(Path(sys.executable).parent / "mcp-server-time")]}
+    proxied = {
+        name: {
+            "command": sys.executable,
+            "args": [*TOOLREPLAY[1:], "record-mcp", "-o", str(log), "--name", name, "--", *argv],
+        }
+        for name, argv in servers.items()
+    }
+    config.write_text(json.dumps({"mcpServers": proxied}))
+    done = subprocess.run([*witness, "--mcp-config", str(config), "--out", str(live)], cwd=ROOT, check=False)
+    assert done.returncode == 0
+    session = tmp_path / "session.json"
+    assert run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk and time.").code == 0
+    document = json.loads(session.read_text(encoding="utf-8"))
+    assert [server["name"] for server in document["servers"]] == ["ops", "time"]
+    called = [b["name"] for m in document["messages"] if m["role"] == "assistant" for b in m["content"]]
+    assert called == ["disk_report", "show_dir", "get_current_time"]  # as answered, across both servers
+    refused = run_cli("serve", str(log))
+    assert refused.code == 2
+    assert "several servers (ops, time): choose one with --server" in refused.stderr
+    words = " ".join([*witness, "--mcp-config", "{mcp_config}", "--out", f"{tmp_path}/replayed-{{run}}.json"])
+    result = run_cli("replay", str(session), "--agent", f"cmd:{words}", "--repeat", "1", cwd=ROOT)
+    assert result.code == 0, result.stdout + result.stderr
+    seen = json.loads(live.read_text(encoding="utf-8"))
+    assert [server["name"] for server in seen] == ["ops", "time"]
+    assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
+
+
+def test_record_runs_a_program_live_against_two_servers_and_writes_a_session_per_run(tmp_path: Path) -> None:
+    witness = f"{sys.executable} -W ignore {ROOT / 'tests' / 'fixtures' / 'mcp_witness.py'}"
+    out = tmp_path / "runs"
+    args = [
+        "record",
+        "--agent",
+        f"cmd:{witness} --mcp-config {{mcp_config}} --out {{workdir}}/seen.json",
+        "--server",
+        f"ops={sys.executable} -W ignore samples/mcp/features.py",  # relative: started where record was
+        "--server",
+        f"time={Path(sys.executable).parent / 'mcp-server-time'}",
+        "--runs",
+        "2",
+        "-o",
+        str(out),
+        "--task",
+        "Disk and time.",
+    ]
+    result = run_cli(*args, cwd=ROOT)
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        f"run {n}: 3 calls, final reply → {out / f'run-{n:04d}.json'}" for n in (1, 2)
+    ]
+    for number in (1, 2):
+        document = json.loads((out / f"run-{number:04d}.json").read_text(encoding="utf-8"))
+        assert document["final_reply"] == "Seen 2 servers."
+        assert document["messages"][0] == {"role": "user", "content": "Disk and time."}
+        assert [server["name"] for server in document["servers"]] == ["ops", "time"]
+    same = run_cli("diff", str(out / "run-0001.json"), str(out / "run-0002.json"))
+    assert same.code == 0, same.stdout  # the same calls; the time each run was told differs, as it did live
+    again = run_cli(*args, cwd=ROOT)  # nothing recorded is written over
+    assert again.code == 2
+    assert "exists: record writes new runs only" in again.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolreplay.agent_spec import AgentSpecError, ProgramSpec, fill, parse_agent
-from toolreplay.replay.command import Ended, read_reply, run_program
+from toolreplay.agents.program import Ended, read_reply, run_program
 
 
 def test_a_command_is_split_as_a_shell_would_but_never_run_by_one() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from toolreplay.cli.options import ReadWords, redaction_options
@@ -34,9 +36,12 @@ from toolreplay.redact import Redactor
     metavar="NAME",
     help="The server's name in the agent's MCP configuration (default: the name the server gives itself).",
 )
+@click.option("--cwd", metavar="DIR", help="Start the server in DIR (default: where record-mcp is started).")
 @redaction_options("log")
 @click.argument("server", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
-def command(log: str, name: str | None, redactor: Redactor, server: tuple[str, ...]) -> int:
+def command(log: str, name: str | None, cwd: str | None, redactor: Redactor, server: tuple[str, ...]) -> int:
     if name is not None and not name.strip():
         raise click.UsageError("--name must not be empty")
-    return run_proxy(server, log, redactor, name=name)
+    if cwd is not None and not Path(cwd).is_dir():
+        raise click.UsageError(f"--cwd {cwd}: no such directory")
+    return run_proxy(server, log, redactor, name=name, cwd=cwd)

@@ -71,7 +71,7 @@ from toolreplay.wording import count, format_call
     "--server",
     "server_name",
     metavar="NAME",
-    help="Which of a session's MCP servers to serve (needed when it holds several).",
+    help="Which server of a session, or of a log that several servers share, to serve (needed with several).",
 )
 @click.option(
     "--faults",
@@ -110,11 +110,9 @@ def command(
     if record_mode is not None and not live_wanted:
         raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
-        if server_name is not None:
-            raise UsageError("--server is for a session; a log's run is one server")
         notes = LogNotes()
         runs = read_log(recording, notes)
-        run = pick_run(runs, run_number, recording)
+        run = pick_run(runs, run_number, recording, server_name)
         mode = RecordMode(record_mode or RecordMode.NEW.value)
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")

@@ -52,10 +52,14 @@ class LogWriter:
     it is closed it says so in the log itself if there is room.
     """
 
-    def __init__(self, path: str | Path, redactor: Redactor, who: str, new_run: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, redactor: Redactor, who: str, new_run: bool = True, server: str | None = None
+    ) -> None:
         """Open ``path`` for appending. A writer that adds a run of its own (``new_run``) holds the log alone
         while it writes, and one that adds exchanges to the last run shares it with its like: two runs
-        written at once would interleave, and a run's lines would land in the other's."""
+        written at once would interleave, and a run's lines would land in the other's. A writer for a named
+        ``server`` marks each of its lines with the name, so the servers of one agent share a log: each run's
+        lines are told apart by it."""
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
@@ -63,7 +67,8 @@ class LogWriter:
         try:
             import fcntl  # noqa: PLC0415 - POSIX only; elsewhere a log is not locked
 
-            fcntl.flock(self._fd, (fcntl.LOCK_EX if new_run else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+            alone = new_run and server is None
+            fcntl.flock(self._fd, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
         except ImportError:
             pass
         except OSError:
@@ -71,12 +76,15 @@ class LogWriter:
             raise UsageError(f"another recorder is writing to {path}; wait for it, or log to another file") from None
         self._redactor = redactor
         self._who = who
+        self._mark = "{" + json.dumps({"server": server})[1:-1] + "," if server is not None else None
         self.failure: str | None = None  # why the log stopped, once a line could not be written whole
 
     def append(self, text: str) -> None:
         """Append one line of JSON text (a lone surrogate, from the wire or an argument, written as its escape)."""
         if self.failure is not None:
             return
+        if self._mark is not None:  # the line's own object, opening with the server's name
+            text = self._mark + text[1:]
         try:
             data = json_utf8(self._redactor.json_text(text)) + b"\n"
         except (ValueError, RecursionError) as exc:  # never expected; the traffic must pass all the same
@@ -101,12 +109,9 @@ class LogWriter:
         )
         sys.stderr.flush()
 
-    def start(self, command: Sequence[str], name: str | None = None) -> None:
-        """A run begins: the server's command, and the name the agent's configuration gives it, when known."""
-        entry: JSONObject = {"command": list(command), "event": "start"}
-        if name is not None:
-            entry["name"] = name
-        self.append(json.dumps({**entry, "v": LOG_VERSION}, ensure_ascii=False))
+    def start(self, command: Sequence[str]) -> None:
+        """A run begins: the server's command (and, from a named writer, its name)."""
+        self.append(json.dumps({"command": list(command), "event": "start", "v": LOG_VERSION}, ensure_ascii=False))
 
     def exchange(self, request: JSONObject, response: JSONObject, answered: str | None = None) -> None:
         """A request and its response; ``answered``: how ``serve`` answered a call (from the recording, a stub,
@@ -144,6 +149,7 @@ class LogRun:
     command: list[JSONValue]
     exchanges: list[Exchange]
     name: str | None = None  # the server's name in the agent's configuration (record-mcp --name)
+    line: int = 0  # the line of its start
 
 
 @dataclass
@@ -165,7 +171,8 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
     _refuse_other(path)
     notes = notes if notes is not None else LogNotes()
     runs: list[LogRun] = []
-    heard: list[JSONObject] = []  # the server's notifications since the last response
+    current: dict[str | None, LogRun] = {}  # by server name (None: a proxy that had none): its run going on
+    heard: dict[str | None, list[JSONObject]] = {}  # each server's notifications since its last response
     for line, entry in _complete_lines(path, notes):
         event, version = entry.get("event"), entry.get("v")
         if type(version) is not int or version not in _EVENTS or event not in _EVENTS[version]:
@@ -175,12 +182,14 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
         if event == "incomplete":  # the proxy could not write everything; what is here is whole
             notes.incomplete = str(entry.get("reason", "the log could not be written"))
             continue
+        name = entry.get("server")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InputError(f"a server's name must be a string, found {describe(name)}", path, line)
         if event == "start":
-            command, name = entry.get("command"), entry.get("name")
-            if name is not None and (not isinstance(name, str) or not name):
-                raise InputError(f"a server's name must be a string, found {describe(name)}", path, line)
-            runs.append(LogRun(command if isinstance(command, list) else [], [], name))
-            heard = []
+            command = entry.get("command")
+            current[name] = LogRun(command if isinstance(command, list) else [], [], name, line)
+            runs.append(current[name])
+            heard[name] = []
             continue
         if event == "notification":
             message, side = entry.get("message"), entry.get("from")
@@ -189,7 +198,7 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
             if side not in ("client", "server"):
                 raise InputError(f"a notification comes from 'client' or 'server', not {json.dumps(side)}", path, line)
             if side == "server":
-                heard.append(message)
+                heard.setdefault(name, []).append(message)
             continue
         request, response = entry.get("request"), entry.get("response")
         if not isinstance(request, dict) or not isinstance(response, dict):
@@ -199,10 +208,11 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
             raise InputError(f"a request's method must be a string, found {describe(method)}", path, line)
         if event == "server-request":
             continue  # the server's own requests (sampling, elicitation, roots): logged, not served again
-        if not runs:
-            runs.append(LogRun([], []))
-        runs[-1].exchanges.append(Exchange(method, request, response, line, tuple(heard)))
-        heard = []
+        if name not in current:
+            current[name] = LogRun([], [], name, line)
+            runs.append(current[name])
+        current[name].exchanges.append(Exchange(method, request, response, line, tuple(heard.get(name, ()))))
+        heard[name] = []
     return runs
 
 
@@ -251,14 +261,39 @@ def _served_call(entry: JSONValue, index: int, line: int) -> tuple[Call, Origin]
     return Call(index, name, arguments, answer, line, failed), _ORIGINS[str(entry["answered"])]
 
 
-def pick_run(runs: list[LogRun], number: int | None, path: str | Path) -> LogRun:
-    """Run ``number`` (1-based) of a log, the last by default."""
+def pick_run(runs: list[LogRun], number: int | None, path: str | Path, server: str | None = None) -> LogRun:
+    """Run ``number`` (1-based) of a log, the last by default; with ``server``, that server's last run. A log that
+    several named servers share has no last run of its own: it needs the server."""
     if not runs:
         raise InputError("the log holds no run", path)
-    chosen = len(runs) if number is None else number
-    if not 1 <= chosen <= len(runs):
-        raise UsageError(f"--run {chosen}: the log holds {count(len(runs), 'run')}")
-    return runs[chosen - 1]
+    if number is not None:
+        if not 1 <= number <= len(runs):
+            raise UsageError(f"--run {number}: the log holds {count(len(runs), 'run')}")
+        return runs[number - 1]
+    names = _names(runs)
+    if server is not None:
+        found = [run for run in runs if run.name == server]
+        if not found:
+            raise UsageError(f"the log holds no server '{server}' (it holds: {', '.join(names) or 'none named'})")
+        return found[-1]
+    if len(names) > 1:
+        raise UsageError(f"the log holds the runs of several servers ({', '.join(names)}): choose one with --server")
+    return runs[-1]
+
+
+def pick_session(runs: list[LogRun], number: int | None, path: str | Path) -> list[LogRun]:
+    """The runs that make one session: run ``number``, or the last run of each server the log names (a log shared
+    by an agent's servers holds one run of the agent), or the last run of a log that names none."""
+    if not runs:
+        raise InputError("the log holds no run", path)
+    if number is not None or len(_names(runs)) <= 1:
+        return [pick_run(runs, number, path) if number is not None else runs[-1]]
+    last = {run.name: run for run in runs if run.name is not None}
+    return sorted(last.values(), key=lambda run: run.line)
+
+
+def _names(runs: list[LogRun]) -> list[str]:
+    return list(dict.fromkeys(run.name for run in runs if run.name is not None))
 
 
 def is_log_entry(first: JSONObject) -> bool:
@@ -378,9 +413,10 @@ def _result_block(tool_use_id: str, response: JSONObject) -> JSONObject:
     return block
 
 
-def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONObject, Exchange]]:
+def _calls(answered: list[tuple[Exchange, int]], path: str | Path) -> Iterator[tuple[JSONObject, Exchange, int]]:
+    """Each ``tools/call`` as a tool_use block, numbered in order, with its exchange and its run's mark."""
     number = 0
-    for exchange in exchanges:
+    for exchange, run in answered:
         if exchange.event != "tools/call":
             continue
         params = exchange.request.get("params")
@@ -394,13 +430,13 @@ def _calls(exchanges: list[Exchange], path: str | Path) -> Iterator[tuple[JSONOb
         number += 1
         tool_use_id = f"toolu_mcp_{number:04d}"
         use: JSONObject = {"type": "tool_use", "id": tool_use_id, "name": params["name"], "input": arguments}
-        yield use, exchange
+        yield use, exchange, run
 
 
 def log_tools(path: str | Path) -> tuple[ToolDef, ...]:
     """The tools (with their annotations) the last run of a proxy log listed."""
     runs = read_log(path)
-    return _tools(pick_run(runs, None, path).exchanges, path)
+    return tuple(tool for run in pick_session(runs, None, path) for tool in _tools(run.exchanges, path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,27 +456,45 @@ def session_from_log(
 ) -> tuple[SessionContext, int]:
     """Build a session from one run of a proxy log; also returns how many runs the log holds."""
     runs = read_log(path, notes)
-    run = pick_run(runs, options.run, path)
-    number = runs.index(run) + 1
-    listing = _listing(run.exchanges, path)  # first: a listing comes before the calls it offers
+    chosen = pick_session(runs, options.run, path)
+    if options.server is not None and len(chosen) > 1:
+        raise UsageError("--server-name names one server; the log names its servers itself")
+    listing: dict[str, ToolDef] = {}  # first: a listing comes before the calls it offers
+    for run in chosen:
+        listing.update((name, tool) for name, (tool, _) in _listing(run.exchanges, path).items())
     messages: list[JSONObject] = [{"role": "user", "content": options.task}]
-    results: list[tuple[str, JSONObject]] = []
-    for use, exchange in _calls(run.exchanges, path):
+    results: dict[int, list[tuple[str, JSONObject]]] = {id(run): [] for run in chosen}
+    answered = sorted(
+        ((exchange.line, id(run), exchange) for run in chosen for exchange in run.exchanges), key=lambda item: item[0]
+    )  # the calls of every server, in the order they were answered
+    for use, exchange, run_id in _calls([(exchange, run_id) for _, run_id, exchange in answered], path):
         tool_use_id = str(use["id"])
         messages.append({"role": "assistant", "content": [use]})
         messages.append({"role": "user", "content": [_result_block(tool_use_id, exchange.response)]})
-        results.append((tool_use_id, _said(exchange)))
+        results[run_id].append((tool_use_id, _said(exchange)))
     if options.final_text is not None:
         messages.append({"role": "assistant", "content": [{"type": "text", "text": options.final_text}]})
-    exchanges = tuple(
-        {"request": _asked(exchange), **_said(exchange)} for exchange in run.exchanges if exchange.event != "tools/call"
+    servers = tuple(
+        McpServer(
+            options.server or run.name or _own_name(run.exchanges) or "server",
+            tuple({"request": _asked(e), **_said(e)} for e in run.exchanges if e.event != "tools/call"),
+            tuple(results[id(run)]),
+        )
+        for run in chosen
     )
-    name = options.server or run.name or _own_name(run.exchanges) or "server"
-    source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": number}
-    tools = tuple(tool for tool, _ in listing.values())
-    servers = (McpServer(name, exchanges, tuple(results)),)
+    numbers = [runs.index(run) + 1 for run in chosen]
+    source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": numbers[-1]}
+    if len(numbers) > 1:
+        source["runs"] = list(numbers)
     context = SessionContext(
-        options.model, source, options.system, tools, tuple(messages), options.final_text, None, servers
+        options.model,
+        source,
+        options.system,
+        tuple(listing.values()),
+        tuple(messages),
+        options.final_text,
+        None,
+        servers,
     )
     return context, len(runs)
 

@@ -45,8 +45,8 @@ class ExchangeLog:
     already), so the proxy parses each message once and encodes nothing again.
     """
 
-    def __init__(self, path: str | Path, redactor: Redactor) -> None:
-        self._log = LogWriter(path, redactor, "toolreplay record-mcp")
+    def __init__(self, path: str | Path, redactor: Redactor, name: str | None = None) -> None:
+        self._log = LogWriter(path, redactor, "toolreplay record-mcp", server=name)
         # canonical id -> the requests sent with it and not answered yet, oldest first, for each side: a peer that
         # reuses an id gets its answers paired in order.
         self._client_requests: dict[bytes, deque[bytes]] = {}
@@ -60,8 +60,8 @@ class ExchangeLog:
     def _append(self, text: str) -> None:
         self._log.append(text)
 
-    def start(self, command: Sequence[str], name: str | None = None) -> None:
-        self._log.start(command, name)
+    def start(self, command: Sequence[str]) -> None:
+        self._log.start(command)
 
     def close(self) -> None:
         self._log.close()
@@ -147,6 +147,7 @@ def run_proxy(
     stdin: int = 0,
     stdout: int = 1,
     name: str | None = None,
+    cwd: str | None = None,
 ) -> int:
     """Run ``command`` as the MCP server behind this proxy (``name``: what the agent's configuration calls it);
     return its exit code."""
@@ -155,13 +156,13 @@ def run_proxy(
     for argument in command:
         if same_file(argument, log_path):
             raise UsageError(f"refusing to append the log to {argument}, which the server command uses")
-    log = ExchangeLog(log_path, redactor)
+    log = ExchangeLog(log_path, redactor, name)
     try:
         try:
-            server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+            server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=cwd)
         except OSError as exc:
             raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
-        log.start(command, name)
+        log.start(command)
         server_in, server_out = server.stdin, server.stdout
         if server_in is None or server_out is None:  # both were asked for; kept for the type checker
             raise UsageError("cannot talk to the server over stdio")

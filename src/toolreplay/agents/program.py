@@ -1,0 +1,235 @@
+"""A program run as an agent: in a working directory and ``HOME`` of its own, in a process group of its own, ended
+after a timeout; and what it printed at the end read as its final reply.
+
+``replay --agent cmd:...`` runs a program against the recording, ``record --agent cmd:...`` against its real
+servers; both run it here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from toolreplay.agents.base import Usage
+from toolreplay.canonical import JSONValue
+
+OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
+REPLY_LIMIT = 100_000  # characters of a final reply kept
+GRACE = 2.0  # seconds between asking a timed-out run's process group to end and killing it
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a program said at the end: its final reply, and what it spent when it says."""
+
+    text: str | None
+    usage: Usage
+    failed: bool = False  # it said so itself (Claude Code's is_error)
+
+
+def _int(value: JSONValue) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+MAX_COST = 1_000_000.0  # dollars one run may say it spent; a larger or non-finite figure is not a cost
+
+
+def _cost(value: JSONValue) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        cost = float(value)
+    except OverflowError:  # an integer past any float
+        return 0.0
+    return cost if math.isfinite(cost) and 0 <= cost <= MAX_COST else 0.0
+
+
+def read_reply(output: Path) -> Reply:
+    """The final reply in a program's output: a JSON result object (Claude Code's ``--output-format json``,
+    or the last line of a stream of them) when it prints one, else its last line."""
+    size = output.stat().st_size
+    with output.open("rb") as handle:
+        handle.seek(max(0, size - OUTPUT_TAIL))
+        tail = handle.read().decode("utf-8", "replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return Reply(None, Usage())
+    for candidate in (tail.strip(), lines[-1]):
+        try:
+            parsed = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("result"), str):
+            usage = parsed.get("usage")
+            spent = usage if isinstance(usage, dict) else {}
+            cost = parsed.get("total_cost_usd")
+            return Reply(
+                parsed["result"][:REPLY_LIMIT],
+                Usage(
+                    _int(spent.get("input_tokens")),
+                    _int(spent.get("output_tokens")),
+                    _int(spent.get("cache_read_input_tokens")),
+                    _int(spent.get("cache_creation_input_tokens")),
+                    _cost(cost),
+                ),
+                parsed.get("is_error") is True,
+            )
+    return Reply(lines[-1][:REPLY_LIMIT], Usage())
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """How a program's process ended."""
+
+    code: int | None  # its exit code; None when it was ended for running too long
+    timeout: float
+    unstarted: str | None = None  # why it could not be started at all (no such program, not executable)
+    process: subprocess.Popen[bytes] | None = field(default=None, compare=False)  # started, not yet ended
+
+    def words(self) -> str:
+        if self.code is None:
+            return f"timed out after {self.timeout:g} s"
+        if self.code < 0:
+            return f"killed by signal {-self.code}"
+        return f"exited with {self.code}" if self.code else "exited"
+
+
+class ProcessGroups:
+    """The process groups of one replay's program runs: those going on now, and those of finished runs not yet
+    killed; once :meth:`stop` is called no program starts any more."""
+
+    def __init__(self) -> None:
+        self._live: set[int] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    def start(self, argv: Sequence[str], workdir: Path, env: dict[str, str], out: BinaryIO, err: BinaryIO) -> Ended:
+        """Start one program in a process group of its own, wait for it, and end its group; ``out`` and ``err``
+        take its output."""
+        with self._lock:  # started and noted at once, so a stop in between cannot miss it
+            if self._stopping.is_set():
+                err.write(b"toolreplay was stopped before this run started\n")
+                return Ended(-signal.SIGTERM, 0.0)
+            try:
+                process = subprocess.Popen(
+                    list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                    start_new_session=True,
+                )  # fmt: skip
+            except (OSError, ValueError) as exc:  # no such program; a NUL in an argument
+                message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                err.write(f"{argv[0]}: {message}\n".encode("utf-8", "backslashreplace"))
+                return Ended(127, 0.0, message)
+            self._live.add(process.pid)
+        return Ended(None, 0.0, process=process)
+
+    def end(self, process: subprocess.Popen[bytes], finished: bool) -> None:
+        """End a run's whole process group (its MCP server included): asked to end, then killed after a grace.
+
+        A program that finished has left at most what it started (its server, which is done once its client is):
+        those are asked to end now and killed after the grace in the background, so a finished run waits for
+        nothing, or when the runs are over (:meth:`end_all`), whichever comes first."""
+        _signal_group(process.pid, signal.SIGTERM)
+        if finished:
+            timer = threading.Timer(GRACE, self._kill, (process.pid,))
+            timer.daemon = True
+            timer.start()
+            return
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(GRACE)
+        self._kill(process.pid)
+        process.wait()
+
+    def stop(self) -> None:
+        """No program starts from now on, and every group still there is killed."""
+        self._stopping.set()
+        self.end_all()
+
+    def end_all(self) -> None:
+        """Kill every run's process group still there: what runs now, and what finished runs left behind."""
+        with self._lock:
+            groups = list(self._live)
+            self._live.clear()
+        for group in groups:
+            _signal_group(group, signal.SIGKILL)
+
+    def _kill(self, group: int) -> None:
+        with self._lock:
+            if group not in self._live:
+                return  # killed already, with every other
+            self._live.discard(group)
+        _signal_group(group, signal.SIGKILL)
+
+
+def _signal_group(group: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)
+
+
+def run_program(
+    argv: Sequence[str],
+    workdir: Path,
+    home: Path,
+    output: Path,
+    errors: Path,
+    timeout: float,
+    groups: ProcessGroups | None = None,
+) -> Ended:
+    """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
+    groups = groups if groups is not None else ProcessGroups()
+    env = dict(os.environ, HOME=str(home), PWD=str(workdir))
+    with output.open("wb") as out, errors.open("wb") as err:
+        started = groups.start(argv, workdir, env, out, err)
+        if started.process is None:
+            return replace(started, timeout=timeout)
+        try:
+            code: int | None = started.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        groups.end(started.process, code is not None)  # what it left behind (a server, a child) goes with it
+        return Ended(code, timeout)
+
+
+def unstarted(program: str, why: str, here: str) -> str:
+    """Why a run's program could not be started, in one line, with the fix when a relative path or a bare name may
+    be the cause: each run starts in an empty working directory of its own, and a bare name is looked up on PATH."""
+    said = f"the program {program} could not be started ({why})"
+    where = "{here} is the config's directory, or the one replay was run from"
+    if "/" in program and not Path(program).is_absolute():
+        fixed = program.removeprefix("./")
+        looked = "a relative path is looked up in the run's own empty working directory"
+        return f"{said}: {looked}; write {{here}}/{fixed} ({where})"
+    if "/" not in program and (Path(here) / program).is_file():
+        return f"{said}: a bare name is looked up on PATH; for the file {program} write {{here}}/{program} ({where})"
+    return said
+
+
+def tail_line(path: Path, limit: int = 400) -> str:
+    """The last line of a file that says something (a letter or a digit), cut to ``limit``."""
+    size = path.stat().st_size if path.is_file() else 0
+    if not size:
+        return ""
+    with path.open("rb") as handle:
+        handle.seek(max(0, size - 4096))
+        text = handle.read().decode("utf-8", "replace")
+    lines = [line.strip() for line in text.splitlines() if any(char.isalnum() for char in line)]
+    return lines[-1][:limit] if lines else ""
+
+
+def stop_on_sigterm() -> Any:
+    """While runs go on, SIGTERM stops toolreplay the way Ctrl-C does, so their process groups are ended."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(number: int, _: object) -> None:
+        raise KeyboardInterrupt(f"signal {number}")
+
+    return signal.signal(signal.SIGTERM, stop)
