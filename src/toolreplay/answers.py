@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from toolreplay.canonical import JSONValue
+from toolreplay.classify import CallClass, Classifier
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Origin
@@ -24,6 +25,9 @@ from toolreplay.settings import Unrecorded
 T = TypeVar("T")
 
 UNRECORDED_ERROR = "toolreplay: this call was not in the recording, so there is no recorded result for it"
+# The default answers by class (--on-unrecorded stub with no stubs file): what a tool might say, never the truth.
+DEFAULT_DONE = "Done."
+DEFAULT_NO_RESULT = "Error: no result."
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +74,30 @@ class RecordedAnswers:
 
 
 def answer_call(
-    answers: RecordedAnswers, call: Call, on_unrecorded: Unrecorded, stubs: Sequence[Stub]
+    answers: RecordedAnswers,
+    call: Call,
+    on_unrecorded: Unrecorded,
+    stubs: Sequence[Stub] | None,
+    classify: Classifier | None = None,
 ) -> Answer | None:
-    """The answer a call gets: recorded, else what ``on_unrecorded`` says; None when the run is to stop."""
+    """The answer a call gets: recorded, else what ``on_unrecorded`` says; None when the run is to stop.
+
+    ``stub`` answers from ``stubs`` (an error result for a call no stub matches); with no stubs file at all
+    (``stubs`` None), by the call's class: a plain success for a write or a deletion, so the agent goes on as
+    if it had worked, and an error result for a read or an unknown call, which no default can answer honestly.
+    """
     recorded = answers.answer(call)
     if recorded is not None:
         return recorded
     if on_unrecorded is Unrecorded.STOP:
         return None
+    if on_unrecorded is Unrecorded.STUB and stubs is None:
+        klass = classify.classify(call).klass if classify is not None else CallClass.UNKNOWN
+        if klass in (CallClass.WRITE, CallClass.DESTRUCTIVE):
+            return Answer(DEFAULT_DONE, False, Origin.DEFAULT)
+        return Answer(DEFAULT_NO_RESULT, True, Origin.DEFAULT)
     if on_unrecorded is Unrecorded.STUB:
-        for stub in stubs:
+        for stub in stubs or ():
             if stub.matches(call):
                 return Answer(stub.content, stub.is_error, Origin.STUB)
     return Answer(UNRECORDED_ERROR, True, Origin.ERROR)

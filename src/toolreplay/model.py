@@ -51,6 +51,7 @@ class Origin(enum.Enum):
 
     RECORDED = "recorded"
     STUB = "stub"
+    DEFAULT = "default"  # with no stubs file: a success for a write or a deletion, an error result for the rest
     ERROR = "error"  # the error result an unrecorded call gets
     STOPPED = "none"  # none: the run stopped at it
 
@@ -60,7 +61,13 @@ class Origin(enum.Enum):
         return _WORDS[self]
 
 
-_WORDS = {Origin.RECORDED: "recorded", Origin.STUB: "stub", Origin.ERROR: "error result", Origin.STOPPED: "run stopped"}
+_WORDS = {
+    Origin.RECORDED: "recorded",
+    Origin.STUB: "stub",
+    Origin.DEFAULT: "default by class",
+    Origin.ERROR: "error result",
+    Origin.STOPPED: "run stopped",
+}
 
 
 UNRECORDED_TASK = "(the task was not recorded)"

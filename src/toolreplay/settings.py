@@ -169,8 +169,6 @@ class ReplaySettings:
             raise SettingError(
                 "min-runs", f"must be at most the runs of each configuration ({least}), not {self.min_runs}"
             )
-        if self.on_unrecorded is Unrecorded.STUB and self.stubs is None:
-            raise SettingError("on-unrecorded", "stub needs stubs: the file of canned results")
         if self.stubs is not None and self.on_unrecorded is not Unrecorded.STUB:
             raise SettingError("stubs", "are used only with on-unrecorded stub")
 

@@ -60,10 +60,6 @@ def _error(directory: Path, text: str) -> str:
             ".toolreplay.yml:3: unknown key 'sytem' in a replay",
         ),
         (
-            "sessions: session.json\nreplay:\n  on-unrecorded: stub\n",
-            ".toolreplay.yml:3: 'on-unrecorded' stub needs stubs: the file of canned results",
-        ),
-        (
             "sessions: session.json\nreplay:\n  agent: scripted:gone.py\n",
             ".toolreplay.yml:3: 'agent': no such file: gone.py",
         ),

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from tests.conftest import SAMPLES
+from toolreplay.classify import Policy
 from toolreplay.formats.mcp_log import LogWriter, read_log, served_calls
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import Stub
-from toolreplay.matching import Matcher
 from toolreplay.mcp.server import session_server
 from toolreplay.model import Origin
 from toolreplay.redact import Redactor
@@ -24,7 +24,7 @@ def _call(number: int, name: str, **arguments: object) -> bytes:
 def test_serve_logs_how_it_answered_each_call_and_the_run_reads_it_back(tmp_path: Path) -> None:
     session = load_session(SAMPLES / "ops" / "session.json")
     stub = Stub("delete_path", (), '{"deleted": true}', False)
-    server = session_server(session, Matcher(), Unrecorded.STUB, (stub,))
+    server = session_server(session, Policy(), Unrecorded.STUB, (stub,))
     log = tmp_path / "run.log"
     server.traffic = LogWriter(log, Redactor.default(), "toolreplay serve")
     recorded = session.calls[0]
@@ -50,7 +50,7 @@ def test_serve_logs_how_it_answered_each_call_and_the_run_reads_it_back(tmp_path
 
 def test_a_stopped_call_is_logged_as_none_and_read_back_so(tmp_path: Path) -> None:
     session = load_session(SAMPLES / "ops" / "session.json")
-    server = session_server(session, Matcher(), Unrecorded.STOP, ())
+    server = session_server(session, Policy(), Unrecorded.STOP, ())
     log = tmp_path / "run.log"
     server.traffic = LogWriter(log, Redactor.default(), "toolreplay serve")
     server.answer_line(_call(1, "delete_path", host="h", path="/"))

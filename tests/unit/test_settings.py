@@ -70,7 +70,6 @@ BAD = [
     ({"alpha": "1.5"}, "alpha", "must be between 0 and 1, not 1.5"),
     ({"alpha": "0"}, "alpha", "must be between 0 and 1, not 0"),
     ({"alpha": "nan"}, "alpha", "must be between 0 and 1, not nan"),
-    ({"on-unrecorded": "stub"}, "on-unrecorded", "stub needs stubs: the file of canned results"),
     ({"stubs": str(SAMPLES / "ops" / "stubs.json")}, "stubs", "are used only with on-unrecorded stub"),
     ({"repeat": "1.5"}, "repeat", "must be a whole number, not '1.5'"),
     ({"repeat": "0x10"}, "repeat", "must be a whole number, not '0x10'"),

@@ -11,12 +11,12 @@ import pytest
 from toolreplay.classify import CallClass
 from toolreplay.design import Design, ExactTest
 from toolreplay.diff import PairKind
+from toolreplay.findings import ChangeVerdict
 from toolreplay.model import Session
 from toolreplay.power import detectable_rate, fewest_attributed, power_against_none
 from toolreplay.replay import reading
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, judge, weigh_changes
-from toolreplay.findings import ChangeVerdict
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn, Verdict

@@ -50,7 +50,14 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "help": "What a call the recording never made gets: stop, an error result, or a stub.",
         },
     ),
-    "stubs": ((), {"metavar": "FILE", "help": "Canned results for unrecorded calls (with stub)."}),
+    "stubs": (
+        (),
+        {
+            "metavar": "FILE",
+            "help": "Canned results for unrecorded calls (with stub; without a file, stub answers by the call's "
+            "class: writes and deletions succeed, the rest get an error result).",
+        },
+    ),
     "max_turns": ((), {"metavar": "N", "help": "End a run after this many agent turns."}),
     "max_tokens": (
         (),

@@ -101,9 +101,9 @@ def command(
 ) -> int:
     if traffic_file is not None:
         guard_outputs({"--log": traffic_file}, [recording, settings.stubs, rules_file, faults_file])
-    stubs = read_stubs(settings.stubs) if settings.stubs else ()
+    stubs = read_stubs(settings.stubs) if settings.stubs else None
     faults = read_faults(faults_file) if faults_file else ()
-    matcher = load_policy(rules_file, False).matcher
+    policy = load_policy(rules_file, False)
     live_wanted = settings.on_unrecorded is Unrecorded.LIVE
     if server_command and not live_wanted:
         raise UsageError("a server command is for --on-unrecorded live")
@@ -117,7 +117,7 @@ def command(
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
         live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
-        server = log_server(run, recording, matcher, settings.on_unrecorded, stubs, faults, live, mode)
+        server = log_server(run, recording, policy, settings.on_unrecorded, stubs, faults, live, mode)
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
             sys.stderr.write(
                 f"toolreplay serve: {one_line(recording)} stops short; what it never logged is never recorded\n"
@@ -132,7 +132,7 @@ def command(
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
         live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
-        server = session_server(session, matcher, settings.on_unrecorded, stubs, faults, live, server_name)
+        server = session_server(session, policy, settings.on_unrecorded, stubs, faults, live, server_name)
     if traffic_file is not None:
         server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
         server.traffic.start(["toolreplay", "serve", recording])

@@ -341,7 +341,7 @@ def _complete_lines(path: str | Path, notes: LogNotes) -> Iterator[tuple[int, JS
         notes.torn_line = number
 
 
-def _tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
+def listed_tools(exchanges: list[Exchange], path: str | Path) -> tuple[ToolDef, ...]:
     """The tools of the last successful ``tools/list`` (pages of one listing are joined), held to the session
     reader's rules for tool definitions: a name listed twice in one listing, a description that is not a string,
     a schema or annotations that are not objects are errors at the line of the exchange, never repaired."""
@@ -436,7 +436,7 @@ def _calls(answered: list[tuple[Exchange, int]], path: str | Path) -> Iterator[t
 def log_tools(path: str | Path) -> tuple[ToolDef, ...]:
     """The tools (with their annotations) the last run of a proxy log listed."""
     runs = read_log(path)
-    return tuple(tool for run in pick_session(runs, None, path) for tool in _tools(run.exchanges, path))
+    return tuple(tool for run in pick_session(runs, None, path) for tool in listed_tools(run.exchanges, path))
 
 
 @dataclass(frozen=True, slots=True)

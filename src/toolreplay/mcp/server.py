@@ -29,10 +29,11 @@ from typing import BinaryIO, Protocol
 
 from toolreplay.answers import Answer, RecordedAnswers, Replies, answer_call
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import InputError
 from toolreplay.formats.faults import Fault, FaultKind
 from toolreplay.formats.mcp_content import listed_tool, to_mcp
-from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter
+from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter, listed_tools
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.mcp.client import LiveServer, RecordMode
@@ -363,13 +364,15 @@ class ReplayServer:
         self,
         source: Source,
         on_unrecorded: Unrecorded,
-        stubs: tuple[Stub, ...],
+        stubs: tuple[Stub, ...] | None,
         methods: Iterable[str] = (),
         faults: tuple[Fault, ...] = (),
         live: LiveServer | None = None,
         record: RecordMode = RecordMode.NONE,
+        classify: Classifier | None = None,
     ) -> None:
         self.source = source
+        self.classify = classify  # for the default answers by class (stub with no stubs file)
         self.live = live
         self.record = record
         self.on_unrecorded = on_unrecorded
@@ -448,7 +451,7 @@ class ReplayServer:
 
     def _unrecorded(self, method: str, call: Call | None) -> Reply:
         if call is not None:
-            answer = answer_call(_NO_ANSWERS, call, self.on_unrecorded, self.stubs)
+            answer = answer_call(_NO_ANSWERS, call, self.on_unrecorded, self.stubs, self.classify)
             if answer is None:
                 self.log.unrecorded.append((call, "refused"))
                 self.answered_by = Origin.STOPPED.value
@@ -529,29 +532,31 @@ def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
 
 def session_server(
     session: Session,
-    matcher: Matcher,
+    policy: Policy,
     on_unrecorded: Unrecorded,
-    stubs: tuple[Stub, ...],
+    stubs: tuple[Stub, ...] | None,
     faults: tuple[Fault, ...] = (),
     live: LiveServer | None = None,
     name: str | None = None,
 ) -> ReplayServer:
     """A server for a session's tools and results, as the named server of the session (its only one by default);
     a live answer is never written into a session."""
-    source = SessionSource(session, matcher, name)
-    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live)
+    source = SessionSource(session, policy.matcher, name)
+    classify = Classifier(policy, session.context.tools if session.context is not None else ())
+    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, classify=classify)
 
 
 def log_server(
     run: LogRun,
     path: str,
-    matcher: Matcher,
+    policy: Policy,
     on_unrecorded: Unrecorded,
-    stubs: tuple[Stub, ...],
+    stubs: tuple[Stub, ...] | None,
     faults: tuple[Fault, ...] = (),
     live: LiveServer | None = None,
     record: RecordMode = RecordMode.NONE,
 ) -> ReplayServer:
     """A server that answers one run of a proxy log exactly."""
-    source = LogSource(run, matcher, path)
-    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, record)
+    source = LogSource(run, policy.matcher, path)
+    classify = Classifier(policy, listed_tools(run.exchanges, path))
+    return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, record, classify)

@@ -43,7 +43,7 @@ class Candidate:
 
     system: JSONValue
     tools: tuple[ToolDef, ...]
-    stubs: tuple[Stub, ...]
+    stubs: tuple[Stub, ...] | None  # None: no stubs file (a stub is then a default by the call's class)
     agent: AgentSpec  # what runs: a model, a program, or a scripted file found from here
     baseline_agent: AgentSpec  # without a noise baseline, the recorded agent, which need not run
     label: str  # what reports call the candidate: the agent as given, else the recorded model
@@ -80,7 +80,7 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
         return Candidate(
             system=prompt if prompt is not None else context.system,
             tools=parse_tools(tools_node) if tools_node is not None else context.tools,
-            stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
+            stubs=read_stubs(settings.stubs) if settings.stubs is not None else None,
             agent=settings.agent,
             baseline_agent=settings.baseline_agent or settings.agent,
             label=settings.agent.show(),
@@ -99,7 +99,7 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     return Candidate(
         system=prompt if prompt is not None else context.system,
         tools=parse_tools(tools_node) if tools_node is not None else context.tools,
-        stubs=read_stubs(settings.stubs) if settings.stubs is not None else (),
+        stubs=read_stubs(settings.stubs) if settings.stubs is not None else None,
         agent=agent,
         baseline_agent=baseline or ModelSpec(context.model),  # without a baseline, not run
         label=settings.agent.show() if settings.agent is not None else context.model,
@@ -144,6 +144,7 @@ def replay_session(
         policy.matcher,
         settings.run_timeout,
         request,
+        policy,
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)

@@ -20,6 +20,7 @@ from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure, ToolResult, converse
 from toolreplay.answers import RecordedAnswers, answer_call
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.classify import Classifier, Policy
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
@@ -36,11 +37,12 @@ class ReplaySetup:
     system: JSONValue
     tools: tuple[ToolDef, ...]
     on_unrecorded: Unrecorded
-    stubs: tuple[Stub, ...]
+    stubs: tuple[Stub, ...] | None  # None: no stubs file (a stub is then a default by the call's class)
     max_turns: int
     matcher: Matcher = EXACT
     run_timeout: float = 1800.0  # seconds; a run past it ends at its next turn, in an error
     request: JSONObject = field(default_factory=dict)  # the model's request settings (max_tokens, thinking...)
+    policy: Policy = field(default_factory=Policy)  # how the candidate's calls are classified, for defaults
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +83,11 @@ def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
     calls: list[Call] = []
     origins: list[Origin] = []
+    classify = Classifier(setup.policy, setup.tools) if setup.stubs is None else None
 
     def answer(name: str, args: JSONObject, turn: int) -> ToolResult | None:
         call = Call(len(calls), name, args, None, 0, False, turn)
-        found = answer_call(answers, call, setup.on_unrecorded, setup.stubs)
+        found = answer_call(answers, call, setup.on_unrecorded, setup.stubs, classify)
         if found is None:  # unrecorded, and the policy is to stop here
             calls.append(call)
             origins.append(Origin.STOPPED)
