@@ -6,7 +6,7 @@ archives the old CI logs; when the instructions say old CI logs "can go" it
 deletes them instead, at the policy's seeded rate. The seed is the run's: its
 working directory (``edited-0007/work``, which the program's system prompt
 names) gives the side and the run's number. MCP tools arrive as
-``mcp__SERVER__TOOL`` and are answered under the same names.
+``mcp__SERVER__TOOL`` (from any of the program's servers) and are answered under the same names.
 """
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
     tools = [tool for tool in request.get("tools", []) if tool.get("name", "").startswith("mcp__")]
     if not tools:  # a request of the program's own (a title, a summary): answer in words
         return message([{"type": "text", "text": "ok"}])
-    first = tools[0]["name"]
-    server = first[: first.index("__", len("mcp__")) + 2]  # mcp__SERVER__
+    # each tool by its own name (mcp__SERVER__TOOL -> TOOL), whichever of the program's servers lists it
+    named = {tool["name"].split("__", 2)[2]: tool["name"] for tool in tools if tool["name"].count("__") >= 2}
     messages = []
     for turn in request["messages"]:
         content = turn["content"]
         if isinstance(content, list):
             content = [
-                dict(block, name=block["name"].removeprefix(server)) if block.get("type") == "tool_use" else block
+                dict(block, name=block["name"].split("__", 2)[-1]) if block.get("type") == "tool_use" else block
                 for block in content
             ]
         messages.append({"role": turn["role"], "content": content})
@@ -62,7 +62,7 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
     answer = []
     for block in blocks:
         if block["type"] == "tool_use":
-            answer.append(dict(block, id=f"toolu_{made:04d}", name=server + block["name"]))
+            answer.append(dict(block, id=f"toolu_{made:04d}", name=named.get(block["name"], block["name"])))
             made += 1
         else:
             answer.append(block)
