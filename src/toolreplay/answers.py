@@ -24,10 +24,12 @@ from toolreplay.settings import Unrecorded
 
 T = TypeVar("T")
 
-UNRECORDED_ERROR = "toolreplay: this call was not in the recording, so there is no recorded result for it"
+# What an agent is told of a call the recording cannot answer: words a tool could say, nothing of a replay (the
+# reports say how each call was answered).
+UNRECORDED_ERROR = "Error: no result."
 # The default answers by class (--on-unrecorded stub with no stubs file): what a tool might say, never the truth.
 DEFAULT_DONE = "Done."
-DEFAULT_NO_RESULT = "Error: no result."
+DEFAULT_NO_RESULT = UNRECORDED_ERROR
 
 
 @dataclass(frozen=True, slots=True)

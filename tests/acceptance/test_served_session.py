@@ -10,6 +10,7 @@ imported, and the session served back must give the client the same, message for
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -146,27 +147,43 @@ def test_two_servers_share_one_log_and_a_replay_serves_each_as_itself(tmp_path: 
     seen = json.loads(live.read_text(encoding="utf-8"))
     assert [server["name"] for server in seen] == ["ops", "time"]
     assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
+    # each server answers its own calls only: the time server was never asked for a disk report
+    serve = subprocess.Popen(
+        [*TOOLREPLAY, "serve", str(session), "--server", "time"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        client = RawClient(serve)
+        client.initialize()
+        answer = client.call(2, "disk_report", {"host": "build-04"})
+        assert answer["result"]["isError"] is True
+        assert answer["result"]["content"] == [{"type": "text", "text": "Error: no result."}]
+    finally:
+        assert serve.stdin is not None
+        serve.stdin.close()
+        serve.wait(timeout=30)
 
 
 def test_record_runs_a_program_live_against_two_servers_and_writes_its_session(tmp_path: Path) -> None:
     witness = f"{sys.executable} -W ignore {ROOT / 'tests' / 'fixtures' / 'mcp_witness.py'}"
+    for sample in ("mcp", "ops"):  # the sample server and the host it simulates, in a directory of the user's
+        shutil.copytree(SAMPLES / sample, tmp_path / sample, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "runs"
     args = [
         "record",
         "--agent",
         f"cmd:{witness} --mcp-config {{mcp_config}} --out {{workdir}}/seen.json",
         "--server",
-        f"ops={sys.executable} -W ignore samples/mcp/features.py",  # relative: started where record was
+        f"ops={sys.executable} -W ignore mcp/features.py",  # relative: started where record was
         "--server",
         f"time={Path(sys.executable).parent / 'mcp-server-time'}",
         "--runs",
         "1",
         "-o",
-        str(out),
+        "runs",  # relative too: the program, in a directory of its own, is given whole paths
         "--task",
         "Disk and time.",
     ]
-    result = run_cli(*args, cwd=ROOT)
+    result = run_cli(*args, cwd=tmp_path)
     assert result.code == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == [f"run 1: 3 calls, final reply → {out / 'run-0001.json'}"]
     document = json.loads((out / "run-0001.json").read_text(encoding="utf-8"))
@@ -174,6 +191,69 @@ def test_record_runs_a_program_live_against_two_servers_and_writes_its_session(t
     assert document["messages"][0] == {"role": "user", "content": "Disk and time."}
     assert [server["name"] for server in document["servers"]] == ["ops", "time"]
     assert (out / "run-0001" / "work" / "seen.json").is_file()  # the run's own working directory, kept
-    again = run_cli(*args, cwd=ROOT)  # nothing recorded is written over
+    again = run_cli(*args, cwd=tmp_path)  # nothing recorded is written over
     assert again.code == 2
     assert "exists: record writes new runs only" in again.stderr
+
+
+def test_one_name_is_one_proxy_and_one_tool_name_is_one_server(tmp_path: Path) -> None:
+    """A second proxy under a name already logging to the log is refused; a log whose servers list one tool
+    name twice is refused at import, since a session names a tool, not a server's tool."""
+    log = tmp_path / "mcp.jsonl"
+    proxy = [*TOOLREPLAY, "record-mcp", "-o", str(log), "--name"]
+    first = subprocess.Popen([*proxy, "ops", "--", *FEATURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        client = RawClient(first)
+        client.initialize()  # logging now
+        second = subprocess.run([*proxy, "ops", "--", *FEATURES], capture_output=True, text=True, check=False)
+        assert second.returncode == 2
+        assert "another recorder is logging a server named 'ops'" in second.stderr
+        other = subprocess.Popen([*proxy, "copy", "--", *FEATURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            RawClient(other).initialize()
+            for talking in (client, RawClient(other)):
+                talking.send({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+                talking.receive()
+        finally:
+            assert other.stdin is not None
+            other.stdin.close()
+            other.wait(timeout=30)
+    finally:
+        assert first.stdin is not None
+        first.stdin.close()
+        first.wait(timeout=30)
+    result = run_cli("import", "--from", "mcp", str(log), "-o", str(tmp_path / "s.json"), "--task", "t")
+    assert result.code == 2
+    assert "is listed by two servers (ops and copy)" in result.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize("imported", ["legacy"], indirect=True)
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            lambda server: server["exchanges"][0]["response"]["result"].pop("protocolVersion"),
+            "names no 'protocolVersion'",
+        ),
+        (
+            lambda server: server["exchanges"].append(
+                {"request": {"method": "tools/call"}, "response": {"result": {"content": []}}}
+            ),
+            "a call is answered in the server's results",
+        ),
+    ],
+    ids=["handshake-without-version", "call-among-exchanges"],
+)
+def test_a_servers_messages_edited_by_hand_are_refused(
+    imported: tuple[str, Path, list[Any]], tmp_path: Path, edit: Any, said: str
+) -> None:
+    document = json.loads(imported[1].read_text(encoding="utf-8"))
+    assert document["servers"][0]["exchanges"][0]["request"]["method"] == "initialize"
+    edit(document["servers"][0])
+    session = tmp_path / "s.json"
+    session.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    result = run_cli("show", str(session))
+    assert result.code == 2
+    assert said in result.stderr
+    assert f"{session}:" in result.stderr  # at its line

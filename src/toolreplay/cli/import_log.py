@@ -86,6 +86,8 @@ def import_log(
 ) -> int:
     if source_format not in FORMATS:
         raise UsageError(f"--from {source_format}: toolreplay imports {', '.join(FORMATS)}")
+    if server_name is not None and not server_name.strip():
+        raise UsageError("--server-name must not be empty")
     if task is not None and task_file is not None:
         raise UsageError("give the task with at most one of --task and --task-file")
     guard_outputs({"-o": output}, [log, task_file, system_file, tools_file, mcp_log])
@@ -116,6 +118,8 @@ def import_log(
     text, session = _session_text(context, redactor, log, output)
     write_atomic(output, [json_utf8(text)])
     which = "" if runs == 1 else f" (run {context.source['run']} of {runs}; choose another with --run)"
+    if "runs" in context.source:  # a log an agent's servers share: one run of each
+        which = f" (the runs of {', '.join(server.name for server in context.servers)})"
     skipped = ""
     if notes.torn_line is not None:
         skipped += f"; skipped line {notes.torn_line}, cut short (the proxy stopped mid-write)"

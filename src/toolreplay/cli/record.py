@@ -100,7 +100,7 @@ def command(
         raise UsageError("give the task with one of --task and --task-file")
     said = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
-    out = Path(root)
+    out = Path(root).absolute()  # the program runs in a directory of its own: every path it is given is whole
     live_runs = LiveRuns(spec.words, live, said, system, model, out, run_timeout, os.getcwd(), redactor)
     taken = [path for number in range(1, runs + 1) for path in live_runs.paths(number) if path.exists()]
     if taken:

@@ -16,6 +16,7 @@ import errno
 import json
 import os
 import sys
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from toolreplay.redact import Redactor
 
 LOG_VERSION = 2
+_NAME_LOCKS = 1 << 40  # where the per-name locks of a shared log start: far past the end of any log
 DEFAULT_TASK = UNRECORDED_TASK
 _EVENTS = {
     1: frozenset({"start", "tools/list", "tools/call", "incomplete"}),
@@ -69,6 +71,16 @@ class LogWriter:
 
             alone = new_run and server is None
             fcntl.flock(self._fd, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+            if server is not None and new_run:  # one proxy per name: a byte past any log's end, locked for the name
+                where = _NAME_LOCKS + zlib.crc32(server.encode("utf-8", "surrogatepass"))
+                try:
+                    fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, where)
+                except OSError:
+                    os.close(self._fd)
+                    raise UsageError(
+                        f"another recorder is logging a server named {server!r} to {path}; give each server its "
+                        "own name"
+                    ) from None
         except ImportError:
             pass
         except OSError:
@@ -460,8 +472,17 @@ def session_from_log(
     if options.server is not None and len(chosen) > 1:
         raise UsageError("--server-name names one server; the log names its servers itself")
     listing: dict[str, ToolDef] = {}  # first: a listing comes before the calls it offers
+    listed_by: dict[str, str | None] = {}
     for run in chosen:
-        listing.update((name, tool) for name, (tool, _) in _listing(run.exchanges, path).items())
+        for name, (tool, _) in _listing(run.exchanges, path).items():
+            if name in listing:
+                raise InputError(
+                    f"tool '{name}' is listed by two servers ({listed_by[name]} and {run.name}); a session names a "
+                    "tool, not a server's tool: give each server its own session",
+                    path,
+                    run.line,
+                )
+            listing[name], listed_by[name] = tool, run.name
     messages: list[JSONObject] = [{"role": "user", "content": options.task}]
     results: dict[int, list[tuple[str, JSONObject]]] = {id(run): [] for run in chosen}
     answered = sorted(

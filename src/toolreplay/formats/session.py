@@ -138,8 +138,16 @@ class SessionReader:
                 raise item.member("name").fail(f"server '{name}' is listed twice")
             for exchange in item.member("exchanges").array().elements():
                 exchange.object().only(EXCHANGE_FIELDS, "an exchange").require("request", "response")
-                exchange.member("request").object().member("method").string(non_empty=True)
+                method = exchange.member("request").object().member("method")
+                if method.string(non_empty=True) == "tools/call":
+                    raise method.fail("a call is answered in the server's results, by its tool_use id")
                 self.said(exchange)
+                result = exchange.value["response"].get("result")
+                if method.value == "initialize" and isinstance(result, dict):
+                    version = exchange.member("response").member("result").get("protocolVersion")
+                    if version is None:
+                        raise exchange.member("response").member("result").fail("names no 'protocolVersion'")
+                    version.string(non_empty=True)
             results = item.member("results")
             for tool_use_id, said in results.object().members():
                 if tool_use_id in self.answered_by:

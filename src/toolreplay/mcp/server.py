@@ -107,7 +107,12 @@ class SessionSource:
         context = session.context
         self.path = session.path
         self.server = _chosen(context.servers if context is not None else (), name, session.path)
-        self.answers = RecordedAnswers(session.calls, matcher)
+        calls = session.calls
+        if self.server is not None and self.server.results:  # this server's calls only: none another answered
+            answered = {tool_use_id for tool_use_id, _ in self.server.results}
+            ids = _call_ids(context)
+            calls = tuple(call for call in calls if call.index < len(ids) and ids[call.index] in answered)
+        self.answers = RecordedAnswers(calls, matcher)
         self.said: LogSource | None = None
         self.responses: list[Exchange | None] = []
         if self.server is not None:
@@ -455,7 +460,7 @@ class ReplayServer:
             if answer is None:
                 self.log.unrecorded.append((call, "refused"))
                 self.answered_by = Origin.STOPPED.value
-                message = f"toolreplay: {call.tool} was never recorded (--on-unrecorded stop)"
+                message = "no result"  # the run stops here; the summary on stderr says why
                 return Reply(None, {"code": STOPPED, "message": message})
             self.log.unrecorded.append((call, answer.origin.value))
             self.answered_by = answer.origin.value
@@ -463,7 +468,7 @@ class ReplayServer:
         if method == "ping":
             return Reply({})
         if method in self.recorded_methods:
-            return Reply(None, {"code": STOPPED, "message": f"toolreplay: this {method[:200]} was never recorded"})
+            return Reply(None, {"code": STOPPED, "message": "no result"})  # never recorded: the summary says so
         return Reply(None, {"code": METHOD_NOT_FOUND, "message": f"method not found: {method[:200]}"})
 
     def serve(self, lines: Iterable[bytes], out: BinaryIO) -> None:

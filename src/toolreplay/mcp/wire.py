@@ -10,6 +10,7 @@ line. A transport (stdio today) only moves the lines.
 from __future__ import annotations
 
 import json
+import threading
 
 from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.formats.located import finite_float, reject_constant
@@ -63,18 +64,34 @@ def error(request_id: JSONValue, code: int, message: str) -> JSONObject:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
+_twice = threading.local()  # per thread (the proxy reads both sides at once): whether a key came twice
+
+
+def _pairs(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
+    made = dict(pairs)
+    if len(made) < len(pairs):
+        _twice.seen = True
+    return made
+
+
+_DECODE_PAIRS = json.JSONDecoder(parse_constant=reject_constant, parse_float=finite_float, object_pairs_hook=_pairs)
+
+
 def messages(line: bytes) -> list[tuple[bytes, JSONObject]]:
     """The JSON-RPC messages on one line, each with its own bytes: one object, or each object of a batch encoded
-    on its own; anything else (not UTF-8, not strict JSON, not an object) is none."""
+    on its own; anything else (not UTF-8, not strict JSON, not an object) is none. A message that gives a key
+    twice is the peer's to take as it does (it passes unchanged); its bytes here are those of the value it parses
+    to (the last of the two), which every strict reader of a log takes."""
     raw = line.strip()
     if not raw:
         return []
+    _twice.seen = False
     try:
-        value = decode(raw)
+        value = _DECODE_PAIRS.decode(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         return []
     if isinstance(value, dict):
-        return [(raw, value)]
+        return [(encode(value)[:-1] if _twice.seen else raw, value)]
     if isinstance(value, list):
         return [(encode(item)[:-1], item) for item in value if isinstance(item, dict)]
     return []

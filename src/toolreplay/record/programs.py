@@ -91,9 +91,9 @@ class LiveRuns:
         if ended.unstarted is not None:
             return Recorded(number, None, 0, unstarted(argv[0], ended.unstarted, self.here))
         reply = read_reply(output)
-        if not log.exists():
+        if not log.exists() or not log.stat().st_size:
             why = tail_line(errors) or tail_line(output) or "no output"
-            return Recorded(number, None, 0, f"{ended.words()} before starting any server: {why}")
+            return Recorded(number, None, 0, f"{ended.words()}, and no server started (see {errors}): {why}")
         options = ImportOptions(task=self.task, system=self.system, final_text=reply.text, model=self.model)
         try:
             context, _ = session_from_log(log, options, LogNotes())
