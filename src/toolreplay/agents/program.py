@@ -14,11 +14,12 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
 
@@ -233,3 +234,50 @@ def stop_on_sigterm() -> Any:
         raise KeyboardInterrupt(f"signal {number}")
 
     return signal.signal(signal.SIGTERM, stop)
+
+
+class ProgramRun:
+    """One run of a program in a directory of its own: its working directory and ``HOME``, the MCP configuration
+    it is given, and the files its output goes to."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.workdir, self.home = directory / "work", directory / "home"
+        self.config = directory / "mcp.json"
+        self.output, self.errors = directory / "stdout", directory / "stderr"
+
+    def prepare(self, servers: Mapping[str, Sequence[str]]) -> None:
+        """The run's directories, and the ``mcpServers`` configuration naming each server (its command words)."""
+        self.workdir.mkdir(parents=True)
+        self.home.mkdir()
+        named: dict[str, JSONValue] = {}
+        for name, words in servers.items():
+            arguments: list[JSONValue] = list(words[1:])
+            named[name] = {"command": words[0], "args": arguments}
+        self.config.write_text(json.dumps({"mcpServers": named}, indent=2) + "\n", encoding="utf-8")
+
+    def run(self, words: Sequence[str], said: Said, timeout: float, groups: ProcessGroups) -> tuple[list[str], Ended]:
+        """The program's command with its placeholders filled, and how it ended."""
+        values = {
+            "mcp_config": str(self.config),
+            "task": said.task,
+            "system": str(said.system),
+            "run": str(said.number),
+            "seed": str(said.seed),
+            "workdir": str(self.workdir),
+            "here": said.here,
+        }
+        argv = fill(words, values)
+        return argv, run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups)
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What a run's placeholders say: the task, the file of the system prompt, the run's number and seed, and the
+    directory the command was given from."""
+
+    task: str
+    system: Path
+    number: int
+    seed: int
+    here: str

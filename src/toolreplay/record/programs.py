@@ -10,15 +10,13 @@ replay starts from.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolreplay.agent_spec import fill
-from toolreplay.agents.program import ProcessGroups, read_reply, run_program, tail_line, unstarted
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, tail_line, unstarted
+from toolreplay.canonical import json_utf8
 from toolreplay.errors import InputError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
@@ -65,29 +63,15 @@ class LiveRuns:
 
     def run(self, number: int, seed: int) -> Recorded:
         directory, session = self.paths(number)
-        workdir, home = directory / "work", directory / "home"
-        workdir.mkdir(parents=True)
-        home.mkdir()
-        log, config, system = directory / "mcp.jsonl", directory / "mcp.json", directory / "system.txt"
+        place = ProgramRun(directory)
+        log, system = directory / "mcp.jsonl", directory / "system.txt"
+        proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log)]
+        # each behind a proxy that names it, all in the run's one log, started where record was (as given)
+        place.prepare({s.name: [*proxy, "--name", s.name, "--cwd", self.here, "--", *s.command] for s in self.servers})
         system.write_text(self.system, encoding="utf-8", errors="backslashreplace")
-        proxies: JSONObject = {}
-        for server in self.servers:  # each behind a proxy that names it, all in the run's one log
-            arguments: list[JSONValue] = ["-m", "toolreplay", "record-mcp", "-o", str(log), "--name", server.name]
-            arguments += ["--cwd", self.here, "--", *server.command]  # started where record was, as given
-            proxies[server.name] = {"command": sys.executable, "args": arguments}
-        config.write_text(json.dumps({"mcpServers": proxies}, indent=2) + "\n", encoding="utf-8")
-        values = {
-            "mcp_config": str(config),
-            "task": self.task,
-            "system": str(system),
-            "run": str(number),
-            "seed": str(seed),
-            "workdir": str(workdir),
-            "here": self.here,
-        }
-        output, errors = directory / "stdout", directory / "stderr"
-        argv = fill(self.words, values)
-        ended = run_program(argv, workdir, home, output, errors, self.timeout, self.groups)
+        said = Said(self.task, system, number, seed, self.here)
+        argv, ended = place.run(self.words, said, self.timeout, self.groups)
+        output, errors = place.output, place.errors
         if ended.unstarted is not None:
             return Recorded(number, None, 0, unstarted(argv[0], ended.unstarted, self.here))
         reply = read_reply(output)

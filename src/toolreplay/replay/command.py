@@ -18,7 +18,6 @@ model that never answered, and counts in no test.
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 import threading
@@ -27,10 +26,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
-from toolreplay.agents.program import ProcessGroups, read_reply, run_program, stop_on_sigterm, tail_line, unstarted
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, stop_on_sigterm, tail_line, unstarted
+from toolreplay.canonical import json_utf8
 from toolreplay.errors import ToolreplayError
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
@@ -149,29 +147,15 @@ class CommandRuns:
 
     def run(self, number: int, seed: int) -> Run:
         directory = self.root / f"{self.side}-{number:04d}"
-        workdir, home = directory / "work", directory / "home"
-        workdir.mkdir(parents=True)
-        home.mkdir()
-        log, config = directory / "mcp.log", directory / "mcp.json"
+        directory.mkdir(parents=True)
+        place = ProgramRun(directory)
+        log = directory / "mcp.log"
         session, system, rules = self.served.write(directory)
-        servers: JSONObject = {}
-        for name in self.served.names:  # each recorded server under its own name, as the agent knew it
-            server = serve_command(self.served, session, rules, log, name)
-            arguments: list[JSONValue] = list(server[1:])
-            servers[name] = {"command": server[0], "args": arguments}
-        config.write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
-        values = {
-            "mcp_config": str(config),
-            "task": task_text(self.setup),
-            "system": str(system),
-            "run": str(number),
-            "seed": str(seed),
-            "workdir": str(workdir),
-            "here": self.here,
-        }
-        output, errors = directory / "stdout", directory / "stderr"
-        argv = fill(self.words, values)
-        ended = run_program(argv, workdir, home, output, errors, self.timeout, self.groups)
+        # each recorded server under its own name, as the agent knew it
+        place.prepare({name: serve_command(self.served, session, rules, log, name) for name in self.served.names})
+        said = Said(task_text(self.setup), system, number, seed, self.here)
+        argv, ended = place.run(self.words, said, self.timeout, self.groups)
+        output, errors = place.output, place.errors
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
         served = served_calls(log)
