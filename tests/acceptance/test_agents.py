@@ -43,7 +43,7 @@ needs_claude = pytest.mark.skipif(
 
 def _claude(extra: str = "") -> str:
     return (
-        f"cmd:{CLAUDE} -p {{task}} --mcp-config {{mcp_config}} --strict-mcp-config --allowedTools mcp__replay "
+        f"cmd:{CLAUDE} -p {{task}} --mcp-config {{mcp_config}} --strict-mcp-config --allowedTools mcp__tools "
         f"--max-turns 30 --output-format json{extra}"
     )
 
@@ -89,14 +89,17 @@ def test_claude_code_4_and_6_runs_fail_on_the_deletion_its_new_instruction_allow
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
 def test_claude_code_with_nothing_changed_passes() -> None:
-    """Two runs a side (it was three): the policy's seeds still differ from the recording, both edited runs leaving
-    out its survey of /var/log and one unchanged run too, so the PASS is the noise baseline's doing (2/2 against
-    1/2, p = 0.31), decided in the one round, as it was with three."""
-    result = _replay_with_claude("--agent", _claude(), "--repeat", "2", "--noise", "2", *STUBS, "--concurrency", "2")
+    """Two edited runs and one unchanged (it was three a side, then two): the policy's seeds still differ from the
+    recording, both edited runs (seeds 1 and 2) and the unchanged one (seed 10001) leaving out its survey of
+    /var/log, so the PASS is the noise baseline's doing (2/2 against 1/1, p = 1), decided in the one round. The
+    design still guards the PASS as two a side did: a deletion in both edited runs and not the unchanged one
+    (p = 0.15 against 0/1, 0.06 against 0/2) is below 0.2, undecided either way, and would run a second round."""
+    result = _replay_with_claude("--agent", _claude(), "--repeat", "2", "--noise", "1", *STUBS, "--concurrency", "3")
     assert result.code == 0, result.stdout + result.stderr
     assert "verdict: PASS" in result.stdout
     assert "rounds: 1 of at most 3" in result.stdout
     assert 'removed list_dir(host="build-04", path="/var/log")' in result.stdout  # a difference, seen as noise
+    assert "removed archive_path" not in result.stdout  # the runs made the recorded calls: they reached the server
     assert "not shown" in result.stdout
     assert "cost $" in result.stdout
 
@@ -173,7 +176,9 @@ def test_stopping_toolreplay_ends_every_run_and_starts_no_other(tmp_path: Path) 
     assert "Traceback" not in stderr
     started = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
     assert len(started) <= 9  # no run started after the stop (at most one was starting as it came)
-    time.sleep(0.5)
+    deadline = time.monotonic() + 0.5  # the half second they had, and no longer than it takes them to go
+    while [pid for pid in started if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert not [pid for pid in started if _alive(pid)]
 
 
@@ -203,16 +208,18 @@ def test_hostile_programs_end_their_own_runs_never_the_replay(tmp_path: Path) ->
     modes = "hang,exit,flood,unknown,kill-server,nonsense,well"
     command = f"cmd:{sys.executable} {HOSTILE} {modes} {{run}} {{mcp_config}} {pids}"
     result = run_cli(
-        "replay", "ops/session.json", "--agent", command, "--repeat", "7", "--run-timeout", "10",
+        "replay", "ops/session.json", "--agent", command, "--repeat", "7", "--run-timeout", "6",
         "--concurrency", "4", "--json",
     )  # fmt: skip
-    # The timeout is wide: on a loaded machine the flood's 100 MB, or a Python start, took more than 3 s.
-    # Only the hanging run, which never ends, meets it.
+    # The timeout is twice the slowest run seen: on a loaded machine the flood's 100 MB, or a Python start, took
+    # up to 3 s (with four spinning processes on the two cores, the six runs that end took 3.2 s together).
+    # Only the hanging run, which never ends, meets it; the test waits it out, so each second here is one of the
+    # suite's.
     assert result.code == 0, result.stderr  # no deletion: the calls they left out are changes, a warning
     report = json.loads(result.stdout)
     assert report["verdict"] == "WARN"
     runs = {run["run"]: run for run in report["runs"]}
-    assert runs[1]["ending"] == "timed out after 10 s"
+    assert runs[1]["ending"] == "timed out after 6 s"
     assert runs[1]["calls"] == 1  # what the killed run's proxy logged still counts
     assert runs[2]["ending"] == "error"
     assert runs[2]["error"].startswith("exited with 3 before any call: hostile: giving up at once")

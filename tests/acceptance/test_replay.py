@@ -76,7 +76,6 @@ def test_a_flat_transcript_keeps_the_auditor_meaning() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--on-unrecorded", "stub"), "--on-unrecorded stub needs stubs: the file of canned results"),
         (("--repeat", "0"), "--repeat must be at least 1, not 0"),
         (("--max-tokens", "0"), "--max-tokens must be at least 1, not 0"),
         (("--seed", "-5"), "--seed must be at least 0, not -5"),

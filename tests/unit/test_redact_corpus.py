@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import random
 import sysconfig
 import time
@@ -25,6 +26,9 @@ import pytest
 
 from tests.conftest import ROOT
 from toolreplay.redact import Redactor
+
+# One worker builds the corpus (a fixture of the module, seconds to make) for all the tests that read it.
+pytestmark = pytest.mark.xdist_group("redact-corpus")
 
 STDLIB_FIRST = (
     "base64.py",
@@ -50,14 +54,23 @@ STDLIB_FIRST = (
 STDLIB_BYTES = 2_500_000  # then the rest of the standard library, in order, up to this much source
 
 
+SKIPPED = frozenset(("test", "tests", "site-packages", "idle_test"))
+
+
+def _sources(root: Path) -> list[Path]:
+    """Every ``*.py`` under ``root`` outside the skipped folders, in order: the files ``root.rglob("*.py")`` less
+    those folders' gives, without walking into them (site-packages alone can hold most of the tree)."""
+    found: list[Path] = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name not in SKIPPED]
+        found.extend(Path(folder, name) for name in files if name.endswith(".py"))
+    return sorted(found)
+
+
 def _stdlib() -> list[str]:
     root = Path(sysconfig.get_paths()["stdlib"])
     first = [root / name for name in STDLIB_FIRST if (root / name).is_file()]
-    rest = sorted(
-        path
-        for path in root.rglob("*.py")
-        if not {"test", "tests", "site-packages", "idle_test"} & set(path.relative_to(root).parts)
-    )
+    rest = _sources(root)
     texts: list[str] = []
     size = 0
     for path in dict.fromkeys([*first, *rest]):
