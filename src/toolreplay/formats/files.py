@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -158,13 +159,38 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
         raise
 
 
+FIFO_WAIT = 10.0  # seconds a FIFO is given to be opened for reading before the write is given up
+
+
 def _write_stream(target: Path, chunks: Iterable[bytes]) -> None:
+    """Write to a device or a FIFO as it is; a FIFO nothing reads is waited for a while, never forever."""
     try:
-        with open(target, "wb") as handle:
+        fd = _open_for_writing(target)
+        with os.fdopen(fd, "wb") as handle:
             for chunk in chunks:
                 handle.write(chunk)
     except OSError as exc:
         raise _write_error(exc, target) from None
+
+
+def _open_for_writing(target: Path) -> int:
+    """A device or FIFO opened to write: a FIFO without a reader refuses a non-blocking open, so it is tried
+    again until one comes, for at most :data:`FIFO_WAIT` seconds."""
+    import time  # noqa: PLC0415 - only for a write to a device or a FIFO
+
+    deadline = time.monotonic() + FIFO_WAIT
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
+                if exc.errno == errno.ENXIO:
+                    raise OutputError(f"is a FIFO nothing read within {FIFO_WAIT:g} s", target) from None
+                raise
+            time.sleep(0.05)
+            continue
+        os.set_blocking(fd, True)
+        return fd
 
 
 def _mode_for(target: Path) -> int:

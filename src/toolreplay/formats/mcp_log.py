@@ -15,6 +15,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
@@ -62,10 +63,16 @@ class LogWriter:
         written at once would interleave, and a run's lines would land in the other's. A writer for a named
         ``server`` marks each of its lines with the name, so the servers of one agent share a log: each run's
         lines are told apart by it."""
-        try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:  # never blocking: a FIFO without a reader would hold the proxy, and the traffic, forever
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ENXIO:
+                raise UsageError(f"the log {path} must be a regular file, not a FIFO") from None
             raise UsageError(f"cannot open the log {path}: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(self._fd).st_mode):  # appended to, locked and cut back: a file
+            os.close(self._fd)
+            raise UsageError(f"the log {path} must be a regular file")
+        os.set_blocking(self._fd, True)
         try:
             import fcntl  # noqa: PLC0415 - POSIX only; elsewhere a log is not locked
 
