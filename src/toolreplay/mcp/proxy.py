@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ class ExchangeLog:
         self._client_requests: dict[bytes, deque[bytes]] = {}
         self._server_requests: dict[bytes, deque[bytes]] = {}
         self._lock = threading.Lock()
+        self._said_unlogged = False
 
     @property
     def failure(self) -> str | None:
@@ -66,9 +68,22 @@ class ExchangeLog:
     def close(self) -> None:
         self._log.close()
 
+    def _read(self, line: bytes) -> list[tuple[bytes, JSONObject]]:
+        """A line's messages; a line that holds none a strict reader takes (``NaN``, a number past a float, bytes
+        that are not UTF-8) passes on all the same, unlogged, and the first such line is said on stderr."""
+        found = messages(line)
+        if not found and line.strip() and not self._said_unlogged:
+            self._said_unlogged = True
+            sys.stderr.write(
+                "toolreplay record-mcp: a message that is not strict JSON (NaN, Infinity, a number past a float, "
+                "bytes that are not UTF-8) passed through unchanged but is not in the log\n"
+            )
+            sys.stderr.flush()
+        return found
+
     def from_client(self, line: bytes) -> None:
         """A line the client sent: its requests wait for their responses; its answers complete the server's."""
-        for raw, message in messages(line):
+        for raw, message in self._read(line):
             if "method" in message:
                 if "id" in message:
                     self._wait(self._client_requests, message, raw)
@@ -79,7 +94,7 @@ class ExchangeLog:
 
     def from_server(self, line: bytes) -> None:
         """A line the server sent: responses complete the client's requests; its own requests wait."""
-        for raw, message in messages(line):
+        for raw, message in self._read(line):
             if "method" in message:
                 if "id" in message:
                     self._wait(self._server_requests, message, raw)
