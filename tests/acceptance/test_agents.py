@@ -199,8 +199,11 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:  # a zombie is dead, whoever reaps it
-        return stat.read().split(") ")[-1][0] != "Z"
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:  # a zombie is dead, whoever reaps it
+            return stat.read().split(") ")[-1][0] != "Z"
+    except FileNotFoundError:  # gone between the two looks
+        return False
 
 
 def test_hostile_programs_end_their_own_runs_never_the_replay(tmp_path: Path) -> None:

@@ -161,6 +161,7 @@ class ProcessGroups:
             self._live.clear()
         for group in groups:
             _signal_group(group, signal.SIGKILL)
+        _gone(groups)
 
     def _kill(self, group: int) -> None:
         with self._lock:
@@ -168,6 +169,45 @@ class ProcessGroups:
                 return  # killed already, with every other
             self._live.discard(group)
         _signal_group(group, signal.SIGKILL)
+
+
+KILLED_WAIT = 2.0  # seconds killed groups are given to be gone (a kill is delivered, not done, when it returns)
+
+
+def _gone(groups: list[int]) -> None:
+    """Wait, a bounded while, until no process of ``groups`` is left: a busy machine may not have run a killed
+    process's end yet when the kill returns, and nothing may outlive the runs."""
+    import time  # noqa: PLC0415 - only once runs are over
+
+    deadline = time.monotonic() + KILLED_WAIT
+    waiting = list(groups)
+    while waiting and time.monotonic() < deadline:
+        waiting = [group for group in waiting if _group_left(group)]
+        if waiting:
+            time.sleep(0.01)
+
+
+def _group_left(group: int) -> bool:
+    """Whether a process of ``group`` still runs; a zombie has ended, whoever is to reap it."""
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc to tell a zombie by: the group is there
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":  # state, parent, group
+            return True
+    return False
 
 
 def _signal_group(group: int, number: int) -> None:
