@@ -59,7 +59,7 @@ RANGES: dict[str, tuple[int, int]] = {
 }
 # Each timeout's range, in seconds.
 TIMEOUTS: dict[str, tuple[float, float]] = {"request_timeout": (1.0, 3600.0), "run_timeout": (1.0, 86_400.0)}
-_PATHS = ("system", "tools", "stubs")
+_PATHS = ("system", "tools", "stubs", "task_file")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
@@ -147,6 +147,7 @@ class ReplaySettings:
     min_runs: int = 1
     request_timeout: float = 120.0
     run_timeout: float = 1800.0
+    task_file: str | None = None  # the person's first message, for a recording that lacks it (a proxy log)
 
     def __post_init__(self) -> None:
         for name in RANGES:

@@ -118,7 +118,7 @@ def test_two_servers_share_one_log_and_a_replay_serves_each_as_itself(tmp_path: 
     """The sample server and a real third-party one (mcp-server-time), each behind record-mcp with its name, one
     log between them: the import is one session of both servers' calls in the order they were answered, and the
     replayed program receives from each what it received live (the time included, which a live server never
-    gives twice)."""
+    gives twice), whether the recording replayed is the session or the log itself."""
     witness = [sys.executable, "-W", "ignore", str(ROOT / "tests" / "fixtures" / "mcp_witness.py")]
     log, live, config = tmp_path / "mcp.jsonl", tmp_path / "live.json", tmp_path / "mcp.json"
     servers = {"ops": FEATURES, "time": [str(Path(sys.executable).parent / "mcp-server-time")]}
@@ -147,6 +147,13 @@ def test_two_servers_share_one_log_and_a_replay_serves_each_as_itself(tmp_path: 
     seen = json.loads(live.read_text(encoding="utf-8"))
     assert [server["name"] for server in seen] == ["ops", "time"]
     assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
+    # the log itself is a recording replay takes, read as its import makes it: the program sees the same
+    (tmp_path / "task.txt").write_text("Disk and time.\n", encoding="utf-8")
+    words = words.replace("replayed-", "from-log-")
+    result = run_cli("replay", str(log), "--task-file", str(tmp_path / "task.txt"), "--agent", f"cmd:{words}", cwd=ROOT)
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stderr == ""
+    assert json.loads((tmp_path / "from-log-1.json").read_text(encoding="utf-8")) == seen
     # each server answers its own calls only: the time server was never asked for a disk report
     serve = subprocess.Popen(
         [*TOOLREPLAY, "serve", str(session), "--server", "time"], stdin=subprocess.PIPE, stdout=subprocess.PIPE

@@ -39,10 +39,11 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _commands(name: str) -> list[list[str]]:
-    """Every command that reads a recording, given ``name`` where it wants one."""
+def _commands(name: str, replayed: bool = True) -> list[list[str]]:
+    """Every command that reads a recording, given ``name`` where it wants one (``replayed``: replay too, which
+    takes a record-mcp log as it is)."""
     return [
-        ["replay", name],
+        *([["replay", name]] if replayed else []),
         ["audit", name],
         ["scope", name, "scope.json"],
         ["seal", name],
@@ -63,22 +64,22 @@ def _suggested(stderr: str) -> list[str]:
 
 @pytest.mark.parametrize(("name", "source"), [("my run.mcp.jsonl", "mcp"), ("claude.jsonl", "claude-code")])
 def test_a_file_to_import_is_refused_with_the_command_that_imports_it(files: Path, name: str, source: str) -> None:
-    for args in _commands(name):
+    for args in _commands(name, replayed=source != "mcp"):
         result = run_cli(*args, cwd=files)
         assert result.code == 2, (args, result.stdout, result.stderr)
         assert _suggested(result.stderr) == ["toolreplay", "import", "--from", source, name, "-o", "SESSION"], args
     # the command said is the real one: it imports the file, and the session it writes replays
-    said = _suggested(run_cli("replay", name, cwd=files).stderr)
+    said = _suggested(run_cli("audit", name, cwd=files).stderr)
     imported = run_cli(*[("imported.json" if word == "SESSION" else word) for word in said[1:]], cwd=files)
     assert imported.code == 0, imported.stderr
     assert run_cli("show", "imported.json", cwd=files).code == 0
 
 
-def test_a_config_naming_a_log_is_refused_the_same_way(files: Path) -> None:
-    (files / ".toolreplay.yml").write_text('sessions: "my run.mcp.jsonl"\n')
+def test_a_config_naming_a_transcript_to_import_is_refused_the_same_way(files: Path) -> None:
+    (files / ".toolreplay.yml").write_text('sessions: "claude.jsonl"\n')  # a record-mcp log it reads as it is
     result = run_cli("check", "--config", ".toolreplay.yml", cwd=files)
     assert result.code == 2
-    assert "toolreplay import --from mcp 'my run.mcp.jsonl' -o SESSION" in result.stderr
+    assert "toolreplay import --from claude-code claude.jsonl -o SESSION" in result.stderr
 
 
 @pytest.mark.parametrize(

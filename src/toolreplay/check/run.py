@@ -70,6 +70,8 @@ from toolreplay.replay.drive import (
     program_files,
     replay_session,
     scripts,
+    untold_task,
+    with_task,
 )
 from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.progress import Progress
@@ -112,7 +114,7 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
 
     def recording(path: str) -> Recording:
         if path not in found:
-            found[path] = Recording(path, detect_kind(path))
+            found[path] = Recording(path, detect_kind(path, logs=True))
         return found[path]
 
     for path in config.recordings:
@@ -207,6 +209,7 @@ class PreparedCheck:
         self.chosen = shard_of(self.units, shard)
         self._checker = _Checker(config, paths)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
+        self.warnings = self._checker.warnings  # what to tell the user once the check ran
 
     def run(self) -> CheckReport:
         """Execute the chosen units and collect their results."""
@@ -230,6 +233,7 @@ class _Checker:
         self._candidates: dict[str, Candidate] = {}  # each replay unit's, by its key
         self._scopes: dict[str, Scope] = {}
         self._kinds: dict[str, Kind] = {}
+        self.warnings: list[str] = []  # what to tell the user once the check ran
 
     def session(self, path: str) -> Session:
         if path not in self._sessions:
@@ -247,8 +251,12 @@ class _Checker:
             if unit.analysis is not Analysis.REPLAY or unit.job is None:
                 continue
             settings = unit.job.settings
-            candidate = load_candidate(self.session(unit.path), settings)
+            session = with_task(self.session(unit.path), settings)
+            candidate = load_candidate(session, settings)
             self._candidates[unit.key] = candidate
+            untold = untold_task(session, candidate, settings)
+            if untold is not None and untold not in self.warnings:
+                self.warnings.append(untold)
             for script in scripts(candidate, settings):
                 named.append(self._may_run(script, unit, unit.job))
             named += program_files(candidate)  # a program's files are inputs too
@@ -362,8 +370,8 @@ class _Checker:
     def replay(self, unit: Unit) -> UnitResult:
         job = _needed(unit.job, unit)
         shown = self.paths.show(unit.path)
-        session = self.session(unit.path)
         settings = job.settings
+        session = with_task(self.session(unit.path), settings)
         candidate = self._candidates[unit.key]  # resolved before any unit ran
         outcome = replay_session(
             session,

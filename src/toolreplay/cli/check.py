@@ -12,6 +12,7 @@ from toolreplay.agents.scripted import refuse_user_code
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
+from toolreplay.cli.output import warn
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
@@ -112,4 +113,6 @@ def command(
     code = emit_reports(report, reports, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)
+    for warning in prepared.warnings:
+        warn(warning)
     return code

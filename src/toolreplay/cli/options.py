@@ -29,6 +29,14 @@ _DEFAULTS = ReplaySettings()
 _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "system": ((), {"metavar": "FILE", "help": "A replacement system prompt."}),
     "tools": ((), {"metavar": "FILE", "help": "Replacement tool definitions (a JSON array)."}),
+    "task_file": (
+        (),
+        {
+            "metavar": "FILE",
+            "help": "The person's first message, from a file, for a recording that lacks it: a record-mcp log, "
+            "or a session imported without --task. Both sides are sent it; it is not an edit.",
+        },
+    ),
     "agent": (
         ("--model",),
         {"metavar": "SPEC", "help": "A Claude model id, scripted:FILE, or cmd:'COMMAND' (docs/agents.md)."},

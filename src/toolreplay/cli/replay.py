@@ -19,7 +19,7 @@ from toolreplay.cli.output import warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.errors import UsageError
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
-from toolreplay.model import UNRECORDED_TASK, Session
+from toolreplay.model import Session
 from toolreplay.replay.drive import (
     Candidate,
     ReplayOutcome,
@@ -27,6 +27,8 @@ from toolreplay.replay.drive import (
     program_files,
     replay_session,
     scripts,
+    untold_task,
+    with_task,
 )
 from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
@@ -70,6 +72,10 @@ if TYPE_CHECKING:
     filled in. --baseline-agent is the unchanged program (default: the same
     command). See docs/agents.md.
 
+    SESSION may be a record-mcp log, read as 'toolreplay import --from mcp'
+    would make it; a proxy never sees the person's message, so give it with
+    --task-file.
+
     Given a flat transcript (.jsonl), replay is the auditor's self-audit, as
     'toolreplay audit'.
     """,
@@ -89,9 +95,9 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
-    inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs]
+    inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs, settings.task_file]
     outputs.guard(inputs, {"--runs-out": runs_out})
-    kind = detect_kind(recording)
+    kind = detect_kind(recording, logs=True)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         if outputs.as_json or runs_out is not None or outputs.asked:
@@ -107,12 +113,11 @@ def command(
     session = load_session(recording, kind)
     if session.context is None:
         raise UsageError(f"{recording} has no conversation to replay")
-    if any(m["role"] == "user" and m["content"] == UNRECORDED_TASK for m in session.context.messages):
-        warn(
-            f"{recording} holds {UNRECORDED_TASK!r} where the person's message belongs (it was imported without "
-            "--task), so every run is sent those words as its task"
-        )
+    session = with_task(session, settings)
     candidate = load_candidate(session, settings)
+    untold = untold_task(session, candidate, settings)
+    if untold is not None:
+        warn(untold)
     # The agent the session was recorded with is an input too, found only once the session is read.
     outputs.guard([*inputs, *scripts(candidate, settings), *program_files(candidate)], {"--runs-out": runs_out})
     outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)

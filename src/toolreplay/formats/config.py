@@ -97,7 +97,7 @@ class Config:
         for job in self.replays:
             named += job.sessions
             chosen = job.settings
-            named += [p for p in (chosen.system, chosen.tools, chosen.stubs) if p]
+            named += [p for p in (chosen.system, chosen.tools, chosen.stubs, chosen.task_file) if p]
             for agent in (chosen.agent, chosen.baseline_agent):
                 if agent is not None:  # a scripted file; the files a program's command names: its program, its prompts
                     named += agent.files(os.getcwd())  # {here} is filled when a config is read
@@ -356,12 +356,13 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], desig
             raise _refused(exc, entry.get(exc.key) or item) from None
         # Files are named relative to the config, and must exist.
         system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
-        baseline_agent = given["baseline_agent"]
+        baseline_agent, task_file = given["baseline_agent"], given["task_file"]
         settings = replace(
             settings,
             system=reader.file(system, "system") if system is not None else None,
             tools=reader.file(tools, "tools") if tools is not None else None,
             stubs=reader.file(stubs, "stubs") if stubs is not None else None,
+            task_file=reader.file(task_file, "task-file") if task_file is not None else None,
             agent=_agent(reader, agent) if agent is not None else None,
             baseline_agent=_agent(reader, baseline_agent, "baseline-agent") if baseline_agent is not None else None,
         )

@@ -29,8 +29,8 @@ from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
-from toolreplay.formats.session import ANNOTATION_TYPES
-from toolreplay.model import UNRECORDED_TASK, Call, McpServer, Origin, SessionContext, ToolDef
+from toolreplay.formats.session import ANNOTATION_TYPES, dump_session, parse_session
+from toolreplay.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
 from toolreplay.wording import count
 
 if TYPE_CHECKING:
@@ -474,6 +474,26 @@ def session_from_log(
     path: str | Path, options: ImportOptions, notes: LogNotes | None = None
 ) -> tuple[SessionContext, int]:
     """Build a session from one run of a proxy log; also returns how many runs the log holds."""
+    context, runs, _ = _from_log(path, options, notes)
+    return context, runs
+
+
+def log_session(path: str | Path, task: str = DEFAULT_TASK) -> Session:
+    """A proxy log read as the session ``import --from mcp LOG`` would write of it (its last run, or the last run of
+    each server it names), held to the same rules, without a file: each call's line is its line in the log."""
+    context, _, lines = _from_log(path, ImportOptions(task=task), None)
+    try:
+        session = parse_session(dump_session(context), path)
+    except InputError as exc:
+        raise InputError(f"cannot be read as a session: {exc.message}", path) from None
+    calls = tuple(replace(call, line=line) for call, line in zip(session.calls, lines, strict=True))
+    return replace(session, path=str(path), calls=calls)
+
+
+def _from_log(
+    path: str | Path, options: ImportOptions, notes: LogNotes | None
+) -> tuple[SessionContext, int, list[int]]:
+    """A session's context from a log, how many runs the log holds, and the log's line of each call."""
     runs = read_log(path, notes)
     chosen = pick_session(runs, options.run, path)
     if options.server is not None and len(chosen) > 1:
@@ -495,7 +515,9 @@ def session_from_log(
     answered = sorted(
         ((exchange.line, id(run), exchange) for run in chosen for exchange in run.exchanges), key=lambda item: item[0]
     )  # the calls of every server, in the order they were answered
+    lines: list[int] = []
     for use, exchange, run_id in _calls([(exchange, run_id) for _, run_id, exchange in answered], path):
+        lines.append(exchange.line)
         tool_use_id = str(use["id"])
         messages.append({"role": "assistant", "content": [use]})
         messages.append({"role": "user", "content": [_result_block(tool_use_id, exchange.response)]})
@@ -524,7 +546,7 @@ def session_from_log(
         None,
         servers,
     )
-    return context, len(runs)
+    return context, len(runs), lines
 
 
 def _asked(exchange: Exchange) -> JSONObject:

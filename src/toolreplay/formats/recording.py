@@ -6,7 +6,8 @@ with ``index`` on every line), a session (one JSON object with
 ``part`` links). The first non-blank line tells them apart; after that, each
 file is held to its own format's rules. A file another tool wrote that
 ``import`` turns into a session (a record-mcp log, a Claude Code transcript) is
-refused with the command that imports it.
+refused with the command that imports it, but for a record-mcp log where a
+command takes one (``replay`` and ``check``), read as its import would make it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Kind(enum.Enum):
     SEALED_TRANSCRIPT = "sealed transcript"
     SESSION = "session"
     SEALED_SESSION = "sealed session"
+    MCP_LOG = "record-mcp log"  # read as the session its import would make, where a command takes one
 
     @property
     def sealed(self) -> bool:
@@ -76,8 +78,10 @@ def foreign_format(first: JSONObject) -> str | None:
 _FOREIGN = {"mcp": "a record-mcp log (the MCP traffic a proxy saw)", "claude-code": "a Claude Code transcript"}
 
 
-def detect_kind(path: str | Path) -> Kind:
-    """Tell a recording's format from its first non-blank line (a transcript when it says nothing)."""
+def detect_kind(path: str | Path, logs: bool = False) -> Kind:
+    """Tell a recording's format from its first non-blank line (a transcript when it says nothing). ``logs``: a
+    record-mcp log is taken as a recording (replay and check read it as its import would); else it is refused
+    with the command that imports it."""
     found = first_object(path)
     if found is None:
         return Kind.TRANSCRIPT
@@ -90,6 +94,8 @@ def detect_kind(path: str | Path) -> Kind:
         return Kind.SESSION if line == b"{" or b'"format"' in line else Kind.TRANSCRIPT
     kind = kind_of_line(first)
     imported = foreign_format(first) if kind is None else None
+    if imported == "mcp" and logs:
+        return Kind.MCP_LOG
     if imported is not None:
         command = f"toolreplay import --from {imported} {shlex.quote(str(path))} -o SESSION"
         raise InputError(f"{_FOREIGN[imported]}, not a toolreplay recording: import it first: {command}", path)
@@ -145,6 +151,10 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
             return read_session(path)
         if kind is Kind.SEALED_SESSION:
             return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
+        if kind is Kind.MCP_LOG:
+            from toolreplay.formats.mcp_log import log_session  # noqa: PLC0415 - only for a log
+
+            return log_session(path)
         return Session(str(path), tuple(iter_recorded_calls(path)))
 
 

@@ -17,12 +17,12 @@ from toolreplay.agents.spec import read_prompt, recorded_agent
 from toolreplay.canonical import JSONValue
 from toolreplay.classify import Classifier, Policy
 from toolreplay.design import Design
-from toolreplay.errors import InputError, ToolreplayError
+from toolreplay.errors import InputError, ToolreplayError, UsageError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.model import Session, SessionContext, ToolDef
+from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
@@ -56,6 +56,39 @@ def conversation_of(session: Session) -> SessionContext:
     if session.context is None:
         raise InputError("a transcript has no conversation to replay; replay needs a session", session.path)
     return session.context
+
+
+def with_task(session: Session, settings: ReplaySettings) -> Session:
+    """The session with ``settings.task_file`` as the person's first message, where the recording lacks it (a proxy
+    never sees it): a recording that holds its task keeps it, and giving another is refused, since a new task
+    is no edit a replay tests."""
+    if settings.task_file is None:
+        return session
+    context = conversation_of(session)
+    first = context.messages[0] if context.messages else None
+    if first is None or first.get("role") != "user" or first.get("content") != UNRECORDED_TASK:
+        raise UsageError(
+            f"{session.path} holds the person's message already; task-file is for a recording without one "
+            "(a record-mcp log, or a session imported without --task)"
+        )
+    task = read_prompt(settings.task_file)
+    messages = ({**first, "content": task}, *context.messages[1:])
+    return replace(session, context=replace(context, messages=messages))
+
+
+def untold_task(session: Session, candidate: Candidate, settings: ReplaySettings) -> str | None:
+    """What to warn of when the runs would be sent the placeholder an import without a task leaves as the person's
+    message (a program whose command has no ``{task}`` is never sent it); None when they would not."""
+    context = session.context
+    if context is None or not any(m["role"] == "user" and m["content"] == UNRECORDED_TASK for m in context.messages):
+        return None
+    agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
+    if all(isinstance(agent, ProgramSpec) and "{task}" not in agent.text for agent in agents):
+        return None
+    return (
+        f"{session.path} holds {UNRECORDED_TASK!r} where the person's message belongs (a proxy never sees it), so "
+        "every run is sent those words as its task; give the task with --task-file (task-file: in a config)"
+    )
 
 
 def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
