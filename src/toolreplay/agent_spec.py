@@ -13,7 +13,8 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
+from toolreplay.records import record
 
 SCRIPTED = "scripted:"
 PROGRAM = "cmd:"
@@ -30,7 +31,7 @@ class AgentSpecError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelSpec:
     """A Claude model id, asked through the SDK."""
 
@@ -43,7 +44,7 @@ class ModelSpec:
         return []
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScriptSpec:
     """A scripted agent: a Python file with a policy, run in this process with a seed."""
 
@@ -56,7 +57,7 @@ class ScriptSpec:
         return [self.path]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProgramSpec:
     """A program that speaks MCP: its words, and its command as written."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from toolreplay.canonical import JSONValue
@@ -20,6 +19,7 @@ from toolreplay.classify import CallClass, Classifier
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import Matcher
 from toolreplay.model import Call, Origin
+from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 T = TypeVar("T")
@@ -32,7 +32,7 @@ DEFAULT_DONE = "Done."
 DEFAULT_NO_RESULT = UNRECORDED_ERROR
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Answer:
     """A tool result to hand the candidate, and where it came from."""
 

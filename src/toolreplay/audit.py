@@ -28,18 +28,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
 from toolreplay.classify import Classifier
 from toolreplay.model import Call, Finding, FindingKind, sorted_findings
+from toolreplay.records import record
 
 # 128 bits of SHA-256, as Matcher.identity gives them: two different calls in a
 # million collide with odds of about 1e-27.
 _DIGEST_SIZE = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AuditReport:
     """What the self-audit found in one recording."""
 

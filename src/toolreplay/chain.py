@@ -13,13 +13,13 @@ directions stream: nothing is kept but the previous digest.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.model import Call
+from toolreplay.records import record
 
 GENESIS = "0" * 64
 
@@ -70,27 +70,27 @@ def seal_records(records: Iterable[JSONObject]) -> Iterator[bytes]:
 
     quoted = encode_basestring_ascii
     prev = GENESIS
-    for record in records:
-        if record.keys() == _PART_KEYS:
-            index, name = record["index"], record["part"]
+    for entry in records:
+        if entry.keys() == _PART_KEYS:
+            index, name = entry["index"], entry["part"]
             if type(index) is int and type(name) is str:
                 members = f'"index":{index},"part":{quoted(name)},"prev":"{prev}","value":'.encode("ascii")
             else:
                 index_bytes, name_bytes = canonical_bytes(index).decode(), canonical_bytes(name).decode()
                 members = f'"index":{index_bytes},"part":{name_bytes},"prev":"{prev}","value":'.encode("ascii")
-            value = canonical_bytes(record["value"])
+            value = canonical_bytes(entry["value"])
             hashed = sha256(b"{" + members)
             hashed.update(value)
             hashed.update(b"}")
             prev = hashed.hexdigest()
             yield b"".join((b'{"digest":"', prev.encode("ascii"), b'",', members, value, b"}"))
             continue
-        body = canonical_bytes({**record, "prev": prev})
+        body = canonical_bytes({**entry, "prev": prev})
         digest = sha256(body).hexdigest()
-        if min(record, default="") > "digest":
+        if min(entry, default="") > "digest":
             yield b"".join((b'{"digest":"', digest.encode("ascii"), b'",', body[1:]))
         else:
-            yield canonical_bytes({**record, "prev": prev, "digest": digest})
+            yield canonical_bytes({**entry, "prev": prev, "digest": digest})
         prev = digest
 
 
@@ -134,7 +134,7 @@ class SealedLink(Protocol):
         """The record the digest covers, ``prev`` included."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BrokenLink:
     """The first link whose stored digests disagree with the chain."""
 
@@ -145,7 +145,7 @@ class BrokenLink:
     label: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Verification:
     """The outcome of verifying a sealed file."""
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from toolreplay.canonical import JSONValue
 from toolreplay.matching import EXACT, Matcher, args_match
 from toolreplay.model import Call, ToolDef
+from toolreplay.records import record
 
 
 class CallClass(enum.Enum):
@@ -37,7 +37,7 @@ class CallClass(enum.Enum):
         return self in (CallClass.WRITE, CallClass.DESTRUCTIVE)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClassRule:
     """Calls to ``tool`` (a glob) whose arguments match ``args`` are of class ``klass``.
 
@@ -54,7 +54,7 @@ class ClassRule:
         return fnmatchcase(call.tool, self.tool) and args_match(call.args, self.args)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Policy:
     """Rules, argument matching and strictness, as one rules file gives them."""
 
@@ -64,7 +64,7 @@ class Policy:
     source: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Classification:
     """A call's class, where it came from, and what its annotations claimed if they disagree."""
 

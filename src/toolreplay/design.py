@@ -22,7 +22,8 @@ loading any statistics); :mod:`toolreplay.power` computes with it.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from toolreplay.records import record
 
 DEFAULT_ALPHA = 0.05
 # The most runs a side the exact tests take: their integers grow with the runs, and their time with the square.
@@ -47,7 +48,7 @@ class ExactTest(enum.Enum):
         return "Boschloo's exact test" if self is ExactTest.BOSCHLOO else "Fisher's exact test"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Design:
     """The test, the false-FAIL rate, and how many rounds of runs it may be spread over."""
 

@@ -28,7 +28,7 @@ import bisect
 import enum
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolreplay.align import common_subsequence
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
@@ -36,6 +36,7 @@ from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.findings import Rule, decide
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Session
+from toolreplay.records import record
 from toolreplay.verdict import FailOn, Verdict
 
 
@@ -47,7 +48,7 @@ class PairKind(enum.Enum):
     REMOVED = "removed"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FieldChange:
     """One argument that differs between the two calls of a changed pair."""
 
@@ -58,7 +59,7 @@ class FieldChange:
     in_after: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pair:
     """A call of A, a call of B, or both, and how they relate."""
 
@@ -154,7 +155,7 @@ def reply_similarity(a: str | None, b: str | None) -> float | None:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiffResult:
     """Two recordings compared call by call, with each call's class."""
 

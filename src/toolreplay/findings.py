@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from toolreplay.records import record
 from toolreplay.verdict import FailOn, Verdict
 
 
@@ -54,7 +54,7 @@ class Rule(enum.Enum):
         return RULES[self].level
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleInfo:
     """What a reviewer reads about a kind of finding (SARIF's reportingDescriptor)."""
 

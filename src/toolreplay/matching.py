@@ -12,15 +12,16 @@ identity, the diff, replay lookups, noise counting) goes through one
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Any
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, canonical_call
 from toolreplay.model import Call
+from toolreplay.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Matcher:
     """Which argument paths to ignore when comparing calls."""
 

@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.records import record
 
 
-@dataclass(slots=True)
+@record
 class Call:
-    """One tool call and its recorded result.
-
-    Never changed once made, but not frozen: a reader makes one per line of a
-    transcript, and a frozen dataclass takes three times as long to build.
-    """
+    """One tool call and its recorded result: a record like the others (a reader makes one per line of a
+    transcript, as fast as a plain dataclass, since a record's fields are not guarded at run time)."""
 
     index: int
     tool: str
@@ -75,13 +72,10 @@ UNRECORDED_TASK = "(the task was not recorded)"
 _KIND_RANK = {kind: rank for rank, kind in enumerate(FindingKind)}
 
 
-@dataclass(slots=True)
+@record
 class Finding:
-    """One audit result tied to a call.
-
-    Treated as immutable like every record here, but not frozen: an audit can
-    make one per call, and a frozen dataclass takes three times as long to build.
-    """
+    """One audit result tied to a call (an audit can make one per call: a record builds as fast as a plain
+    dataclass)."""
 
     index: int
     kind: FindingKind
@@ -110,7 +104,7 @@ def content_text(content: JSONValue | Sequence[JSONObject], between: str) -> str
     return between.join(text for text in texts if isinstance(text, str))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolDef:
     """A tool as the agent was shown it, plus its MCP annotations.
 
@@ -125,7 +119,7 @@ class ToolDef:
     annotations: JSONObject | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class McpServer:
     """An MCP server a session's calls went to, in its own words, so a replay serves it as itself.
 
@@ -141,7 +135,7 @@ class McpServer:
     results: tuple[tuple[str, JSONObject], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SessionContext:
     """What a session knows beyond its calls: what the agent was told and said."""
 
@@ -157,7 +151,7 @@ class SessionContext:
     servers: tuple[McpServer, ...] = ()  # the MCP servers the calls went to, when they were recorded
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Session:
     """One recording: its calls, and for a session file the context around them.
 

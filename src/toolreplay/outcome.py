@@ -13,13 +13,13 @@ from __future__ import annotations
 import enum
 import re
 from collections import Counter
-from dataclasses import dataclass
 
 from toolreplay.canonical import JSONObject
 from toolreplay.classify import CallClass
 from toolreplay.diff import PairKind
 from toolreplay.findings import ChangeVerdict, Level, Rule, decide, fails
 from toolreplay.model import Origin
+from toolreplay.records import record
 from toolreplay.verdict import FailOn, Verdict
 
 MAX_SHARDS = 1000
@@ -53,7 +53,7 @@ class Side(enum.Enum):
     COMPARED = "compared"  # the other recording of a diff
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     """A line of a committed file, by its path relative to the repository root."""
 
@@ -61,7 +61,7 @@ class Location:
     line: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class CheckFinding:
     """One finding, where it is, and a fingerprint that survives unrelated edits.
 
@@ -82,7 +82,7 @@ class CheckFinding:
         return self.rule.level
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChangeRow:
     """One difference a replay or comparison found, with its rates (the baseline's when one ran)."""
 
@@ -103,7 +103,7 @@ class ChangeRow:
     baseline_made_in: tuple[int, ...] = ()  # the unchanged runs that made it
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnrecordedRow:
     """A call the recording never made, and how it was answered."""
 
@@ -115,7 +115,7 @@ class UnrecordedRow:
     answered: Origin
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallView:
     """One call as a report draws it: a block of a timeline, or a side of a diff row."""
 
@@ -126,7 +126,7 @@ class CallView:
     answered: Origin = Origin.RECORDED  # how a replay answered it
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RunView:
     """One run of a replay or one compared session: its calls, and how it ended."""
 
@@ -137,7 +137,7 @@ class RunView:
     calls: tuple[CallView, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FieldView:
     """One argument that differs between the two calls of a changed pair (absent on a side: None there)."""
 
@@ -146,7 +146,7 @@ class FieldView:
     after: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiffRow:
     """A call of A, a call of B, or both, and how they relate (same, moved, changed, added, removed)."""
 
@@ -156,7 +156,7 @@ class DiffRow:
     fields: tuple[FieldView, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiffView:
     """Two recordings aligned the way ``diff`` aligns them."""
 
@@ -165,7 +165,7 @@ class DiffView:
     rows: tuple[DiffRow, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class UnitResult:
     """What one analysis of one file (or group of files) found."""
 
@@ -183,7 +183,7 @@ class UnitResult:
     diff: DiffView | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Statement:
     """What a command says of its result: its name and the sentence that explains its verdict. The verdict itself
     is always the findings' (:func:`toolreplay.findings.decide`), whichever command states it."""
@@ -192,7 +192,7 @@ class Statement:
     sentence: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckReport:
     """Every unit's result, and the verdict the fail-on rule gives them.
 

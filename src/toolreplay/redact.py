@@ -18,10 +18,11 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import UsageError
+from toolreplay.records import record
 
 # Separators also match their JSON escapes (``\t``, ``\"``, ``\n``), since a string may hold JSON text that was
 # encoded again (a tool result serialized to a string), where the raw characters never appear.
@@ -79,7 +80,7 @@ _WORD = _ALNUM | {"_", "-"}
 _ESCAPE_END = re.compile(r"\\(?:[nrtbf]|u[0-9a-fA-F]{4})\Z")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Shape:
     """A credential shape: its name; its pattern, which starts with its fixed text; the substrings one of which
     every match holds; what the match (or its ``secret`` group) must also be, when a pattern cannot say it; and the
@@ -257,7 +258,7 @@ def _json_unescaped(text: str) -> str:
     return value if isinstance(value, str) else text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Redactor:
     """Replaces secrets in strings and JSON values: the built-in shapes but those turned ``off``, and ``extra``."""
 

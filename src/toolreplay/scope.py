@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolreplay.canonical import JSONValue
 from toolreplay.matching import lookup, value_matches
 from toolreplay.model import Call, Finding, FindingKind, sorted_findings
+from toolreplay.records import record
 
 _SCOPE_KEYS = ("agent", "allowed_tools")
 _OPTIONAL_KEYS = ("allowed_args",)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scope:
     """The tools one agent is permitted to call."""
 
@@ -48,7 +49,7 @@ class Scope:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScopeReport:
     """The calls of one recording checked against a scope."""
 

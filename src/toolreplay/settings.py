@@ -15,10 +15,11 @@ import enum
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, parse_agent
 from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, MAX_EXACT_RUNS, ExactTest
+from toolreplay.records import record
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -119,7 +120,7 @@ def _whole(name: str, text: str) -> int:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReplaySettings:
     """A candidate to replay a session against, and how many runs of it and of the unchanged agent.
 

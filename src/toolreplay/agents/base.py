@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.model import ToolDef, content_text
+from toolreplay.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Usage:
     """Tokens one request spent."""
 
@@ -21,7 +22,7 @@ class Usage:
     cost_usd: float = 0.0  # what a program says it spent (Claude Code does); a model's runs leave it 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Turn:
     """What the agent said in one turn: content blocks in Messages API form.
 

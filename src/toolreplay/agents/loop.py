@@ -10,10 +10,10 @@ blocking API client and an async one all drive it the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 
 from toolreplay.agents.base import Turn, Usage
 from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.records import record
 
 # How a run ended, in the words reports use, by the API's stop reason.
 ENDINGS = {
@@ -25,14 +25,14 @@ ENDINGS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AgentFailure:
     """The agent could not be asked (an API error that outlived the SDK's retries, a script that failed)."""
 
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResult:
     """What one tool call gets back, as a ``tool_result`` block's content."""
 
@@ -40,7 +40,7 @@ class ToolResult:
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ending:
     """How the conversation ended, and everything said in it."""
 

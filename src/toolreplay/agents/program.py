@@ -15,20 +15,21 @@ import signal
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
+from toolreplay.records import record
 
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
 REPLY_LIMIT = 100_000  # characters of a final reply kept
 GRACE = 2.0  # seconds between asking a timed-out run's process group to end and killing it
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reply:
     """What a program said at the end: its final reply, and what it spent when it says."""
 
@@ -87,7 +88,7 @@ def read_reply(output: Path) -> Reply:
     return Reply(lines[-1][:REPLY_LIMIT], Usage())
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Ended:
     """How a program's process ended."""
 
@@ -311,7 +312,7 @@ class ProgramRun:
         return argv, run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Said:
     """What a run's placeholders say: the task, the file of the system prompt, the run's number and seed, and the
     directory the command was given from."""

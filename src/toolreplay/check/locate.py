@@ -12,16 +12,17 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from toolreplay.canonical import JSONValue
 from toolreplay.formats.located import Node
 from toolreplay.model import ToolDef, content_text
 from toolreplay.outcome import Location
+from toolreplay.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Paths:
     """Turns a path on this machine into the path a report shows: relative to the root, with '/'."""
 
@@ -58,7 +59,7 @@ def first_difference(recorded: str, candidate: str) -> int:
     return max(1, min(len(before) + 1, len(after)))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CandidateInputs:
     """The lines a replay's findings point at, worked out once per replay."""
 

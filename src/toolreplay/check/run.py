@@ -22,7 +22,7 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -61,6 +61,7 @@ from toolreplay.outcome import (
     UnitResult,
     UnrecordedRow,
 )
+from toolreplay.records import record
 from toolreplay.replay import reading
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
@@ -82,7 +83,7 @@ from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count, format_call
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Recording:
     """A file the check reads as a recording, with its kind, detected once."""
 
@@ -90,7 +91,7 @@ class Recording:
     kind: Kind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Unit:
     """One analysis of one file or group: its key, and what it needs."""
 

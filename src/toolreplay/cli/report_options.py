@@ -12,7 +12,6 @@ import functools
 import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +21,13 @@ from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_atomic
+from toolreplay.records import record
 
 if TYPE_CHECKING:
     from toolreplay.outcome import CheckReport
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReportKind:
     """A report written to a file: its option, what ``--help`` says, and its renderer (imported when asked for)."""
 
@@ -88,7 +88,7 @@ def named_reports(reports: Mapping[str, str | None]) -> dict[str, str | None]:
     return {_BY_NAME[name].option: path for name, path in reports.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outputs:
     """What ``replay``, ``compare`` and ``diff`` print and write besides their text report: their own JSON in its
     place, and the report kinds of :data:`KINDS` they share with ``check``."""

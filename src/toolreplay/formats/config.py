@@ -16,7 +16,7 @@ import glob
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
@@ -24,6 +24,7 @@ from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
 from toolreplay.errors import InputError
 from toolreplay.formats.files import missing_directories, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.records import record
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
     SETTINGS,
@@ -39,7 +40,7 @@ from toolreplay.verdict import FailOn
 DEFAULT_CONFIG = ".toolreplay.yml"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScopeSetting:
     """A scope file and the recordings it applies to (all of them when ``recordings`` is empty)."""
 
@@ -47,7 +48,7 @@ class ScopeSetting:
     recordings: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReplayJob:
     """Sessions to replay with one set of settings; the lines of the entry and of its agent."""
 
@@ -57,7 +58,7 @@ class ReplayJob:
     agent_line: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CompareGroup:
     """Recorded candidate sessions tested against recorded baseline sessions."""
 
@@ -68,7 +69,7 @@ class CompareGroup:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Config:
     """What ``check`` reads and runs. ``path`` is None when the recordings were discovered."""
 

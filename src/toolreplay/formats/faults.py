@@ -16,7 +16,6 @@ Every error names the file and the line of the offending value.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.matching import args_match
 from toolreplay.model import Call
+from toolreplay.records import record
 
 MAX_DELAY = 3600.0
 DEFAULT_CODE = -32603  # JSON-RPC's internal error
@@ -40,7 +40,7 @@ class FaultKind(enum.Enum):
     DROP = "drop"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fault:
     """A failure for calls to ``tool`` (a glob) whose arguments match ``args``."""
 

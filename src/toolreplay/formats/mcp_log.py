@@ -31,6 +31,7 @@ from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES, dump_session, parse_session
 from toolreplay.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
+from toolreplay.records import record
 from toolreplay.wording import count
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ class LogWriter:
         os.close(self._fd)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Exchange:
     """One request of the client's and the server's response, with the server's notifications that came
     before the response (and after the previous one): progress, log messages, list changes."""
@@ -161,7 +162,7 @@ class Exchange:
     notifications: tuple[JSONObject, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LogRun:
     """The exchanges between one ``start`` line and the next."""
 
@@ -458,7 +459,7 @@ def log_tools(path: str | Path) -> tuple[ToolDef, ...]:
     return tuple(tool for run in pick_session(runs, None, path) for tool in listed_tools(run.exchanges, path))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImportOptions:
     """What a proxy cannot see, supplied by the user."""
 

@@ -14,7 +14,6 @@ A sealed session reads back as the session it sealed: ``audit``, ``scope`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject, JSONValue
@@ -24,6 +23,7 @@ from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import TURN_FIELDS, header_document, ordered, tool_document, validate_session
 from toolreplay.formats.session_stream import SessionStream
 from toolreplay.model import Session, SessionContext
+from toolreplay.records import record
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
 FINAL_PART = "final_reply"  # the last part of every sealed session
@@ -67,7 +67,7 @@ def _named_parts(
     yield FINAL_PART, final_reply()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SealedPart:
     """One link of a sealed session as read from its file."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -26,6 +25,7 @@ from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.positions import Pos
 from toolreplay.model import Call, McpServer, Session, SessionContext, ToolDef
+from toolreplay.records import record
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor
@@ -492,7 +492,7 @@ def person_messages(messages: tuple[JSONObject, ...]) -> tuple[JSONObject, ...]:
     return tuple(found)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Outline:
     """What a session says around its calls, which a stream of them keeps: what ``show`` prints beside them."""
 

@@ -8,7 +8,6 @@ file and the line of the offending value.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -17,9 +16,10 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_json
 from toolreplay.matching import args_match
 from toolreplay.model import Call
+from toolreplay.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Stub:
     """A canned result for unrecorded calls to ``tool`` (a glob) whose arguments match ``args``."""
 

@@ -12,7 +12,6 @@ each one is a single loop over the raw lines.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from toolreplay.canonical import JSONObject
@@ -20,6 +19,7 @@ from toolreplay.errors import InputError
 from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import describe
 from toolreplay.model import Call
+from toolreplay.records import record
 
 TRANSCRIPT_FIELDS = ("index", "tool", "args", "response")
 SEALED_FIELDS = ("index", "tool", "args", "response", "prev", "digest")
@@ -28,7 +28,7 @@ _SEALED_KEYS = frozenset(SEALED_FIELDS)
 _HEX = "0123456789abcdef"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SealedCall:
     """A call read from a sealed file, with the two digests stored beside it."""
 

@@ -18,7 +18,6 @@ import select
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import IO
 
 from toolreplay import __version__
@@ -26,6 +25,7 @@ from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
 from toolreplay.mcp.wire import METHOD_NOT_FOUND, decode, encode, error
+from toolreplay.records import record
 
 LIVE_VERSION = "2025-11-25"  # the handshake toolreplay speaks to the real server
 LIVE_FAILED = -32003  # JSON-RPC error code when the real server could not answer
@@ -40,7 +40,7 @@ class RecordMode(enum.Enum):
     ALL = "all"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LiveAnswer:
     """The real server's response, and its notifications that came before it."""
 

@@ -54,6 +54,7 @@ from toolreplay.mcp.wire import (
     valid_id,
 )
 from toolreplay.model import Call, McpServer, Origin, Session, SessionContext
+from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer
@@ -74,7 +75,7 @@ class _Dropped(Exception):
     """A fault closes the connection."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reply:
     """What one request gets: notifications to send first, then the result or the error."""
 

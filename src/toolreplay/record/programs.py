@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, tail_line, unstarted
@@ -21,10 +21,11 @@ from toolreplay.errors import InputError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session
+from toolreplay.records import record
 from toolreplay.redact import Redactor
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LiveServer:
     """A real MCP server the program uses: the name its configuration gives it, and its command."""
 
@@ -32,7 +33,7 @@ class LiveServer:
     command: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Recorded:
     """One run: where its session went (None: it made none), how many calls it holds, and how the run ended."""
 
@@ -42,7 +43,7 @@ class Recorded:
     ending: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LiveRuns:
     """A program's live runs: its command, its servers, what it is told, where the runs go."""
 

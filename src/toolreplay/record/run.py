@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from toolreplay.agents.base import Agent
@@ -19,12 +18,13 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.module_data import module_data
 from toolreplay.formats.session import parse_tools
 from toolreplay.model import SessionContext, ToolDef
+from toolreplay.records import record
 
 Execute = Callable[[str, JSONObject], Any]
 Writer = Callable[[SessionContext], None]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolBox:
     """The tools a run offers, and the function that really runs them."""
 

@@ -23,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from toolreplay.agents.base import Usage
@@ -35,11 +35,12 @@ from toolreplay.formats.mcp_log import served_calls, server_listing, with_listin
 from toolreplay.formats.session import dump_session, person_messages
 from toolreplay.mcp.server import UNNAMED
 from toolreplay.model import McpServer, ToolDef, content_text
+from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.settings import Unrecorded
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Served:
     """What one side's runs are served, as the texts each run gets its own copy of: no run can change what a later
     run is served."""
@@ -132,7 +133,7 @@ def task_text(setup: ReplaySetup) -> str:
     return content_text(person_messages(context.messages)[0]["content"], "\n") if context is not None else ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommandRuns:
     """One side's runs of a program: the command, what it is served, where the runs' directories go."""
 

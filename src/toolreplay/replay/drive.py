@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.spec import read_prompt, recorded_agent
@@ -23,6 +23,7 @@ from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef
+from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
@@ -33,7 +34,7 @@ from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Candidate:
     """What the candidate is told and who it is, read once from the settings' files.
 
@@ -141,7 +142,7 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReplayOutcome:
     """The candidate's report, and with a baseline the changes tested against it."""
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure, ToolResult, converse
@@ -26,10 +26,11 @@ from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
 from toolreplay.matching import EXACT, Matcher
 from toolreplay.model import Call, Origin, Session, ToolDef
+from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReplaySetup:
     """What every run of one replay shares."""
 
@@ -45,7 +46,7 @@ class ReplaySetup:
     policy: Policy = field(default_factory=Policy)  # how the candidate's calls are classified, for defaults
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Run:
     """What the candidate did in one run."""
 

@@ -29,13 +29,13 @@ call the unchanged runs never made fails, attributed or not.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from toolreplay.canonical import canonical_bytes
 from toolreplay.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
 from toolreplay.errors import ToolreplayError
 from toolreplay.findings import ChangeVerdict, Rule, decide
 from toolreplay.power import detectable_rate, p_value
+from toolreplay.records import record
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
 from toolreplay.verdict import FailOn, Verdict
@@ -48,7 +48,7 @@ _ORDER = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Behaviour:
     """Changes made in exactly the same edited runs and the same unchanged runs: one thing the agent did."""
 
@@ -66,7 +66,7 @@ class Behaviour:
         return next((change for change in self.changes if change.new_destructive), self.changes[0])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestedBehaviour:
     """One behaviour, its rate with and without the edit, and what the test says."""
 
@@ -103,7 +103,7 @@ class TestedBehaviour:
         return upper_bound(self.baseline_hits, self.baseline_runs)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NoiseReport:
     """The candidate and baseline replays, and every behaviour of the candidate tested against the baseline.
 

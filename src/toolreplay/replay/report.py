@@ -13,7 +13,7 @@ counted once per run it appears in.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.classify import CallClass, Classifier
@@ -21,13 +21,14 @@ from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
 from toolreplay.findings import Rule, decide
 from toolreplay.formats.session import person_messages
 from toolreplay.model import Origin, Session
+from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.verdict import FailOn, Verdict
 
 _KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Change:
     """One difference from the recording, and the runs that made it."""
 
@@ -49,7 +50,7 @@ class Change:
         return self.kind in (PairKind.ADDED, PairKind.CHANGED) and self.klass is CallClass.DESTRUCTIVE
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnrecordedCall:
     """A call the recording never made, the runs that made it, and how they were answered."""
 
@@ -60,7 +61,7 @@ class UnrecordedCall:
     answered: Origin
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LostCall:
     """A destructive call the recording never made, made in runs that then ended in an error."""
 
@@ -69,7 +70,7 @@ class LostCall:
     runs: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReplayReport:
     """The whole replay: its runs, their differences from the recording, the verdict."""
 

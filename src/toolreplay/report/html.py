@@ -13,7 +13,6 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.escape import for_html
 from toolreplay.model import Call, Origin
 from toolreplay.outcome import Analysis, CallView, ChangeRow, CheckReport, DiffView, RunView, Side, UnitResult
+from toolreplay.records import record
 from toolreplay.report.check_text import scope_line, statement
 from toolreplay.wording import count, format_call, p_value, tally
 
@@ -43,7 +43,7 @@ CLASSES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Block:
     """One call of a timeline: its letter, its CSS classes, and what hovering or focusing it says."""
 
@@ -52,7 +52,7 @@ class Block:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timeline:
     """Runs that made exactly the same calls and ended the same way, drawn once."""
 
@@ -62,7 +62,7 @@ class Timeline:
     calls: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GridRow:
     """One behaviour of the grid (its changes were made in the same runs): a cell per run, filled where that run
     made it, then its counts and its test."""
@@ -78,7 +78,7 @@ class GridRow:
     verdict: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnitPage:
     """What the page shows of one replay, comparison or diff."""
 

@@ -7,7 +7,6 @@ print the same bytes and a committed report diffs to nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from toolreplay.canonical import JSONObject
@@ -15,6 +14,7 @@ from toolreplay.diff import FieldChange, PairKind
 from toolreplay.escape import for_terminal, one_line
 from toolreplay.formats.session import Outline
 from toolreplay.model import Call, Finding, Session, content_text
+from toolreplay.records import record
 from toolreplay.replay import reading
 from toolreplay.wording import agree, count, format_call, format_value, tally
 
@@ -95,7 +95,7 @@ def show_row(call: Call, klass: str) -> ShowRow:
     return call.index, call.turn, format_call(call), klass + ("  (error result)" if call.is_error else "")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShowHead:
     """What ``show`` prints around a recording's rows, and the longest call text, once every call is read."""
 
