@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLES
+from toolreplay.agents.scripted import load_module
 from toolreplay.cli import main
 from toolreplay.formats.session import read_session
 
@@ -129,3 +131,14 @@ def test_rules_init_reads_its_rules_back_before_writing_them(
     assert "the starter rules would not load" in error
     assert "unknown class 'harmless'" in error
     assert not out.exists()
+
+
+def test_loading_a_users_file_leaves_no_bytecode_beside_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Whatever the environment says about bytecode, a scripted agent or a tools module is read, never written
+    beside: nothing of toolreplay's lands in the user's tree."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    user = tmp_path / "mine.py"
+    user.write_text("VALUE = 41 + 1\n", encoding="utf-8")
+    module = load_module(user, "the tools module")
+    assert module.VALUE == 42
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["mine.py"]

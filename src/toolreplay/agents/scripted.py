@@ -39,6 +39,14 @@ def user_code_refused() -> str | None:
     return _REFUSED[0] if _REFUSED else None
 
 
+class _Unwritten(importlib.machinery.SourceFileLoader):
+    """A user's file, compiled without leaving its bytecode beside it: loading an agent or a tools module writes
+    nothing into the user's tree (a ``__pycache__`` there would be toolreplay's, unasked)."""
+
+    def set_data(self, path: str, data: object, *, _mode: int = 0o666) -> None:
+        return None
+
+
 def load_module(path: str | Path, what: str) -> ModuleType:
     """Import a user's Python file by path, once per process; a missing or broken file is a UsageError.
 
@@ -55,7 +63,7 @@ def load_module(path: str | Path, what: str) -> ModuleType:
     loaded = sys.modules.get(name)
     if loaded is not None:
         return loaded
-    loader = importlib.machinery.SourceFileLoader(name, str(file))  # by content, whatever the file's name
+    loader = _Unwritten(name, str(file))  # by content, whatever the file's name
     spec = importlib.util.spec_from_file_location(name, file, loader=loader)
     if spec is None or spec.loader is None:
         raise UsageError(f"{what} {path}: not a Python file")
