@@ -114,63 +114,12 @@ def test_an_edited_session_is_refused_where_it_was_edited(
     assert "the conversation does not make" in result.stderr
 
 
-def test_two_servers_share_one_log_and_a_replay_serves_each_as_itself(tmp_path: Path) -> None:
-    """The sample server and a real third-party one (mcp-server-time), each behind record-mcp with its name, one
-    log between them: the import is one session of both servers' calls in the order they were answered, and the
-    replayed program receives from each what it received live (the time included, which a live server never
-    gives twice), whether the recording replayed is the session or the log itself."""
-    witness = [sys.executable, "-W", "ignore", str(ROOT / "tests" / "fixtures" / "mcp_witness.py")]
-    log, live, config = tmp_path / "mcp.jsonl", tmp_path / "live.json", tmp_path / "mcp.json"
-    servers = {"ops": FEATURES, "time": [str(Path(sys.executable).parent / "mcp-server-time")]}
-    proxied = {
-        name: {
-            "command": sys.executable,
-            "args": [*TOOLREPLAY[1:], "record-mcp", "-o", str(log), "--name", name, "--", *argv],
-        }
-        for name, argv in servers.items()
-    }
-    config.write_text(json.dumps({"mcpServers": proxied}))
-    done = subprocess.run([*witness, "--mcp-config", str(config), "--out", str(live)], cwd=ROOT, check=False)
-    assert done.returncode == 0
-    session = tmp_path / "session.json"
-    assert run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk and time.").code == 0
-    document = json.loads(session.read_text(encoding="utf-8"))
-    assert [server["name"] for server in document["servers"]] == ["ops", "time"]
-    called = [b["name"] for m in document["messages"] if m["role"] == "assistant" for b in m["content"]]
-    assert called == ["disk_report", "show_dir", "get_current_time"]  # as answered, across both servers
-    refused = run_cli("serve", str(log))
-    assert refused.code == 2
-    assert "several servers (ops, time): choose one with --server" in refused.stderr
-    words = " ".join([*witness, "--mcp-config", "{mcp_config}", "--out", f"{tmp_path}/replayed-{{run}}.json"])
-    result = run_cli("replay", str(session), "--agent", f"cmd:{words}", "--repeat", "1", cwd=ROOT)
-    assert result.code == 0, result.stdout + result.stderr
-    seen = json.loads(live.read_text(encoding="utf-8"))
-    assert [server["name"] for server in seen] == ["ops", "time"]
-    assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
-    # the log itself is a recording replay takes, read as its import makes it: the program sees the same
-    (tmp_path / "task.txt").write_text("Disk and time.\n", encoding="utf-8")
-    words = words.replace("replayed-", "from-log-")
-    result = run_cli("replay", str(log), "--task-file", str(tmp_path / "task.txt"), "--agent", f"cmd:{words}", cwd=ROOT)
-    assert result.code == 0, result.stdout + result.stderr
-    assert result.stderr == ""
-    assert json.loads((tmp_path / "from-log-1.json").read_text(encoding="utf-8")) == seen
-    # each server answers its own calls only: the time server was never asked for a disk report
-    serve = subprocess.Popen(
-        [*TOOLREPLAY, "serve", str(session), "--server", "time"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    try:
-        client = RawClient(serve)
-        client.initialize()
-        answer = client.call(2, "disk_report", {"host": "build-04"})
-        assert answer["result"]["isError"] is True
-        assert answer["result"]["content"] == [{"type": "text", "text": "Error: no result."}]
-    finally:
-        assert serve.stdin is not None
-        serve.stdin.close()
-        serve.wait(timeout=30)
-
-
-def test_record_runs_a_program_live_against_two_servers_and_writes_its_session(tmp_path: Path) -> None:
+def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_itself(tmp_path: Path) -> None:
+    """``toolreplay record`` runs a program live against the sample server and a real third-party one
+    (mcp-server-time), each behind record-mcp with its name, one log between them; the session it writes holds
+    both servers' calls in the order they were answered, and the replayed program receives from each what it
+    received live (the time included, which a live server never gives twice), whether the recording replayed is
+    the session or the run's log itself."""
     witness = f"{sys.executable} -W ignore {ROOT / 'tests' / 'fixtures' / 'mcp_witness.py'}"
     for sample in ("mcp", "ops"):  # the sample server and the host it simulates, in a directory of the user's
         shutil.copytree(SAMPLES / sample, tmp_path / sample, ignore=shutil.ignore_patterns("__pycache__"))
@@ -192,15 +141,48 @@ def test_record_runs_a_program_live_against_two_servers_and_writes_its_session(t
     ]
     result = run_cli(*args, cwd=tmp_path)
     assert result.code == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines() == [f"run 1: 3 calls, final reply → {out / 'run-0001.json'}"]
-    document = json.loads((out / "run-0001.json").read_text(encoding="utf-8"))
+    session, log = out / "run-0001.json", out / "run-0001" / "mcp.jsonl"
+    assert result.stdout.splitlines() == [f"run 1: 3 calls, final reply → {session}"]
+    document = json.loads(session.read_text(encoding="utf-8"))
     assert document["final_reply"] == "Seen 2 servers."
     assert document["messages"][0] == {"role": "user", "content": "Disk and time."}
     assert [server["name"] for server in document["servers"]] == ["ops", "time"]
-    assert (out / "run-0001" / "work" / "seen.json").is_file()  # the run's own working directory, kept
+    turns = [m["content"] for m in document["messages"] if m["role"] == "assistant"]
+    called = [block["name"] for turn in turns for block in turn if block["type"] == "tool_use"]
+    assert called == ["disk_report", "show_dir", "get_current_time"]  # as answered, across both servers
+    seen = json.loads((out / "run-0001" / "work" / "seen.json").read_text(encoding="utf-8"))  # its own directory
+    assert [server["name"] for server in seen] == ["ops", "time"]
     again = run_cli(*args, cwd=tmp_path)  # nothing recorded is written over
     assert again.code == 2
     assert "exists: record writes new runs only" in again.stderr
+    refused = run_cli("serve", str(log))
+    assert refused.code == 2
+    assert "several servers (ops, time): choose one with --server" in refused.stderr
+    words = f"{witness} --mcp-config {{mcp_config}} --out {tmp_path}/replayed-{{run}}.json"
+    result = run_cli("replay", str(session), "--agent", f"cmd:{words}", "--repeat", "1", cwd=tmp_path)
+    assert result.code == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "replayed-1.json").read_text(encoding="utf-8")) == seen
+    # the log itself is a recording replay takes, read as its import makes it: the program sees the same
+    (tmp_path / "task.txt").write_text("Disk and time.\n", encoding="utf-8")
+    words = words.replace("replayed-", "from-log-")
+    result = run_cli("replay", str(log), "--task-file", "task.txt", "--agent", f"cmd:{words}", cwd=tmp_path)
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stderr == ""
+    assert json.loads((tmp_path / "from-log-1.json").read_text(encoding="utf-8")) == seen
+    # each server answers its own calls only: the time server was never asked for a disk report
+    serve = subprocess.Popen(
+        [*TOOLREPLAY, "serve", str(session), "--server", "time"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        client = RawClient(serve)
+        client.initialize()
+        answer = client.call(2, "disk_report", {"host": "build-04"})
+        assert answer["result"]["isError"] is True
+        assert answer["result"]["content"] == [{"type": "text", "text": "Error: no result."}]
+    finally:
+        assert serve.stdin is not None
+        serve.stdin.close()
+        serve.wait(timeout=30)
 
 
 def test_one_name_is_one_proxy_and_one_tool_name_is_one_server(tmp_path: Path) -> None:
