@@ -8,7 +8,8 @@ template, a prompt, and completions. The tests record a client's workload
 through `toolreplay record-mcp`, serve the log with `toolreplay serve`, and
 compare everything the SDK client returns.
 
-    python samples/mcp/features.py
+    python samples/mcp/features.py                  # over stdio
+    python samples/mcp/features.py --http 8931      # over Streamable HTTP at http://127.0.0.1:8931/mcp
 """
 
 from __future__ import annotations
@@ -128,4 +129,14 @@ async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if sys.argv[1:2] == ["--http"]:  # features.py --http PORT [json] [stateless]: over Streamable HTTP, at /mcp
+        options = set(sys.argv[3:])
+        server.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            json_response="json" in options,
+            stateless_http="stateless" in options,
+        )
+    else:
+        server.run("stdio")

@@ -39,8 +39,8 @@ TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 MODES = ["legacy", "auto", "2026-07-28"]
 
 
-async def _workload(mode: str, command: list[str]) -> list[Any]:
-    """Everything the client sees, as plain JSON, in order."""
+async def _workload(mode: str, server: list[str] | str) -> list[Any]:
+    """Everything the client sees, as plain JSON, in order; ``server``: a stdio command, or a Streamable HTTP URL."""
     seen: list[Any] = []
     steps: list[Any] = []
     logs: list[Any] = []
@@ -51,7 +51,9 @@ async def _workload(mode: str, command: list[str]) -> list[Any]:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         steps.append([progress, total, message])
 
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    params = (
+        server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:], cwd=str(ROOT))
+    )
     async with Client(params, mode=mode, logging_callback=on_log, log_level="debug") as client:
         seen.append(client.session.protocol_version if client.session else None)
         seen.append((await client.list_tools()).model_dump(mode="json"))
@@ -80,8 +82,8 @@ async def _workload(mode: str, command: list[str]) -> list[Any]:
     return [*seen, steps, logs]
 
 
-def workload(mode: str, command: list[str]) -> list[Any]:
-    return anyio.run(_workload, mode, command)
+def workload(mode: str, server: list[str] | str) -> list[Any]:
+    return anyio.run(_workload, mode, server)
 
 
 @pytest.fixture(scope="module", params=MODES)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.formats.mcp_log import read_log
+from toolreplay.formats.mcp_log import LogWriter, read_log
 from toolreplay.mcp.proxy import ExchangeLog
 from toolreplay.redact import Redactor
 
@@ -17,7 +17,7 @@ REQUEST = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name
 def test_a_response_with_nan_passes_unlogged_and_is_said_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    log = ExchangeLog(tmp_path / "log.jsonl", Redactor.default())
+    log = ExchangeLog(LogWriter(tmp_path / "log.jsonl", Redactor.default(), "toolreplay record-mcp"))
     log.start(["server"])
     log.from_client(REQUEST)
     log.from_server(b'{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "x": NaN}}')

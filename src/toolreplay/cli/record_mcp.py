@@ -28,6 +28,12 @@ from toolreplay.redact import Redactor
 
     Give --name the name your MCP configuration gives the server (the NAME of
     mcp__NAME__TOOL in Claude Code), so a replay serves it under that name.
+
+    For a server over Streamable HTTP, give --upstream URL instead of a
+    command: the proxy listens on --listen (127.0.0.1 and a free port by
+    default), says on stderr the URL to give the agent, forwards every request
+    (headers, credentials included, never logged) and logs the same way, until
+    interrupted.
     """,
 )
 @click.option("-o", "--output", "log", required=True, metavar="LOG", help="The JSON Lines log to append to.")
@@ -37,11 +43,35 @@ from toolreplay.redact import Redactor
     help="The server's name in the agent's MCP configuration (default: the name the server gives itself).",
 )
 @click.option("--cwd", metavar="DIR", help="Start the server in DIR (default: where record-mcp is started).")
+@click.option("--upstream", metavar="URL", help="The MCP server's Streamable HTTP URL, to proxy instead of a command.")
+@click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    help="With --upstream: where the proxy listens [default: 127.0.0.1:0, a free port].",
+)
 @redaction_options("log")
-@click.argument("server", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
-def command(log: str, name: str | None, cwd: str | None, redactor: Redactor, server: tuple[str, ...]) -> int:
+@click.argument("server", nargs=-1, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
+def command(
+    log: str,
+    name: str | None,
+    cwd: str | None,
+    upstream: str | None,
+    listen: str | None,
+    redactor: Redactor,
+    server: tuple[str, ...],
+) -> int:
     if name is not None and not name.strip():
         raise click.UsageError("--name must not be empty")
+    if upstream is not None:
+        if server or cwd is not None:
+            raise click.UsageError("give either --upstream URL or a server command (and --cwd), not both")
+        from toolreplay.mcp.http_proxy import run_http_proxy  # noqa: PLC0415 - only a proxy over HTTP
+
+        return run_http_proxy(upstream, listen or "127.0.0.1:0", log, redactor, name)
+    if listen is not None:
+        raise click.UsageError("--listen is for --upstream")
+    if not server:
+        raise click.UsageError("give the server command after --, or --upstream URL")
     if cwd is not None and not Path(cwd).is_dir():
         raise click.UsageError(f"--cwd {cwd}: no such directory")
     return run_proxy(server, log, redactor, name=name, cwd=cwd)

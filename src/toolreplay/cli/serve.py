@@ -17,7 +17,7 @@ from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, re
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode
-from toolreplay.mcp.server import ServeLog, log_server, session_server
+from toolreplay.mcp.server import ReplayServer, ServeLog, log_server, session_server
 from toolreplay.redact import Redactor
 from toolreplay.settings import ReplaySettings, Unrecorded
 from toolreplay.wording import count, format_call
@@ -27,7 +27,7 @@ from toolreplay.wording import count, format_call
     "serve",
     cls=ReadWords,
     before_command=1,
-    help="""Serve RECORDING's answers as an MCP stdio server.
+    help="""Serve RECORDING's answers as an MCP stdio server (or over HTTP: --http).
 
     RECORDING is a record-mcp log, replayed exactly: every request it holds
     (the handshake, tools, resources, prompts) gets its recorded result or
@@ -85,6 +85,12 @@ from toolreplay.wording import count, format_call
     metavar="LOG",
     help="Also log every message as record-mcp would (a new run appended to LOG), with no proxy in front.",
 )
+@click.option("--http", is_flag=True, help="Serve over Streamable HTTP (at /mcp) instead of stdio, until interrupted.")
+@click.option(
+    "--listen",
+    metavar="HOST:PORT",
+    help="With --http: where to listen [default: 127.0.0.1:0, a free port, said on stderr].",
+)
 @redaction_options("log")
 def command(
     recording: str,
@@ -97,8 +103,11 @@ def command(
     server_name: str | None,
     faults_file: str | None,
     traffic_file: str | None,
+    http: bool,
+    listen: str | None,
     redactor: Redactor,
 ) -> int:
+    address = _address(http, listen)
     if traffic_file is not None:
         guard_outputs({"--log": traffic_file}, [recording, settings.stubs, rules_file, faults_file])
     stubs = read_stubs(settings.stubs) if settings.stubs else None
@@ -137,9 +146,7 @@ def command(
         server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
         server.traffic.start(["toolreplay", "serve", recording])
     try:
-        # The client leaving, by closing its end or by interrupting, is the normal end of a session.
-        with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-            server.serve(sys.stdin.buffer, sys.stdout.buffer)
+        _serve(server, address)
     finally:
         if live is not None:
             live.close()
@@ -147,6 +154,29 @@ def command(
             server.traffic.close()
     _summary(server.log, bool(faults), live is not None)
     return 0
+
+
+def _address(http: bool, listen: str | None) -> tuple[str, int] | None:
+    """Where to listen over HTTP; None for stdio."""
+    if listen is not None and not http:
+        raise UsageError("--listen is for --http")
+    if not http:
+        return None
+    from toolreplay.mcp.http_proxy import parse_listen  # noqa: PLC0415 - only over HTTP
+
+    return parse_listen(listen or "127.0.0.1:0")
+
+
+def _serve(server: ReplayServer, address: tuple[str, int] | None) -> None:
+    """Answer the client over HTTP at ``address``, or over stdio until it leaves."""
+    if address is not None:
+        from toolreplay.mcp.http_serve import serve_http  # noqa: PLC0415 - only over HTTP
+
+        serve_http(server, address)
+        return
+    # The client leaving, by closing its end or by interrupting, is the normal end of a session.
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        server.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
 def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: float, redactor: Redactor) -> LiveServer:

@@ -46,12 +46,14 @@ class ExchangeLog:
     already), so the proxy parses each message once and encodes nothing again.
     """
 
-    def __init__(self, path: str | Path, redactor: Redactor, name: str | None = None) -> None:
-        self._log = LogWriter(path, redactor, "toolreplay record-mcp", server=name)
+    def __init__(self, log: LogWriter, server_requests: dict[bytes, deque[bytes]] | None = None) -> None:
+        """``server_requests``: the server's requests waiting for the client's answers, where they outlive this
+        pairing (over HTTP, an answer comes in a later request of the same session)."""
+        self._log = log
         # canonical id -> the requests sent with it and not answered yet, oldest first, for each side: a peer that
         # reuses an id gets its answers paired in order.
         self._client_requests: dict[bytes, deque[bytes]] = {}
-        self._server_requests: dict[bytes, deque[bytes]] = {}
+        self._server_requests: dict[bytes, deque[bytes]] = server_requests if server_requests is not None else {}
         self._lock = threading.Lock()
         self._said_unlogged = False
 
@@ -171,7 +173,7 @@ def run_proxy(
     for argument in command:
         if same_file(argument, log_path):
             raise UsageError(f"refusing to append the log to {argument}, which the server command uses")
-    log = ExchangeLog(log_path, redactor, name)
+    log = ExchangeLog(LogWriter(log_path, redactor, "toolreplay record-mcp", server=name))
     try:
         try:
             server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=cwd)

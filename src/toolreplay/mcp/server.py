@@ -71,7 +71,7 @@ class ServeLog:
     live: list[Call] = field(default_factory=list)  # calls the real server answered
 
 
-class _Dropped(Exception):
+class Dropped(Exception):
     """A fault closes the connection."""
 
 
@@ -479,7 +479,7 @@ class ReplayServer:
                 continue
             try:
                 messages = self.answer_line(line)
-            except _Dropped:
+            except Dropped:
                 return
             if messages:
                 out.write(b"".join(encode(message) for message in messages))
@@ -496,7 +496,7 @@ class ReplayServer:
         self.answered_by = None
         try:
             answer = self.handle(message)
-        except _Dropped:
+        except Dropped:
             raise
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
@@ -529,7 +529,7 @@ def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
     if fault.kind is FaultKind.HANG:
         return []
     if fault.kind is FaultKind.DROP:
-        raise _Dropped
+        raise Dropped
     if fault.kind is FaultKind.ERROR:
         return [error(request_id, fault.code, fault.message)]
     result: JSONObject = {"content": [{"type": "text", "text": fault.message}], "isError": True}

@@ -1,0 +1,129 @@
+"""Benchmark: tools/call round trips through `record-mcp --upstream` against the same server directly.
+
+    python bench/bench_http_proxy.py [--calls 400]
+
+The sample server built with the `mcp` SDK serves Streamable HTTP (stateless,
+JSON answers, the shape where the proxy's own cost shows most: no stream to
+hide it); a plain HTTP client alternates calls between the server's URL and
+the proxy's, so both see the same machine at the same moment. Prints the
+median round trip of each and their ratio (target: at most 1.10, as for stdio),
+and the same for `serve --http` of the log the proxy wrote against the SDK's
+server answering the same calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = [sys.executable, "-W", "ignore", str(ROOT / "samples" / "mcp" / "features.py")]
+TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
+CALL = {"name": "disk_report", "arguments": {"host": "build-04"}}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+def caller(url: str) -> Callable[[int], float]:
+    """A function making call number N at ``url`` over one kept-alive connection; its round trip in seconds."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def call(number: int) -> float:
+        body = json.dumps({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": CALL})
+        start = time.perf_counter()
+        connection.request("POST", parts.path, body, headers)
+        answer = connection.getresponse()
+        data = answer.read()
+        took = time.perf_counter() - start
+        if answer.status != 200 or b'"result"' not in data:
+            raise SystemExit(f"{url}: {answer.status} {data[:200]!r}")
+        return took
+
+    return call
+
+
+def started(command: list[str], prefix: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    said = process.stderr.readline()
+    if not said.startswith(prefix):
+        raise SystemExit(f"{command}: {said}")
+    return process, said.split()[2]
+
+
+def alternate(calls: int, first: Callable[[int], float], second: Callable[[int], float]) -> tuple[float, float]:
+    times: tuple[list[float], list[float]] = ([], [])
+    for number in range(1, calls + 1):
+        times[0].append(first(number))
+        times[1].append(second(number))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=400)
+    options = parser.parse_args()
+    port = free_port()
+    server = subprocess.Popen(
+        [*FEATURES, "--http", str(port), "json", "stateless"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch) / "mcp.jsonl"
+        try:
+            wait_for(port)
+            upstream = f"http://127.0.0.1:{port}/mcp"
+            proxy, proxied = started(
+                [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream], "toolreplay record-mcp:"
+            )
+            try:
+                alternate(20, caller(upstream), caller(proxied))  # warm both
+                direct, through = alternate(options.calls, caller(upstream), caller(proxied))
+            finally:
+                proxy.send_signal(2)
+                proxy.wait()
+            serve, served = started([*TOOLREPLAY, "serve", str(log), "--http"], "toolreplay serve:")
+            try:
+                alternate(20, caller(upstream), caller(served))
+                sdk, replayed = alternate(options.calls, caller(upstream), caller(served))
+            finally:
+                serve.send_signal(2)
+                serve.wait()
+        finally:
+            server.terminate()
+            server.wait()
+    print(f"{options.calls} tools/call round trips each, alternated; medians")
+    print(f"  direct to the SDK's server   {direct * 1000:7.3f} ms")
+    print(f"  through record-mcp --upstream {through * 1000:6.3f} ms  {through / direct:5.2f}x  (target 1.10x)")
+    print(f"  the SDK's server again        {sdk * 1000:6.3f} ms")
+    print(f"  serve --http of the log       {replayed * 1000:6.3f} ms  {replayed / sdk:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""``serve --http``: a recording's answers as a Streamable HTTP MCP server on the loopback.
+
+Each POST's messages are answered by the same :class:`~toolreplay.mcp.server.ReplayServer`
+that answers over stdio, one message at a time (a replay is one client's world):
+a request's answer is a JSON body, or an event stream when notifications come
+before the response (progress, log messages), so the client gets them in their
+recorded order; notifications and responses get 202. An ``initialize`` answer
+opens a session with a fresh ``Mcp-Session-Id``, which later requests must
+carry (an unknown one is 404, as the specification says); DELETE ends it. The
+server never sends on its own, so GET is 405. A request whose ``Origin`` is not
+the loopback is refused (403).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from toolreplay.canonical import JSONObject
+from toolreplay.mcp.http_proxy import MAX_BODY, loopback_origin, serve_until_stopped
+from toolreplay.mcp.server import Dropped, ReplayServer
+from toolreplay.mcp.wire import encode
+
+_SESSION = "Mcp-Session-Id"
+
+
+class HttpReplay(ThreadingHTTPServer):
+    """The listening server: one replay, its sessions, one message answered at a time."""
+
+    daemon_threads = True
+
+    def __init__(self, listen: tuple[str, int], replay: ReplayServer, path: str = "/mcp") -> None:
+        self.replay = replay
+        self.path = path
+        self.sessions: set[str] = set()
+        self.lock = threading.Lock()
+        super().__init__(listen, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = str(self.server_address[0]), int(self.server_address[1])
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}{self.path}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go as written: no delayed-ACK wait between them
+    server: HttpReplay
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+    def _send(self, status: int, body: bytes = b"", kind: str = "application/json", **headers: str) -> None:
+        self.send_response(status)
+        if body:
+            self.send_header("Content-Type", kind)
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _refuse(self, status: int, message: str) -> None:
+        error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+        self._send(status, json.dumps(error).encode() + b"\n")
+
+    def _checked(self) -> bool:
+        """Whether the request may be answered: from the loopback's pages, to the path, in a known session."""
+        origin = self.headers.get("Origin")
+        if origin is not None and not loopback_origin(origin):
+            self._refuse(403, f"Origin {origin!r} is not allowed")
+            return False
+        if self.path.split("?", 1)[0] != self.server.path:
+            self._refuse(404, f"the MCP endpoint is {self.server.path}")
+            return False
+        session = self.headers.get(_SESSION)
+        if session is not None and session not in self.server.sessions:
+            self._refuse(404, "no such session (it ended, or this server never opened it)")
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self._checked():
+            self._send(405, Allow="POST, DELETE")
+
+    def do_DELETE(self) -> None:
+        if self._checked():
+            session = self.headers.get(_SESSION)
+            if session is not None:
+                self.server.sessions.discard(session)
+            self._send(200)
+
+    def do_POST(self) -> None:
+        if not self._checked():
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self._refuse(400, "Content-Length is not a number")
+            return
+        if not 0 < length <= MAX_BODY:
+            self._refuse(413 if length > MAX_BODY else 400, "a request needs a JSON-RPC body")
+            return
+        body = self.rfile.read(length)
+        try:
+            with self.server.lock:
+                answer = self.server.replay.answer_line(body)
+        except Dropped:  # a fault: the connection drops before any answer
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(2)
+            return
+        if not answer:
+            self._send(202)
+            return
+        headers: dict[str, str] = {}
+        response = answer[-1]
+        if _opened_a_session(body, response):
+            session = secrets.token_hex(16)
+            self.server.sessions.add(session)
+            headers[_SESSION] = session
+        if len(answer) == 1:
+            self._send(200, encode(response), **headers)
+            return
+        events = b"".join(b"event: message\ndata: " + encode(message).rstrip(b"\n") + b"\n\n" for message in answer)
+        self._send(200, events, kind="text/event-stream", **headers)
+
+
+def _opened_a_session(body: bytes, response: JSONObject) -> bool:
+    """Whether ``body`` was an ``initialize`` that succeeded (a session opens with it)."""
+    if "result" not in response:
+        return False
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(request, dict) and request.get("method") == "initialize"
+
+
+def serve_http(replay: ReplayServer, listen: tuple[str, int]) -> None:
+    """Serve ``replay`` on ``listen`` until interrupted; say the URL to give the client on stderr."""
+    with HttpReplay(listen, replay) as server:
+        sys.stderr.write(f"toolreplay serve: {server.url}\n")
+        sys.stderr.flush()
+        serve_until_stopped(server)

@@ -1,0 +1,265 @@
+"""``record-mcp --upstream URL``: the real `mcp` SDK client through the proxy, in front of the SDK's own
+Streamable HTTP server, sees what it sees directly, and the log is the one format: imported and served over
+stdio, or served over HTTP (``serve --http``, the log or its session), it gives the client the same again.
+
+Each run gets a fresh server (the sample host's state changes as the workload archives a directory), for both
+protocol eras and for answers as event streams and as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from tests.acceptance.test_serve_fidelity import FEATURES, TOOLREPLAY, workload
+from toolreplay.formats.mcp_log import read_log
+
+pytestmark = pytest.mark.xdist_group("http-proxy")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port}")
+
+
+@contextmanager
+def _server(options: list[str]) -> Iterator[str]:
+    """A fresh sample server over Streamable HTTP; its URL."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [*FEATURES, "--http", str(port), *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_for(port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@contextmanager
+def _proxy(upstream: str, log: Path, *more: str) -> Iterator[str]:
+    """record-mcp in front of ``upstream``; the URL it says to use."""
+    proxy = subprocess.Popen(
+        [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream, *more],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proxy.stderr is not None
+        said = proxy.stderr.readline()
+        assert said.startswith("toolreplay record-mcp: http://127.0.0.1:"), said
+        yield said.split()[2]
+    finally:
+        proxy.send_signal(2)
+        assert proxy.wait(timeout=30) == 0
+
+
+@contextmanager
+def _served(*args: str) -> Iterator[str]:
+    """``toolreplay serve ARGS --http``; the URL it says to use."""
+    serve = subprocess.Popen([*TOOLREPLAY, "serve", *args, "--http"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert serve.stderr is not None
+        said = serve.stderr.readline()
+        assert said.startswith("toolreplay serve: http://127.0.0.1:"), said
+        yield said.split()[2]
+    finally:
+        serve.send_signal(2)
+        assert serve.wait(timeout=30) == 0
+
+
+CASES = [("legacy", []), ("legacy", ["json"]), ("2026-07-28", []), ("auto", ["json", "stateless"])]
+
+
+@pytest.mark.parametrize(("mode", "options"), CASES, ids=["-".join([m, *o]) for m, o in CASES])
+def test_the_client_sees_the_same_through_the_proxy_and_from_its_log(
+    mode: str, options: list[str], tmp_path: Path
+) -> None:
+    with _server(options) as upstream:
+        direct = workload(mode, upstream)
+    log = tmp_path / "mcp.jsonl"
+    with _server(options) as upstream, _proxy(upstream, log, "--name", "ops") as url:
+        proxied = workload(mode, url)
+    assert proxied == direct
+    runs = read_log(log)
+    assert [run.name for run in runs] == ["ops"]
+    methods = [exchange.event for exchange in runs[0].exchanges]
+    assert methods.count("tools/call") == 5  # every call of the workload, each with its answer
+    if mode == "legacy":  # a session opened with its handshake (the modern era needs none)
+        assert methods[0] == "initialize"
+    # one log, whatever the transport: its import served over stdio gives the client the same again
+    session = tmp_path / "session.json"
+    assert run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Look.").code == 0
+    assert workload(mode, [*TOOLREPLAY, "serve", str(session), "--server", "ops"]) == direct
+    # and served over HTTP, the log and the session alike
+    with _served(str(log)) as url:
+        assert workload(mode, url) == direct
+    with _served(str(session), "--server", "ops") as url:
+        assert workload(mode, url) == direct
+
+
+def test_credentials_pass_through_and_never_reach_the_log(tmp_path: Path) -> None:
+    """A bearer token and a key in the URL's query reach the server (which ignores them) and never the log."""
+    log = tmp_path / "mcp.jsonl"
+    secret = "sk-ant-api03-" + "Q" * 40
+    with _server(["json"]) as upstream, _proxy(upstream + "?key=" + secret, log) as url:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}).encode()
+        request = urllib.request.Request(
+            url + "?key=" + secret,
+            body,
+            {
+                "Authorization": f"Bearer {secret}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            said = json.loads(answer.read())
+    assert said["result"]["serverInfo"]["name"] == "build-host-features"
+    text = log.read_text(encoding="utf-8")
+    assert secret not in text
+    assert "Authorization" not in text
+    assert "Bearer" not in text
+    assert json.loads(text.splitlines()[0])["command"] == [upstream]  # the URL without its query
+
+
+def _hello() -> dict[str, Any]:
+    return {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status"),
+    [
+        ({"Origin": "https://evil.example"}, b"{}", 403),  # a page elsewhere reaching a local server
+        ({"Content-Type": "application/json"}, b"not json", 400),  # the server's own refusal, passed on
+    ],
+    ids=["forged-origin", "not-json"],
+)
+def test_hostile_requests_get_an_http_error_and_the_proxy_stays_up(
+    headers: dict[str, str], body: bytes, status: int, tmp_path: Path
+) -> None:
+    log = tmp_path / "mcp.jsonl"
+    with _server(["json"]) as upstream, _proxy(upstream, log) as url:
+        request = urllib.request.Request(url, body, {"Accept": "application/json, text/event-stream", **headers})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == status
+        assert "error" in json.loads(refused.value.read())
+        hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}).encode()
+        again = urllib.request.Request(
+            url, hello, {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        )
+        with urllib.request.urlopen(again, timeout=30) as answer:  # still up, still forwarding
+            assert answer.status == 200
+    assert [json.loads(line)["event"] for line in log.read_text(encoding="utf-8").splitlines()] == [
+        "start",
+        "request",
+    ]
+
+
+def test_the_proxy_refuses_what_it_cannot_use_in_one_line(tmp_path: Path) -> None:
+    log = str(tmp_path / "mcp.jsonl")
+    for args, says in [
+        (["--upstream", "ftp://host/mcp"], "give an http:// or https:// URL with a host"),
+        (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "nowhere"], "give HOST:PORT"),
+        (["--upstream", "http://127.0.0.1:1/mcp", "--", sys.executable], "not both"),
+        (["--listen", "127.0.0.1:0", "--", sys.executable], "--listen is for --upstream"),
+        ([], "give the server command after --, or --upstream URL"),
+    ]:
+        result = run_cli("record-mcp", "-o", log, *args)
+        assert result.code == 2, (args, result.stderr)
+        assert result.stderr.count("\n") == 1 or "Usage" in result.stderr, result.stderr
+        assert says in result.stderr, (args, result.stderr)
+
+
+def _post(url: str, message: dict[str, Any], **headers: str) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(
+        url,
+        json.dumps(message).encode(),
+        {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+def test_a_proxy_killed_mid_run_keeps_every_call_it_answered(tmp_path: Path) -> None:
+    """kill -9 between two calls of a run: every call whose answer reached the client is in the log, whole."""
+    log = tmp_path / "mcp.jsonl"
+    with _server(["json", "stateless"]) as upstream:
+        proxy = subprocess.Popen(
+            [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream], stderr=subprocess.PIPE, text=True
+        )
+        assert proxy.stderr is not None
+        url = proxy.stderr.readline().split()[2]
+        answered = 0
+        try:
+            for number in range(1, 10_000):
+                call = {"name": "disk_report", "arguments": {"host": "build-04"}}
+                status, _, _ = _post(url, {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
+                assert status == 200
+                answered += 1
+                if answered == 60:
+                    proxy.kill()
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        finally:
+            proxy.kill()
+            proxy.wait(timeout=30)
+    assert answered == 60  # no answer came from a killed proxy
+    runs = read_log(log)  # whole lines only: a strict read
+    assert [exchange.event for exchange in runs[0].exchanges] == ["tools/call"] * 60
+
+
+def test_serve_over_http_answers_hostile_requests_with_http_errors(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    with _server(["json"]) as upstream, _proxy(upstream, log) as url:
+        workload("legacy", url)
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}
+    with _served(str(log)) as url:
+        status, headers, body = _post(url, hello)
+        assert status == 200
+        session = headers["Mcp-Session-Id"]
+        assert json.loads(body)["result"]["serverInfo"]["name"] == "build-host-features"
+        assert _post(url, hello, Origin="https://evil.example")[0] == 403
+        assert _post(url, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, **{"Mcp-Session-Id": "forged"})[0] == 404
+        listed = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+        status, _, body = _post(url, listed, **{"Mcp-Session-Id": session})
+        assert status == 200
+        assert "disk_report" in [tool["name"] for tool in json.loads(body)["result"]["tools"]]
+        assert _post(url.replace("/mcp", "/other"), listed)[0] == 404
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=30)  # a GET: this server never sends on its own
+        assert refused.value.code == 405
+        status, _, body = _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert (status, body) == (202, b"")
