@@ -9,6 +9,7 @@ protocol eras and for answers as event streams and as JSON.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -263,3 +264,44 @@ def test_serve_over_http_answers_hostile_requests_with_http_errors(tmp_path: Pat
         assert refused.value.code == 405
         status, _, body = _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert (status, body) == (202, b"")
+
+
+def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
+    """npm's reference server with every feature, run with its own streamableHttp transport: through the proxy
+    the client sees what it sees against the recording, served over stdio and over HTTP."""
+    import anyio  # noqa: PLC0415
+
+    from tests.acceptance.test_third_party_mcp import node_server, workload_of  # noqa: PLC0415
+
+    binary = node_server("mcp-server-everything")
+    steps: list[Any] = [
+        ("call", ("echo", {"message": "hello"})),
+        ("call", ("get-sum", {"a": 2, "b": 3})),
+        ("call", ("get-tiny-image", {})),
+        ("call", ("get-structured-content", {"location": "Chicago"})),
+        ("call", ("trigger-long-running-operation", {"duration": 0.3, "steps": 3})),
+        ("call", ("no-such-tool", {})),
+        ("resources", None),
+        ("read", "demo://resource/static/document/architecture.md"),
+        ("prompts", None),
+    ]
+    port = _free_port()
+    server = subprocess.Popen(
+        [*binary, "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    log = tmp_path / "mcp.jsonl"
+    try:
+        _wait_for(port)
+        with _proxy(f"http://127.0.0.1:{port}/mcp", log) as url:
+            recorded = anyio.run(workload_of, "legacy", url, steps)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert recorded[1]["content"][0]["text"].endswith("hello")
+    assert len(recorded[-1]) == 3  # the long operation's progress, through the proxy
+    assert anyio.run(workload_of, "legacy", [*TOOLREPLAY, "serve", str(log)], steps) == recorded
+    with _served(str(log)) as url:
+        assert anyio.run(workload_of, "legacy", url, steps) == recorded

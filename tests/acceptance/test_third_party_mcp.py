@@ -32,14 +32,17 @@ NODE_SERVERS = ROOT / "tests" / "servers" / "node_modules" / ".bin"
 Step = tuple[str, Any]
 
 
-async def _workload(mode: str, command: list[str], steps: list[Step]) -> list[Any]:
+async def workload_of(mode: str, server: list[str] | str, steps: list[Step]) -> list[Any]:
+    """What the client sees of ``steps``; ``server``: a stdio command, or a Streamable HTTP URL."""
     seen: list[Any] = []
     steps_done: list[Any] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         steps_done.append([progress, total, message])
 
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    params = (
+        server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:], cwd=str(ROOT))
+    )
     async with Client(params, mode=mode) as client:
         seen.append((await client.list_tools()).model_dump(mode="json"))
         for kind, argument in steps:
@@ -65,8 +68,8 @@ async def _workload(mode: str, command: list[str], steps: list[Step]) -> list[An
 def roundtrip(tmp_path: Path, server: list[str], steps: list[Step], mode: str = "legacy") -> tuple[list[Any], Path]:
     """The workload through the proxy, then against serve: both as the client saw them; the log."""
     log = tmp_path / "mcp.jsonl"
-    recorded = anyio.run(_workload, mode, [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *server], steps)
-    served = anyio.run(_workload, mode, [*TOOLREPLAY, "serve", str(log)], steps)
+    recorded = anyio.run(workload_of, mode, [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *server], steps)
+    served = anyio.run(workload_of, mode, [*TOOLREPLAY, "serve", str(log)], steps)
     assert served == recorded
     return recorded, log
 
@@ -106,7 +109,7 @@ def test_git_server(tmp_path: Path) -> None:
     assert "+second" in recorded[2]["content"][0]["text"]
 
 
-def _node_server(name: str) -> list[str]:
+def node_server(name: str) -> list[str]:
     binary = NODE_SERVERS / name
     if not binary.exists() or shutil.which("node") is None:
         pytest.skip(f"{name} is not installed: npm install --prefix tests/servers (as .ci/run does)")
@@ -115,7 +118,7 @@ def _node_server(name: str) -> list[str]:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_the_reference_server_with_every_feature(tmp_path: Path, mode: str) -> None:
-    server = [*_node_server("mcp-server-everything"), "stdio"]
+    server = [*node_server("mcp-server-everything"), "stdio"]
     steps: list[Step] = [
         ("call", ("echo", {"message": "hello"})),
         ("call", ("get-sum", {"a": 2, "b": 3})),
@@ -143,7 +146,7 @@ def test_the_reference_filesystem_server(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     (shared / "docs").mkdir(parents=True)
     (shared / "docs" / "a.md").write_text("# A\n", encoding="utf-8")
-    server = [*_node_server("mcp-server-filesystem"), str(shared)]
+    server = [*node_server("mcp-server-filesystem"), str(shared)]
     steps: list[Step] = [
         ("call", ("list_directory", {"path": str(shared / "docs")})),
         ("call", ("read_text_file", {"path": str(shared / "docs" / "a.md")})),
