@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import signal
 import socket
 import statistics
 import subprocess
@@ -106,14 +107,14 @@ def main() -> None:
                 alternate(20, caller(upstream), caller(proxied))  # warm both
                 direct, through = alternate(options.calls, caller(upstream), caller(proxied))
             finally:
-                proxy.send_signal(2)
+                proxy.send_signal(signal.SIGTERM)
                 proxy.wait()
             serve, served = started([*TOOLREPLAY, "serve", str(log), "--http"], "toolreplay serve:")
             try:
                 alternate(20, caller(upstream), caller(served))
                 sdk, replayed = alternate(options.calls, caller(upstream), caller(served))
             finally:
-                serve.send_signal(2)
+                serve.send_signal(signal.SIGTERM)
                 serve.wait()
         finally:
             server.terminate()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -79,7 +80,7 @@ def _proxy(upstream: str, log: Path, *more: str) -> Iterator[str]:
         assert said.startswith("toolreplay record-mcp: http://127.0.0.1:"), said
         yield said.split()[2]
     finally:
-        proxy.send_signal(2)
+        proxy.send_signal(signal.SIGTERM)
         assert proxy.wait(timeout=30) == 0
 
 
@@ -93,7 +94,7 @@ def _served(*args: str) -> Iterator[str]:
         assert said.startswith("toolreplay serve: http://127.0.0.1:"), said
         yield said.split()[2]
     finally:
-        serve.send_signal(2)
+        serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=30) == 0
 
 
