@@ -302,3 +302,42 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
     assert anyio.run(workload_of, "legacy", [*TOOLREPLAY, "serve", str(log)], steps) == recorded
     with _served(str(log)) as url:
         assert anyio.run(workload_of, "legacy", url, steps) == recorded
+
+
+def test_a_stream_the_upstream_cuts_is_cut_for_the_client_not_ended_as_whole(tmp_path: Path) -> None:
+    """An upstream that sends one event of an answer's stream and drops the connection: the client gets that
+    event and then a cut stream (never a clean end it would take for the whole answer); the event is logged."""
+    import http.client  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}
+    event = b"event: message\ndata: " + json.dumps(progress).encode() + b"\n\n"
+
+    def cutting() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            connection.sendall(head + b"%x\r\n%s\r\n" % (len(event), event))
+
+    threading.Thread(target=cutting, daemon=True).start()
+    log = tmp_path / "mcp.jsonl"
+    port = int(listener.getsockname()[1])
+    with _proxy(f"http://127.0.0.1:{port}/mcp", log) as url:
+        client = http.client.HTTPConnection("127.0.0.1", int(url.split(":")[2].split("/")[0]), timeout=30)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+        client.request("POST", "/mcp", json.dumps(call), {"Content-Type": "application/json"})
+        answer = client.getresponse()
+        assert answer.status == 200
+        assert answer.readline() == b"event: message\n"
+        assert json.loads(answer.readline().removeprefix(b"data: ")) == progress
+        assert answer.readline() == b"\n"
+        with pytest.raises(http.client.IncompleteRead):
+            answer.read()
+    listener.close()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [line["event"] for line in lines] == ["start", "notification"]
+    assert lines[1]["message"] == progress

@@ -64,6 +64,14 @@ def _readable(sock: socket.socket) -> bool:
     return bool(ready)
 
 
+def _cut(answer: http.client.HTTPResponse) -> bool:
+    """Whether a response that reads as ended was cut short: a chunked body without its last chunk (a whole one
+    leaves no chunk pending), or fewer bytes than its length said."""
+    if answer.chunked:
+        return answer.chunk_left is not None
+    return bool(answer.length)
+
+
 def _refusal(code: int, message: str) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode() + b"\n"
 
@@ -253,20 +261,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _stream(self, answer: http.client.HTTPResponse, pairing: ExchangeLog) -> None:
-        """Pass an event stream on event by event, each logged before it is passed on; a stream the upstream
-        cuts ends the client's too."""
+        """Pass an event stream on event by event, each logged before it is passed on. A stream the upstream cuts
+        is cut for the client too (its connection closed without the stream's last chunk), never ended as if whole."""
         event: list[bytes] = []
-        try:
-            while True:
+        while True:
+            try:
                 line = answer.readline()
-                if not line:
-                    break
-                event.append(line)
-                if line in (b"\n", b"\r\n"):
-                    self._event(event, pairing)
-                    event = []
-        except (http.client.IncompleteRead, OSError):
-            self.close_connection = True
+            except (http.client.IncompleteRead, OSError):  # the upstream reset or cut the stream
+                self.close_connection = True
+                return
+            if not line:
+                if _cut(answer):  # the end of what came, not of the stream: a reading stops without a word
+                    self.close_connection = True
+                    return
+                break
+            event.append(line)
+            if line in (b"\n", b"\r\n"):
+                self._event(event, pairing)
+                event = []
         if event:
             self._event(event, pairing)
         self.wfile.write(b"0\r\n\r\n")
