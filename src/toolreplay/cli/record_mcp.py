@@ -20,7 +20,7 @@ from toolreplay.redact import Redactor
 
     Put 'toolreplay record-mcp -o LOG --' in front of the server command in your
     MCP client's configuration. Bytes pass through unchanged both ways; every
-    tools/list and tools/call request is appended to LOG (JSON Lines) with its
+    JSON-RPC message is appended to LOG (JSON Lines), each request with its
     response, errors included, before the response reaches the client, with
     secrets redacted (--no-redact SHAPE leaves one shape alone; docs/formats.md
     lists them). The proxy exits with the server's exit code. Turn a log into a
@@ -50,7 +50,7 @@ from toolreplay.redact import Redactor
     help="With --upstream: where the proxy listens [default: 127.0.0.1:0, a free port].",
 )
 @redaction_options("log")
-@click.argument("server", nargs=-1, type=click.UNPROCESSED, metavar="-- SERVER COMMAND...")
+@click.argument("server", nargs=-1, type=click.UNPROCESSED, metavar="[-- SERVER COMMAND...]")
 def command(
     log: str,
     name: str | None,
