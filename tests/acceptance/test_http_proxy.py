@@ -341,3 +341,39 @@ def test_a_stream_the_upstream_cuts_is_cut_for_the_client_not_ended_as_whole(tmp
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     assert [line["event"] for line in lines] == ["start", "notification"]
     assert lines[1]["message"] == progress
+
+
+def test_concurrent_clients_with_the_same_ids_are_each_paired_with_their_own_answers(tmp_path: Path) -> None:
+    """Four clients at once, each numbering its requests from 1 as every client does: each request is logged
+    with the answer to it (pairing is by the POST that carried it, not by id across the proxy), none lost."""
+    import threading  # noqa: PLC0415
+
+    log = tmp_path / "mcp.jsonl"
+    calls = 60
+    failures: list[str] = []
+    with _server(["json", "stateless"]) as upstream, _proxy(upstream, log) as url:
+
+        def client(host: str) -> None:
+            for number in range(1, calls + 1):
+                path = f"/var/log/{host}-{number}"
+                call = {"name": "show_dir", "arguments": {"host": host, "path": path}}
+                status, _, _ = _post(url, {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
+                if status != 200:
+                    failures.append(f"{host} {number}: {status}")
+
+        threads = [threading.Thread(target=client, args=(f"build-0{n}",)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    exchanges = read_log(log)[0].exchanges
+    assert len(exchanges) == 4 * calls
+    for exchange in exchanges:  # the answer names the host and path the request asked for
+        params = exchange.request["params"]
+        assert isinstance(params, dict)
+        arguments = params["arguments"]
+        assert isinstance(arguments, dict)
+        assert exchange.request["id"] == exchange.response["id"]
+        said = json.dumps(exchange.response)
+        assert str(arguments["host"]) in said or str(arguments["path"]) in said, said[:300]
