@@ -19,7 +19,7 @@ from toolreplay.records import record
 SCRIPTED = "scripted:"
 PROGRAM = "cmd:"
 # What a program's words may hold, filled for each run (replay/command.py).
-PLACEHOLDERS = ("mcp_config", "task", "system", "run", "seed", "workdir", "here")
+PLACEHOLDERS = ("mcp_config", "mcp_url", "task", "system", "run", "seed", "workdir", "here")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
 

@@ -34,6 +34,13 @@ class Unrecorded(enum.Enum):
     LIVE = "live"
 
 
+class McpTransport(enum.Enum):
+    """How a ``cmd:`` program reaches the servers a replay serves it: started by it over stdio, or by URL."""
+
+    STDIO = "stdio"
+    HTTP = "http"
+
+
 REPLAY_POLICIES = tuple(policy for policy in Unrecorded if policy is not Unrecorded.LIVE)
 
 
@@ -149,6 +156,7 @@ class ReplaySettings:
     request_timeout: float = 120.0
     run_timeout: float = 1800.0
     task_file: str | None = None  # the person's first message, for a recording that lacks it (a proxy log)
+    mcp_transport: McpTransport = McpTransport.STDIO  # how a cmd: program reaches its servers
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -203,6 +211,11 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
                 values[name] = parse_agent(text)
             except AgentSpecError as exc:
                 raise SettingError(setting_key(name), exc.problem) from None
+        elif name == "mcp_transport":
+            choices = [choice.value for choice in McpTransport]
+            if text not in choices:
+                raise SettingError("mcp-transport", f"must be one of {', '.join(choices)}, not {text!r}")
+            values[name] = McpTransport(text)
         elif name == "on_unrecorded":
             choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
             if text not in choices:

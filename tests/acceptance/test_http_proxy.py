@@ -377,3 +377,51 @@ def test_concurrent_clients_with_the_same_ids_are_each_paired_with_their_own_ans
         assert exchange.request["id"] == exchange.response["id"]
         said = json.dumps(exchange.response)
         assert str(arguments["host"]) in said or str(arguments["path"]) in said, said[:300]
+
+
+PROGRAM = """\
+import json, sys, urllib.request
+
+url, session = sys.argv[1], None
+
+
+def post(message):
+    global session
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    request = urllib.request.Request(url, json.dumps(message).encode(), headers)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        session = answer.headers.get("Mcp-Session-Id") or session
+        body = answer.read()
+    return json.loads(body) if body else None
+
+
+hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "p", "version": "1"}}
+post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+call = {"name": "disk_usage", "arguments": {"host": "build-04"}}
+said = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+print("Disk:", said["result"]["content"][0]["text"])
+"""
+
+
+def test_a_program_given_its_servers_url_is_replayed_over_http(tmp_path: Path) -> None:
+    """--mcp-transport http: the run's server listens on its own loopback port before the program starts, and the
+    program, given the URL by {mcp_url}, is answered from the recording; the call is the run's."""
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAM, encoding="utf-8")
+    result = run_cli(
+        "replay",
+        "ops/session.json",
+        "--mcp-transport",
+        "http",
+        "--agent",
+        f"cmd:{sys.executable} {program} {{mcp_url}}",
+        "--json",
+    )
+    assert result.code == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert [(run["calls"], run["ending"]) for run in report["runs"]] == [(1, "final reply")]
+    assert report["runs"][0]["final_reply"].startswith("Disk:")
+    assert all(change["kind"] == "removed" for change in report["changes"])  # only the calls it left out

@@ -169,6 +169,11 @@ def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_i
     assert result.code == 0, result.stdout + result.stderr
     assert result.stderr == ""
     assert json.loads((tmp_path / "from-log-1.json").read_text(encoding="utf-8")) == seen
+    # and over Streamable HTTP: each server up on its own loopback port, the configuration naming its URL
+    words = words.replace("from-log-", "over-http-")
+    result = run_cli("replay", str(session), "--mcp-transport", "http", "--agent", f"cmd:{words}", cwd=tmp_path)
+    assert result.code == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "over-http-1.json").read_text(encoding="utf-8")) == seen
     # each server answers its own calls only: the time server was never asked for a disk report
     serve = subprocess.Popen(
         [*TOOLREPLAY, "serve", str(session), "--server", "time"], stdin=subprocess.PIPE, stdout=subprocess.PIPE

@@ -287,20 +287,24 @@ class ProgramRun:
         self.config = directory / "mcp.json"
         self.output, self.errors = directory / "stdout", directory / "stderr"
 
-    def prepare(self, servers: Mapping[str, Sequence[str]]) -> None:
-        """The run's directories, and the ``mcpServers`` configuration naming each server (its command words)."""
-        self.workdir.mkdir(parents=True)
-        self.home.mkdir()
+    def prepare(self, servers: Mapping[str, Sequence[str] | str]) -> None:
+        """The run's directories, and the ``mcpServers`` configuration naming each server: its command words, or
+        the URL it listens on (Streamable HTTP)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(exist_ok=True)
         named: dict[str, JSONValue] = {}
-        for name, words in servers.items():
-            arguments: list[JSONValue] = list(words[1:])
-            named[name] = {"command": words[0], "args": arguments}
+        for name, server in servers.items():
+            if isinstance(server, str):
+                named[name] = {"type": "http", "url": server}
+            else:
+                named[name] = {"command": server[0], "args": list(server[1:])}
         self.config.write_text(json.dumps({"mcpServers": named}, indent=2) + "\n", encoding="utf-8")
 
     def run(self, words: Sequence[str], said: Said, timeout: float, groups: ProcessGroups) -> tuple[list[str], Ended]:
         """The program's command with its placeholders filled, and how it ended."""
         values = {
             "mcp_config": str(self.config),
+            "mcp_url": said.url,
             "task": said.task,
             "system": str(said.system),
             "run": str(said.number),
@@ -314,11 +318,12 @@ class ProgramRun:
 
 @record
 class Said:
-    """What a run's placeholders say: the task, the file of the system prompt, the run's number and seed, and the
-    directory the command was given from."""
+    """What a run's placeholders say: the task, the file of the system prompt, the run's number and seed, the
+    directory the command was given from, and the URL of its first server (over HTTP; else empty)."""
 
     task: str
     system: Path
     number: int
     seed: int
     here: str
+    url: str = ""

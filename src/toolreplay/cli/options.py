@@ -58,6 +58,15 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "help": "What a call the recording never made gets: stop, an error result, or a stub.",
         },
     ),
+    "mcp_transport": (
+        (),
+        {
+            "metavar": "[stdio|http]",
+            "help": "How a cmd: program reaches the servers it is served: started by it over stdio ({mcp_config} "
+            "names commands), or over Streamable HTTP on the loopback ({mcp_config} names URLs; {mcp_url} is the "
+            "first).",
+        },
+    ),
     "stubs": (
         (),
         {

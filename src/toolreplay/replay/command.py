@@ -18,11 +18,15 @@ model that never answered, and counts in no test.
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import field, replace
 from pathlib import Path
 
@@ -30,6 +34,7 @@ from toolreplay.agents.base import Usage
 from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, stop_on_sigterm, tail_line, unstarted
 from toolreplay.canonical import json_utf8
 from toolreplay.errors import ToolreplayError
+from toolreplay.escape import one_line
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
 from toolreplay.formats.session import dump_session, person_messages
@@ -37,7 +42,7 @@ from toolreplay.mcp.server import UNNAMED
 from toolreplay.model import McpServer, ToolDef, content_text
 from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.settings import Unrecorded
+from toolreplay.settings import McpTransport, Unrecorded
 
 
 @record
@@ -144,6 +149,7 @@ class CommandRuns:
     side: str
     timeout: float
     here: str  # what {here} stands for: the directory the command was given from
+    transport: McpTransport = McpTransport.STDIO  # how the program reaches its servers
     groups: ProcessGroups = field(default_factory=ProcessGroups)
 
     def run(self, number: int, seed: int) -> Run:
@@ -153,9 +159,19 @@ class CommandRuns:
         log = directory / "mcp.log"
         session, system, rules = self.served.write(directory)
         # each recorded server under its own name, as the agent knew it
-        place.prepare({name: serve_command(self.served, session, rules, log, name) for name in self.served.names})
-        said = Said(task_text(self.setup), system, number, seed, self.here)
-        argv, ended = place.run(self.words, said, self.timeout, self.groups)
+        commands = {name: serve_command(self.served, session, rules, log, name) for name in self.served.names}
+        with ExitStack() as servers:
+            if self.transport is McpTransport.HTTP:  # each server up on its own port before the program starts
+                try:
+                    urls = servers.enter_context(listening(commands, directory))
+                except ToolreplayError as exc:
+                    return Run(number, seed, (), (), "error", None, Usage(), exc.message)
+                place.prepare(urls)
+                said = Said(task_text(self.setup), system, number, seed, self.here, next(iter(urls.values())))
+            else:
+                place.prepare(commands)
+                said = Said(task_text(self.setup), system, number, seed, self.here)
+            argv, ended = place.run(self.words, said, self.timeout, self.groups)
         output, errors = place.output, place.errors
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
@@ -170,6 +186,54 @@ class CommandRuns:
         if reply.failed and not failed:
             ending = "error reply"
         return Run(number, seed, calls, made, ending, reply.text, reply.usage)
+
+
+_LISTENING_WAIT = 30.0  # seconds a server of a run has to say where it listens
+
+
+@contextmanager
+def listening(commands: Mapping[str, Sequence[str]], directory: Path) -> Iterator[dict[str, str]]:
+    """Each server of a run started with ``--http`` (before the program, which is given their URLs), and ended,
+    each for certain, when the run is over: the URL of each, by name."""
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        urls: dict[str, str] = {}
+        for name, words in commands.items():
+            said = directory / f"serve-{len(started) + 1}.stderr"
+            with said.open("wb") as errors:
+                started.append(
+                    subprocess.Popen(
+                        [*words, "--http"], stdin=subprocess.DEVNULL, stderr=errors, start_new_session=True
+                    )
+                )
+            urls[name] = _listening_at(started[-1], said, name)
+        yield urls
+    finally:
+        for server in started:
+            with contextlib.suppress(OSError):
+                server.terminate()
+        for server in started:
+            try:
+                server.wait(5)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _listening_at(server: subprocess.Popen[bytes], said: Path, name: str) -> str:
+    """The URL a starting ``serve --http`` says on its first line of stderr."""
+    deadline = time.monotonic() + _LISTENING_WAIT
+    while time.monotonic() < deadline:
+        first = said.read_bytes().split(b"\n", 1)
+        if len(first) == 2:
+            words = first[0].decode("utf-8", "replace").split()
+            if words[:2] == ["toolreplay", "serve:"] and len(words) == 3:
+                return words[2]
+            raise ToolreplayError(f"the replay server for {name} did not start: {one_line(first[0].decode())}")
+        if server.poll() is not None:
+            raise ToolreplayError(f"the replay server for {name} ended before it listened (exit {server.returncode})")
+        time.sleep(0.02)
+    raise ToolreplayError(f"the replay server for {name} did not listen within {_LISTENING_WAIT:g} s")
 
 
 def command_runs(

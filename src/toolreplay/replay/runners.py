@@ -109,7 +109,14 @@ class ProgramRunner:
         chosen = self.settings
         served = prepare(setup, chosen.on_unrecorded, chosen.stubs, self.workspace.redact_off)
         programs = CommandRuns(
-            self.spec.words, setup, served, self.workspace.root(), self.side, chosen.run_timeout, self.workspace.here
+            self.spec.words,
+            setup,
+            served,
+            self.workspace.root(),
+            self.side,
+            chosen.run_timeout,
+            self.workspace.here,
+            chosen.mcp_transport,
         )
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 
