@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,26 +26,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fixtures.listening import free_port, saying_url, wait_for  # noqa: E402
+
 FEATURES = [sys.executable, "-W", "ignore", str(ROOT / "samples" / "mcp" / "features.py")]
 TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 CALL = {"name": "disk_report", "arguments": {"host": "build-04"}}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
 
 
 def caller(url: str) -> Callable[[int], float]:
@@ -68,15 +53,6 @@ def caller(url: str) -> Callable[[int], float]:
         return took
 
     return call
-
-
-def started(command: list[str], prefix: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    said = process.stderr.readline()
-    if not said.startswith(prefix):
-        raise SystemExit(f"{command}: {said}")
-    return process, said.split()[2]
 
 
 def alternate(calls: int, first: Callable[[int], float], second: Callable[[int], float]) -> tuple[float, float]:
@@ -100,22 +76,13 @@ def main() -> None:
         try:
             wait_for(port)
             upstream = f"http://127.0.0.1:{port}/mcp"
-            proxy, proxied = started(
-                [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream], "toolreplay record-mcp:"
-            )
-            try:
+            proxying = [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream]
+            with saying_url(proxying, "toolreplay record-mcp:") as proxied:
                 alternate(20, caller(upstream), caller(proxied))  # warm both
                 direct, through = alternate(options.calls, caller(upstream), caller(proxied))
-            finally:
-                proxy.send_signal(signal.SIGTERM)
-                proxy.wait()
-            serve, served = started([*TOOLREPLAY, "serve", str(log), "--http"], "toolreplay serve:")
-            try:
+            with saying_url([*TOOLREPLAY, "serve", str(log), "--http"], "toolreplay serve:") as served:
                 alternate(20, caller(upstream), caller(served))
                 sdk, replayed = alternate(options.calls, caller(upstream), caller(served))
-            finally:
-                serve.send_signal(signal.SIGTERM)
-                serve.wait()
         finally:
             server.terminate()
             server.wait()

@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import run_cli
+from tests.fixtures.listening import free_port, saying_url, wait_for
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -34,68 +33,30 @@ from toolreplay.formats.mcp_log import read_log
 pytestmark = pytest.mark.xdist_group("http-proxy")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"nothing listens on {port}")
-
-
 @contextmanager
 def _server(options: list[str]) -> Iterator[str]:
     """A fresh sample server over Streamable HTTP; its URL."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [*FEATURES, "--http", str(port), *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        _wait_for(port)
+        wait_for(port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.terminate()
         server.wait(timeout=30)
 
 
-@contextmanager
-def _proxy(upstream: str, log: Path, *more: str) -> Iterator[str]:
+def _proxy(upstream: str, log: Path, *more: str) -> AbstractContextManager[str]:
     """record-mcp in front of ``upstream``; the URL it says to use."""
-    proxy = subprocess.Popen(
-        [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream, *more],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proxy.stderr is not None
-        said = proxy.stderr.readline()
-        assert said.startswith("toolreplay record-mcp: http://127.0.0.1:"), said
-        yield said.split()[2]
-    finally:
-        proxy.send_signal(signal.SIGTERM)
-        assert proxy.wait(timeout=30) == 0
+    command = [*TOOLREPLAY, "record-mcp", "-o", str(log), "--upstream", upstream, *more]
+    return saying_url(command, "toolreplay record-mcp:")
 
 
-@contextmanager
-def _served(*args: str) -> Iterator[str]:
+def _served(*args: str) -> AbstractContextManager[str]:
     """``toolreplay serve ARGS --http``; the URL it says to use."""
-    serve = subprocess.Popen([*TOOLREPLAY, "serve", *args, "--http"], stderr=subprocess.PIPE, text=True)
-    try:
-        assert serve.stderr is not None
-        said = serve.stderr.readline()
-        assert said.startswith("toolreplay serve: http://127.0.0.1:"), said
-        yield said.split()[2]
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=30) == 0
+    return saying_url([*TOOLREPLAY, "serve", *args, "--http"], "toolreplay serve:")
 
 
 # sessions and event streams; the modern era; JSON answers without sessions
@@ -282,7 +243,7 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
         ("read", "demo://resource/static/document/architecture.md"),
         ("prompts", None),
     ]
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [*binary, "streamableHttp"],
         env={**os.environ, "PORT": str(port)},
@@ -291,7 +252,7 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
     )
     log = tmp_path / "mcp.jsonl"
     try:
-        _wait_for(port)
+        wait_for(port)
         with _proxy(f"http://127.0.0.1:{port}/mcp", log) as url:
             recorded = anyio.run(workload_of, "legacy", url, steps)
     finally:
