@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import run_cli
+from tests.fakes.mcp_raw import RawClient
 from tests.fixtures.features_http import features_over_http
 from tests.fixtures.listening import free_port, saying_url, wait_for
 
@@ -195,6 +196,70 @@ def test_a_proxy_killed_mid_run_keeps_every_call_it_answered(tmp_path: Path) -> 
     assert [exchange.event for exchange in runs[0].exchanges] == ["tools/call"] * 60
 
 
+@pytest.mark.parametrize("json_response", [True, False], ids=["json", "event-stream"])
+def test_live_over_http_answers_what_the_log_lacks_and_keeps_the_token_out_of_it(
+    tmp_path: Path, json_response: bool
+) -> None:
+    """``serve LOG --on-unrecorded live --upstream URL``: a call the log lacks goes to the real server over
+    Streamable HTTP (answering as JSON, or as an event stream), with the header the command named (its token read
+    from the environment), and is appended to the log, where the next replay finds it; the token never reaches the
+    log."""
+    log = tmp_path / "mcp.jsonl"
+    seen: list[dict[str, str]] = []
+    token = "sk-ant-api03-" + "T" * 40
+    show = {"host": "build-04", "path": "/var/log"}
+    with _server(["json"]) as upstream, _proxy(upstream, log) as url:
+        assert _post(url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()})[0] == 200
+    with features_over_http(json_response=json_response, headers=seen) as upstream:
+        header = "Authorization: Bearer ${TOKEN}"
+        live = ["--on-unrecorded", "live", "--upstream", upstream, "--upstream-header", header]
+        serve = subprocess.Popen(
+            [*TOOLREPLAY, "serve", str(log), *live],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "TOKEN": token},
+        )
+        client = RawClient(serve)
+        client.initialize()
+        answered = client.call(2, "show_dir", show)
+        assert serve.stdin is not None
+        serve.stdin.close()
+        assert serve.wait(timeout=30) == 0
+    assert "/var/log" in json.dumps(answered["result"])
+    assert serve.stderr is not None
+    assert "1 call, 0 never recorded, 1 answered live" in serve.stderr.read().decode()
+    assert {said.get("authorization") for said in seen} == {f"Bearer {token}"}  # every request, the handshake too
+    assert token not in log.read_text(encoding="utf-8")
+    assert [exchange.event for exchange in read_log(log)[-1].exchanges][-1] == "tools/call"
+    again = subprocess.Popen([*TOOLREPLAY, "serve", str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    client = RawClient(again)
+    client.initialize()
+    assert client.call(2, "show_dir", show)["result"] == answered["result"]  # from the log now, no server up
+    assert again.stdin is not None
+    again.stdin.close()
+    assert again.wait(timeout=30) == 0
+
+
+def test_live_over_http_refuses_what_it_cannot_use_in_one_line(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.jsonl"
+    log.write_text('{"command": ["s"], "event": "start", "v": 2}\n', encoding="utf-8")
+    secret = "Bearer sk-ant-api03-" + "U" * 40
+    for args, says in [
+        (["--upstream", "http://127.0.0.1:1/mcp"], "--upstream is for --on-unrecorded live"),
+        (["--on-unrecorded", "live", "--upstream", "u", "--", "x"], "not both"),
+        (["--upstream-header", "A: b"], "--upstream-header is for --upstream"),
+        (["--on-unrecorded", "live", "--upstream", "file:///x"], "give an http:// or https:// URL"),
+        (["--on-unrecorded", "live", "--upstream", "http://h/", "--upstream-header", secret], "give 'NAME: VALUE'"),
+        (["--on-unrecorded", "live", "--upstream", "http://h/", "--upstream-header", "A: ${NO_SUCH_VAR}"], "not set"),
+    ]:
+        result = run_cli("serve", str(log), *args)
+        assert result.code == 2, (args, result.stderr)
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert says in result.stderr, (args, result.stderr)
+        assert "sk-ant" not in result.stderr
+
+
 def test_serve_over_http_answers_hostile_requests_with_http_errors(tmp_path: Path) -> None:
     log = tmp_path / "mcp.jsonl"
     with _server(["json"]) as upstream, _proxy(upstream, log) as url:
@@ -217,6 +282,69 @@ def test_serve_over_http_answers_hostile_requests_with_http_errors(tmp_path: Pat
         assert refused.value.code == 405
         status, _, body = _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert (status, body) == (202, b"")
+
+
+def test_serve_over_http_injects_an_error_status_and_a_stream_cut_mid_answer(tmp_path: Path) -> None:
+    """Faults of HTTP's own: a 429 with its Retry-After and a JSON-RPC error as the body; an answer's progress
+    sent as an event stream that is then cut before the response (never ended as if whole); a dropped connection.
+    Each costs its request only: the server answers the next one."""
+    import http.client  # noqa: PLC0415
+
+    log = tmp_path / "mcp.jsonl"
+    with _server([]) as upstream, _proxy(upstream, log) as url:
+        workload("legacy", url)
+    faults = tmp_path / "faults.json"
+    faults.write_text(
+        json.dumps(
+            {
+                "faults": [
+                    {"tool": "disk_report", "fault": "http", "status": 429, "headers": {"Retry-After": "2"}},
+                    {"tool": "archive_path", "fault": "cut"},
+                    {"tool": "show_dir", "fault": "drop"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    with _served(str(log), "--faults", str(faults)) as url:
+        status, headers, body = _post(url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()})
+        session = {"Mcp-Session-Id": headers["Mcp-Session-Id"]}
+        call = {"name": "disk_report", "arguments": {"host": "build-04"}}
+        message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+        status, headers, body = _post(url, message, **session)
+        assert status == 429
+        assert headers["Retry-After"] == "2"
+        refused = {"code": -32603, "message": "Too Many Requests"}
+        assert json.loads(body) == {"jsonrpc": "2.0", "id": 2, "error": refused}
+        port = int(url.split(":")[2].split("/")[0])
+        archive = {
+            "name": "archive_path",
+            "arguments": {"host": "build-04", "path": "/var/log/ci/2026-07"},
+            "_meta": {"progressToken": 7},
+        }
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        message = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": archive}
+        connection.request("POST", "/mcp", json.dumps(message), {"Content-Type": "application/json", **session})
+        answer = connection.getresponse()
+        assert answer.status == 200
+        assert answer.getheader("Content-Type") == "text/event-stream"
+        events = []
+        with pytest.raises(http.client.IncompleteRead) as cut:
+            answer.read()
+        for block in cut.value.partial.split(b"\n\n"):
+            if block.strip():
+                events.append(json.loads(block.split(b"data: ", 1)[1]))
+        # the log message and the progress the archive was recorded with, and no response
+        assert [event["method"] for event in events] == ["notifications/message"] + ["notifications/progress"] * 3
+        assert all(event["params"]["progressToken"] == 7 for event in events[1:])
+        dropped = {"name": "show_dir", "arguments": {"host": "build-04", "path": "/var/log"}}
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body_text = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": dropped})
+        connection.request("POST", "/mcp", body_text, {"Content-Type": "application/json", **session})
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            connection.getresponse()
+        listed = _post(url, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, **session)
+        assert listed[0] == 200
 
 
 def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:

@@ -282,14 +282,24 @@ def test_a_delay_answers_late_and_a_drop_closes_the_connection(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("fault", "expected"),
     [
-        ({"tool": "x", "fault": "explode"}, "5: faults[0].fault: must be one of error, is_error, delay, hang, drop"),
+        (
+            {"tool": "x", "fault": "explode"},
+            "5: faults[0].fault: must be one of error, is_error, delay, hang, drop, cut, http",
+        ),
         ({"tool": "x", "fault": "delay"}, "faults[0]: a delay needs 'seconds'"),
         ({"tool": "x", "fault": "delay", "seconds": -1}, "faults[0].seconds: must be between 0 and 3600"),
         ({"tool": "x", "fault": "error", "times": 0}, "faults[0].times: must be at least 1"),
         ({"tool": "", "fault": "hang"}, "faults[0].tool: must be a non-empty string"),
         ({"tool": "x", "fault": "hang", "extra": 1}, "unknown field 'extra' in a fault"),
         ({"tool": "x", "fault": "hang", "seconds": 2}, "faults[0].seconds: is for delay faults, not hang"),
-        ({"tool": "x", "fault": "is_error", "code": 1}, "faults[0].code: is for error faults, not is_error"),
+        ({"tool": "x", "fault": "is_error", "code": 1}, "faults[0].code: is for error or http faults, not is_error"),
+        ({"tool": "x", "fault": "cut", "status": 503}, "faults[0].status: is for http faults, not cut"),
+        ({"tool": "x", "fault": "http"}, "faults[0]: an http fault needs 'status', as in 429 or 503"),
+        ({"tool": "x", "fault": "http", "status": 200}, "faults[0].status: must be an error status, 400 to 599"),
+        ({"tool": "x", "fault": "http", "status": 401, "headers": {"Content-Length": "9"}}, "the server's own to set"),
+        ({"tool": "x", "fault": "http", "status": 401, "headers": {"X": "a\r\nB: c"}}, "cannot hold a line break"),
+        ({"tool": "x", "fault": "http", "status": 401, "headers": {"X Y": "a"}}, "'X Y' is not a header name"),
+        ({"tool": "x", "fault": "http", "status": 429}, "an http fault is for serve --http (stdio has no status)"),
     ],
 )
 def test_a_bad_faults_file_is_one_line_naming_the_line(tmp_path: Path, fault: dict[str, Any], expected: str) -> None:

@@ -200,6 +200,30 @@ def test_progress_is_left_out_for_a_client_that_asked_for_none(recorded: tuple[s
         serve.wait(timeout=30)
 
 
+@pytest.mark.parametrize("recorded", ["legacy"], indirect=True)
+def test_a_cut_answer_sends_what_came_before_it_and_ends_the_connection(
+    recorded: tuple[str, Path, list[Any]], tmp_path: Path
+) -> None:
+    """A ``cut`` fault over stdio: the archive's log message and progress reach the client, then the server ends
+    its output, as a server that died mid-answer; the response never comes."""
+    _, log, _ = recorded
+    faults = tmp_path / "faults.json"
+    faults.write_text(json.dumps({"faults": [{"tool": "archive_path", "fault": "cut"}]}), encoding="utf-8")
+    serve = subprocess.Popen(
+        [*TOOLREPLAY, "serve", str(log), "--faults", str(faults)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    client = RawClient(serve)
+    client.initialize()
+    arguments = {"host": "build-04", "path": "/var/log/ci/2026-07"}
+    params = {"name": "archive_path", "arguments": arguments, "_meta": {"progressToken": 1}}
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+    received = [client.receive() for _ in range(4)]
+    assert [m["method"] for m in received] == ["notifications/message"] + ["notifications/progress"] * 3
+    with pytest.raises(EOFError):
+        client.receive()
+    assert serve.wait(timeout=30) == 0
+
+
 V1_LOG = """\
 {"v": 1, "event": "start", "command": ["server"]}
 {"v": 1, "event": "tools/list", "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, \

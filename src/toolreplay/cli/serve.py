@@ -1,8 +1,9 @@
-"""``toolreplay serve``: a recorded session's answers as an MCP stdio server."""
+"""``toolreplay serve``: a recorded session's answers as an MCP server, over stdio or Streamable HTTP."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 import click
@@ -11,13 +12,14 @@ from toolreplay.cli.options import ReadWords, load_policy, redaction_options, se
 from toolreplay.cli.output import guard_outputs
 from toolreplay.errors import UsageError
 from toolreplay.escape import one_line
-from toolreplay.formats.faults import read_faults
+from toolreplay.formats.faults import FaultKind, read_faults
 from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode
 from toolreplay.mcp.server import ReplayServer, ServeLog, log_server, session_server
+from toolreplay.records import record
 from toolreplay.redact import Redactor
 from toolreplay.settings import ReplaySettings, Unrecorded
 from toolreplay.wording import count, format_call
@@ -77,13 +79,27 @@ from toolreplay.wording import count, format_call
     "--faults",
     "faults_file",
     metavar="FILE",
-    help="Failures to inject into chosen calls: errors, error results, delays, hangs, a dropped connection.",
+    help="Failures to inject into chosen calls: errors, error results, delays, hangs, a dropped connection, "
+    "an answer cut short; over --http, an error status too.",
 )
 @click.option(
     "--log",
     "traffic_file",
     metavar="LOG",
     help="Also log every message as record-mcp would (a new run appended to LOG), with no proxy in front.",
+)
+@click.option(
+    "--upstream",
+    metavar="URL",
+    help="With live: the real server's Streamable HTTP URL, instead of its command after --.",
+)
+@click.option(
+    "--upstream-header",
+    "upstream_headers",
+    multiple=True,
+    metavar="'NAME: VALUE'",
+    help="With --upstream: a header for every request to it (repeatable); ${VAR} in VALUE is read from the "
+    "environment, so a token stays off the command line. Never logged.",
 )
 @click.option("--http", is_flag=True, help="Serve over Streamable HTTP (at /mcp) instead of stdio, until interrupted.")
 @click.option(
@@ -103,6 +119,8 @@ def command(
     server_name: str | None,
     faults_file: str | None,
     traffic_file: str | None,
+    upstream: str | None,
+    upstream_headers: tuple[str, ...],
     http: bool,
     listen: str | None,
     redactor: Redactor,
@@ -112,10 +130,11 @@ def command(
         guard_outputs({"--log": traffic_file}, [recording, settings.stubs, rules_file, faults_file])
     stubs = read_stubs(settings.stubs) if settings.stubs else None
     faults = read_faults(faults_file) if faults_file else ()
+    if address is None and any(fault.kind is FaultKind.HTTP for fault in faults):
+        raise UsageError(f"{one_line(str(faults_file))}: an http fault is for serve --http (stdio has no status)")
     policy = load_policy(rules_file, False)
     live_wanted = settings.on_unrecorded is Unrecorded.LIVE
-    if server_command and not live_wanted:
-        raise UsageError("a server command is for --on-unrecorded live")
+    real = _real(live_wanted, server_command, upstream, upstream_headers, live_timeout)
     if record_mode is not None and not live_wanted:
         raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
@@ -125,7 +144,7 @@ def command(
         mode = RecordMode(record_mode or RecordMode.NEW.value)
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
-        live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
+        live = _live(real, recording, mode, redactor) if live_wanted else None
         server = log_server(run, recording, policy, settings.on_unrecorded, stubs, faults, live, mode)
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
             sys.stderr.write(
@@ -140,7 +159,7 @@ def command(
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
-        live = _live(server_command, recording, mode, live_timeout, redactor) if live_wanted else None
+        live = _live(real, recording, mode, redactor) if live_wanted else None
         server = session_server(session, policy, settings.on_unrecorded, stubs, faults, live, server_name)
     if traffic_file is not None:
         server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
@@ -162,7 +181,7 @@ def _address(http: bool, listen: str | None) -> tuple[str, int] | None:
         raise UsageError("--listen is for --http")
     if not http:
         return None
-    from toolreplay.mcp.http_proxy import parse_listen  # noqa: PLC0415 - only over HTTP
+    from toolreplay.mcp.urls import parse_listen  # noqa: PLC0415 - only over HTTP
 
     return parse_listen(listen or "127.0.0.1:0")
 
@@ -179,18 +198,51 @@ def _serve(server: ReplayServer, address: tuple[str, int] | None) -> None:
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
-def _live(command: tuple[str, ...], recording: str, mode: RecordMode, timeout: float, redactor: Redactor) -> LiveServer:
-    if not command:
-        raise UsageError("--on-unrecorded live needs the real server's command after --")
-    for argument in command:
+@record
+class _Real:
+    """The real server a live fallback asks: a command, or a URL with the headers to send it."""
+
+    command: tuple[str, ...]
+    upstream: str | None
+    headers: tuple[str, ...]
+    timeout: float
+
+
+def _real(
+    live: bool, command: tuple[str, ...], upstream: str | None, headers: tuple[str, ...], timeout: float
+) -> _Real:
+    if command and not live:
+        raise UsageError("a server command is for --on-unrecorded live")
+    if upstream is not None and not live:
+        raise UsageError("--upstream is for --on-unrecorded live")
+    if upstream is not None and command:
+        raise UsageError("give the live server's command after --, or --upstream URL, not both")
+    if headers and upstream is None:
+        raise UsageError("--upstream-header is for --upstream")
+    return _Real(command, upstream, headers, timeout)
+
+
+def _live(real: _Real, recording: str, mode: RecordMode, redactor: Redactor) -> LiveServer:
+    url, headers = None, {}
+    if real.upstream is not None:
+        from toolreplay.mcp.urls import parse_header, parse_upstream, shown_url  # noqa: PLC0415 - only over HTTP
+
+        url = parse_upstream(real.upstream)
+        headers = dict(parse_header(text, os.environ) for text in real.headers)
+        started = [shown_url(url)]
+    elif not real.command:
+        raise UsageError("--on-unrecorded live needs the real server's command after --, or --upstream URL")
+    else:
+        started = list(real.command)
+    for argument in real.command:
         if same_file(argument, recording):
             raise UsageError(f"refusing to serve {recording} live to a server command that uses it")
     log = None
     if mode is not RecordMode.NONE:
         log = LogWriter(recording, redactor, "toolreplay serve", new_run=mode is RecordMode.ALL)
     if log is not None and mode is RecordMode.ALL:
-        log.start(command)
-    return LiveServer(command, log, timeout)
+        log.start(started)
+    return LiveServer(real.command, log, real.timeout, url, headers)
 
 
 def _summary(log: ServeLog, faults: bool, live: bool) -> None:

@@ -31,11 +31,12 @@ import threading
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import SplitResult, urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlunsplit
 
 from toolreplay.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
 from toolreplay.mcp.proxy import ExchangeLog
+from toolreplay.mcp.urls import LOOPBACK, loopback_origin, parse_listen, parse_upstream, shown_url
 from toolreplay.redact import Redactor
 
 _HOP_BY_HOP = frozenset(
@@ -53,7 +54,6 @@ _HOP_BY_HOP = frozenset(
         "content-length",
     }
 )
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 MAX_BODY = 64 << 20  # a request body past this is refused (413): nothing an MCP request needs
 _SESSION = "mcp-session-id"
 
@@ -74,45 +74,6 @@ def _cut(answer: http.client.HTTPResponse) -> bool:
 
 def _refusal(code: int, message: str) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}).encode() + b"\n"
-
-
-def loopback_origin(origin: str) -> bool:
-    """Whether an ``Origin`` header names the loopback (``null`` and anything unparsable do not)."""
-    try:
-        host = urlsplit(origin).hostname
-    except ValueError:
-        return False
-    return host is not None and host.lower() in _LOOPBACK
-
-
-def shown_url(url: SplitResult) -> str:
-    """The upstream URL as the log keeps it: without user information and query, where credentials go."""
-    host = url.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if url.port is not None:
-        netloc += f":{url.port}"
-    return urlunsplit((url.scheme, netloc, url.path, "", ""))
-
-
-def parse_upstream(text: str) -> SplitResult:
-    """An upstream URL: http or https, with a host."""
-    try:
-        url = urlsplit(text)
-        url.port  # noqa: B018 - a port that is not a number raises here
-    except ValueError as exc:
-        raise UsageError(f"--upstream {text}: {exc}") from None
-    if url.scheme not in ("http", "https") or not url.hostname:
-        raise UsageError(f"--upstream {text}: give an http:// or https:// URL with a host")
-    return url
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` to listen on (port 0: any free one)."""
-    host, _, port = text.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise UsageError(f"--listen {text}: give HOST:PORT, as in 127.0.0.1:8931 (port 0 picks a free one)")
-    return host, int(port)
 
 
 class _Sessions:
@@ -320,7 +281,7 @@ def run_http_proxy(
             proxy = HttpProxy(listen, upstream, log)
         except OSError as exc:
             raise UsageError(f"--listen {listen_text}: {exc.strerror or exc}") from None
-        if listen[0] not in _LOOPBACK:
+        if listen[0] not in LOOPBACK:
             sys.stderr.write(f"toolreplay record-mcp: listening on {listen[0]}, not the loopback: any host may call\n")
         log.start([shown_url(upstream)])
         sys.stderr.write(f"toolreplay record-mcp: {proxy.url} -> {shown_url(upstream)}\n")

@@ -18,12 +18,14 @@ import json
 import secrets
 import sys
 import threading
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from toolreplay.canonical import JSONObject
-from toolreplay.mcp.http_proxy import MAX_BODY, loopback_origin, serve_until_stopped
-from toolreplay.mcp.server import Dropped, ReplayServer
+from toolreplay.mcp.http_proxy import MAX_BODY, serve_until_stopped
+from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer
+from toolreplay.mcp.urls import loopback_origin
 from toolreplay.mcp.wire import encode
 
 _SESSION = "Mcp-Session-Id"
@@ -55,12 +57,14 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
-    def _send(self, status: int, body: bytes = b"", kind: str = "application/json", **headers: str) -> None:
+    def _send(
+        self, status: int, body: bytes = b"", kind: str = "application/json", headers: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self.send_response(status)
         if body:
             self.send_header("Content-Type", kind)
-        for name, value in headers.items():
-            self.send_header(name.replace("_", "-"), value)
+        for name, value in headers:
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -86,7 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self._checked():
-            self._send(405, Allow="POST, DELETE")
+            self._send(405, headers=[("Allow", "POST, DELETE")])
 
     def do_DELETE(self) -> None:
         if self._checked():
@@ -110,25 +114,45 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             with self.server.lock:
                 answer = self.server.replay.answer_line(body)
-        except Dropped:  # a fault: the connection drops before any answer
-            self.close_connection = True
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(2)
+        except Dropped as dropped:  # a fault: the connection drops, a cut stream's first events sent
+            self._cut(dropped.sent)
+            return
+        except HttpFault as fault:  # a fault: an error status instead of any answer
+            self._send(fault.status, encode(fault.body), headers=fault.headers)
             return
         if not answer:
             self._send(202)
             return
-        headers: dict[str, str] = {}
+        headers: list[tuple[str, str]] = []
         response = answer[-1]
         if _opened_a_session(body, response):
             session = secrets.token_hex(16)
             self.server.sessions.add(session)
-            headers[_SESSION] = session
+            headers.append((_SESSION, session))
         if len(answer) == 1:
-            self._send(200, encode(response), **headers)
+            self._send(200, encode(response), headers=headers)
             return
-        events = b"".join(b"event: message\ndata: " + encode(message).rstrip(b"\n") + b"\n\n" for message in answer)
-        self._send(200, events, kind="text/event-stream", **headers)
+        self._send(200, b"".join(_event(message) for message in answer), kind="text/event-stream", headers=headers)
+
+    def _cut(self, sent: list[JSONObject]) -> None:
+        """End the connection mid-answer: nothing, for a drop; for a cut, an event stream of what came before the
+        response, which the connection then ends without its last chunk, as a server that died would."""
+        self.close_connection = True
+        if sent:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for message in sent:
+                event = _event(message)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(2)
+
+
+def _event(message: JSONObject) -> bytes:
+    return b"event: message\ndata: " + encode(message).rstrip(b"\n") + b"\n\n"
 
 
 def _opened_a_session(body: bytes, response: JSONObject) -> bool:

@@ -23,8 +23,9 @@ measure.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import BinaryIO, Protocol
 
 from toolreplay.answers import Answer, RecordedAnswers, Replies, answer_call
@@ -72,7 +73,21 @@ class ServeLog:
 
 
 class Dropped(Exception):
-    """A fault closes the connection."""
+    """A fault closes the connection, after ``sent`` (a cut answer's notifications; nothing, for a drop)."""
+
+    def __init__(self, sent: Sequence[JSONObject] = ()) -> None:
+        super().__init__("the connection is dropped")
+        self.sent = list(sent)
+
+
+class HttpFault(Exception):
+    """A fault answers over HTTP with an error status, its headers and a JSON-RPC error as the body."""
+
+    def __init__(self, status: int, headers: Sequence[tuple[str, str]], body: JSONObject) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.headers = list(headers)
+        self.body = body
 
 
 @record
@@ -405,7 +420,7 @@ class ReplayServer:
         if params is not None and not isinstance(params, dict):
             return [error(request_id, INVALID_PARAMS, "params must be an object")]
         params = params or {}
-        call = None
+        call, fault = None, None
         if method == "tools/call":
             name, arguments = params.get("name"), params.get("arguments", {})
             if not isinstance(name, str) or not isinstance(arguments, dict):
@@ -427,11 +442,15 @@ class ReplayServer:
         if reply is None:
             reply = self._unrecorded(method, call)
         if reply.error is not None:
-            return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "error": reply.error}]
-        result = reply.result if reply.result is not None else {}
-        if modern(params):
-            result = for_modern(method, result)
-        return [*reply.notifications, {"jsonrpc": "2.0", "id": request_id, "result": result}]
+            response: JSONObject = {"jsonrpc": "2.0", "id": request_id, "error": reply.error}
+        else:
+            result = reply.result if reply.result is not None else {}
+            if modern(params):
+                result = for_modern(method, result)
+            response = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        if fault is not None and fault.kind is FaultKind.CUT:
+            raise Dropped(reply.notifications)
+        return [*reply.notifications, response]
 
     def _live(self, live: LiveServer, method: str, params: JSONObject, call: Call | None) -> Reply:
         """The real server's answer to what the recording lacks (or to everything, recording all)."""
@@ -479,7 +498,9 @@ class ReplayServer:
                 continue
             try:
                 messages = self.answer_line(line)
-            except Dropped:
+            except Dropped as dropped:  # what goes before the cut, then the end of the connection
+                out.write(b"".join(encode(message) for message in dropped.sent))
+                out.flush()
                 return
             if messages:
                 out.write(b"".join(encode(message) for message in messages))
@@ -496,7 +517,7 @@ class ReplayServer:
         self.answered_by = None
         try:
             answer = self.handle(message)
-        except Dropped:
+        except (Dropped, HttpFault):
             raise
         except Exception as exc:  # a bug here must cost one request, not the client's whole session
             request_id = message.get("id")
@@ -521,6 +542,14 @@ def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject], ans
 _NO_ANSWERS = RecordedAnswers((), Matcher())
 
 
+def _reason(status: int) -> str:
+    """An HTTP status's reason phrase, as a server would give it."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return f"HTTP {status}"
+
+
 def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
     """What a fault sends instead of the answer; None when the answer still goes (after a delay)."""
     if fault.kind is FaultKind.DELAY:
@@ -530,6 +559,11 @@ def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
         return []
     if fault.kind is FaultKind.DROP:
         raise Dropped
+    if fault.kind is FaultKind.CUT:
+        return None  # the answer is made, then cut before its response
+    if fault.kind is FaultKind.HTTP:
+        body = error(request_id, fault.code, fault.message or _reason(fault.status))
+        raise HttpFault(fault.status, fault.headers, body)
     if fault.kind is FaultKind.ERROR:
         return [error(request_id, fault.code, fault.message)]
     result: JSONObject = {"content": [{"type": "text", "text": fault.message}], "isError": True}
