@@ -86,6 +86,24 @@ def test_the_client_sees_the_same_through_the_proxy_and_from_its_log(
         assert workload(mode, url) == direct
 
 
+def test_the_legacy_sse_transport_is_recorded_as_the_same_log(tmp_path: Path) -> None:
+    """The old two-endpoint transport (a GET event stream that announces where to POST, each answer on the stream):
+    through the proxy the client sees what it sees directly, the log holds every request with its answer, and
+    served back (over stdio, or over the same transport) it gives the client the same again."""
+    with features_over_http(sse=True) as upstream:
+        direct = workload("legacy", upstream, sse=True)
+    log = tmp_path / "mcp.jsonl"
+    with features_over_http(sse=True) as upstream, _proxy(upstream, log) as url:
+        proxied = workload("legacy", url, sse=True)
+    assert proxied == direct
+    methods = [exchange.event for exchange in read_log(log)[0].exchanges]
+    assert methods[0] == "initialize"
+    assert methods.count("tools/call") == 5
+    assert workload("legacy", [*TOOLREPLAY, "serve", str(log)]) == direct  # the one format: served over stdio
+    with _served(str(log)) as url:  # and over HTTP, on the legacy transport's stream beside /mcp
+        assert workload("legacy", url.replace("/mcp", "/sse"), sse=True) == direct
+
+
 def test_credentials_pass_through_and_never_reach_the_log(tmp_path: Path) -> None:
     """A bearer token and a key in the URL's query reach the server (which ignores them) and never the log."""
     log = tmp_path / "mcp.jsonl"
@@ -347,9 +365,11 @@ def test_serve_over_http_injects_an_error_status_and_a_stream_cut_mid_answer(tmp
         assert listed[0] == 200
 
 
-def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
-    """npm's reference server with every feature, run with its own streamableHttp transport: through the proxy
-    the client sees what it sees against the recording, served over stdio and over HTTP."""
+@pytest.mark.parametrize(("transport", "path"), [("streamableHttp", "/mcp"), ("sse", "/sse")])
+def test_the_reference_server_over_http(tmp_path: Path, transport: str, path: str) -> None:
+    """npm's reference server with every feature, run with its own Streamable HTTP transport and with the legacy
+    SSE one: through the proxy the client sees what it sees against the recording, served over stdio and over
+    HTTP (the same transport)."""
     import anyio  # noqa: PLC0415
 
     from tests.acceptance.test_third_party_mcp import node_server, workload_of  # noqa: PLC0415
@@ -368,7 +388,7 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
     ]
     port = free_port()
     server = subprocess.Popen(
-        [*binary, "streamableHttp"],
+        [*binary, transport],
         env={**os.environ, "PORT": str(port)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -376,8 +396,8 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
     log = tmp_path / "mcp.jsonl"
     try:
         wait_for(port)
-        with _proxy(f"http://127.0.0.1:{port}/mcp", log) as url:
-            recorded = anyio.run(workload_of, "legacy", url, steps)
+        with _proxy(f"http://127.0.0.1:{port}{path}", log) as url:
+            recorded = anyio.run(workload_of, "legacy", url, steps, transport == "sse")
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -385,7 +405,7 @@ def test_the_reference_server_over_streamable_http(tmp_path: Path) -> None:
     assert len(recorded[-1]) == 3  # the long operation's progress, through the proxy
     assert anyio.run(workload_of, "legacy", [*TOOLREPLAY, "serve", str(log)], steps) == recorded
     with _served(str(log)) as url:
-        assert anyio.run(workload_of, "legacy", url, steps) == recorded
+        assert anyio.run(workload_of, "legacy", url.replace("/mcp", path), steps, transport == "sse") == recorded
 
 
 def test_a_stream_the_upstream_cuts_is_cut_for_the_client_not_ended_as_whole(tmp_path: Path) -> None:

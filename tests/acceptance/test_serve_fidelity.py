@@ -30,6 +30,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference
 
+from tests.fixtures.mcp_clients import client_params
+
 # One worker runs this module: each mode's recording (a fixture of the module) is then made once, not once on
 # every worker that runs one of its tests.
 pytestmark = pytest.mark.xdist_group("serve-fidelity")
@@ -39,8 +41,9 @@ TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 MODES = ["legacy", "auto", "2026-07-28"]
 
 
-async def _workload(mode: str, server: list[str] | str) -> list[Any]:
-    """Everything the client sees, as plain JSON, in order; ``server``: a stdio command, or a Streamable HTTP URL."""
+async def _workload(mode: str, server: list[str] | str, sse: bool = False) -> list[Any]:
+    """Everything the client sees, as plain JSON, in order; ``server``: a stdio command, or a Streamable HTTP URL
+    (``sse``: the URL of a legacy SSE stream)."""
     seen: list[Any] = []
     steps: list[Any] = []
     logs: list[Any] = []
@@ -51,10 +54,7 @@ async def _workload(mode: str, server: list[str] | str) -> list[Any]:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         steps.append([progress, total, message])
 
-    params = (
-        server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:], cwd=str(ROOT))
-    )
-    async with Client(params, mode=mode, logging_callback=on_log, log_level="debug") as client:
+    async with Client(client_params(server, sse), mode=mode, logging_callback=on_log, log_level="debug") as client:
         seen.append(client.session.protocol_version if client.session else None)
         seen.append((await client.list_tools()).model_dump(mode="json"))
         seen.append((await client.list_resources()).model_dump(mode="json"))
@@ -82,8 +82,8 @@ async def _workload(mode: str, server: list[str] | str) -> list[Any]:
     return [*seen, steps, logs]
 
 
-def workload(mode: str, server: list[str] | str) -> list[Any]:
-    return anyio.run(_workload, mode, server)
+def workload(mode: str, server: list[str] | str, sse: bool = False) -> list[Any]:
+    return anyio.run(_workload, mode, server, sse)
 
 
 @pytest.fixture(scope="module", params=MODES)

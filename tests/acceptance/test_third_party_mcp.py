@@ -24,26 +24,25 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 import anyio
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+
+from tests.fixtures.mcp_clients import client_params
 
 TOOLREPLAY = [sys.executable, "-m", "toolreplay"]
 NODE_SERVERS = ROOT / "tests" / "servers" / "node_modules" / ".bin"
 Step = tuple[str, Any]
 
 
-async def workload_of(mode: str, server: list[str] | str, steps: list[Step]) -> list[Any]:
-    """What the client sees of ``steps``; ``server``: a stdio command, or a Streamable HTTP URL."""
+async def workload_of(mode: str, server: list[str] | str, steps: list[Step], sse: bool = False) -> list[Any]:
+    """What the client sees of ``steps``; ``server``: a stdio command, or a Streamable HTTP URL (``sse``: a legacy
+    SSE stream's)."""
     seen: list[Any] = []
     steps_done: list[Any] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         steps_done.append([progress, total, message])
 
-    params = (
-        server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:], cwd=str(ROOT))
-    )
-    async with Client(params, mode=mode) as client:
+    async with Client(client_params(server, sse), mode=mode) as client:
         seen.append((await client.list_tools()).model_dump(mode="json"))
         for kind, argument in steps:
             try:

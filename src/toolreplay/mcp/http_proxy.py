@@ -31,7 +31,7 @@ import threading
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import SplitResult, urlunsplit
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from toolreplay.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
@@ -97,6 +97,10 @@ class HttpProxy(ThreadingHTTPServer):
         self.upstream = upstream
         self.log = log
         self.sessions = _Sessions()
+        # the legacy SSE transport's message endpoints (path and query), each with the pairing of the stream its
+        # server announced it on: a request POSTed there is answered on that stream
+        self.endpoints: dict[str, ExchangeLog] = {}
+        self.endpoints_lock = threading.Lock()
         super().__init__(listen, _Handler)
 
     @property
@@ -104,6 +108,12 @@ class HttpProxy(ThreadingHTTPServer):
         host, port = str(self.server_address[0]), int(self.server_address[1])
         shown = f"[{host}]" if ":" in host else host
         return urlunsplit(("http", f"{shown}:{port}", self.upstream.path or "/", "", ""))
+
+    def url_for(self, target: str) -> str:
+        """The proxy's own URL for a path and query of the upstream's."""
+        host, port = str(self.server_address[0]), int(self.server_address[1])
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}{target}"
 
     def connect(self) -> http.client.HTTPConnection:
         host, port = self.upstream.hostname or "", self.upstream.port
@@ -156,7 +166,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self.rfile.read(length) if length else b""
         session = self.headers.get(_SESSION)
-        pairing = ExchangeLog(self.server.log, self.server.sessions.of(session))
+        with self.server.endpoints_lock:
+            announced = self.server.endpoints.get(self.path)
+        pairing = announced or ExchangeLog(self.server.log, self.server.sessions.of(session))
         if method == "POST":
             pairing.from_client(body)
         headers = {name: value for name, value in self.headers.items() if name.lower() not in _HOP_BY_HOP}
@@ -225,33 +237,65 @@ class _Handler(BaseHTTPRequestHandler):
         """Pass an event stream on event by event, each logged before it is passed on. A stream the upstream cuts
         is cut for the client too (its connection closed without the stream's last chunk), never ended as if whole."""
         event: list[bytes] = []
-        while True:
-            try:
-                line = answer.readline()
-            except (http.client.IncompleteRead, OSError):  # the upstream reset or cut the stream
-                self.close_connection = True
-                return
-            if not line:
-                if _cut(answer):  # the end of what came, not of the stream: a reading stops without a word
+        announced: list[str] = []
+        try:
+            while True:
+                try:
+                    line = answer.readline()
+                except (http.client.IncompleteRead, OSError):  # the upstream reset or cut the stream
                     self.close_connection = True
                     return
-                break
-            event.append(line)
-            if line in (b"\n", b"\r\n"):
-                self._event(event, pairing)
-                event = []
-        if event:
-            self._event(event, pairing)
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+                if not line:
+                    if _cut(answer):  # the end of what came, not of the stream: a reading stops without a word
+                        self.close_connection = True
+                        return
+                    break
+                event.append(line)
+                if line in (b"\n", b"\r\n"):
+                    self._event(event, pairing, announced)
+                    event = []
+            if event:
+                self._event(event, pairing, announced)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        finally:
+            with self.server.endpoints_lock:
+                for endpoint in announced:
+                    self.server.endpoints.pop(endpoint, None)
 
-    def _event(self, lines: list[bytes], pairing: ExchangeLog) -> None:
-        data = [line[5:].removeprefix(b" ").rstrip(b"\r\n") for line in lines if line.startswith(b"data:")]
-        if data:
+    def _event(self, lines: list[bytes], pairing: ExchangeLog, announced: list[str]) -> None:
+        """One event: a message (the default type) logged, then passed on; a legacy SSE server's ``endpoint``,
+        where the client is to POST its messages, noted (and pointed at the proxy when it names the upstream)."""
+        kind = b"message"
+        data: list[bytes] = []
+        for line in lines:
+            if line.startswith(b"data:"):
+                data.append(line[5:].removeprefix(b" ").rstrip(b"\r\n"))
+            elif line.startswith(b"event:"):
+                kind = line[6:].strip()
+        if kind == b"endpoint" and data:
+            lines = self._endpoint(b"\n".join(data), pairing, announced) or lines
+        elif kind == b"message" and data:
             pairing.from_server(b"\n".join(data))
         chunk = b"".join(lines)
         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.flush()
+
+    def _endpoint(self, data: bytes, pairing: ExchangeLog, announced: list[str]) -> list[bytes] | None:
+        """Note the endpoint a legacy SSE stream announced, so what is POSTed there pairs with this stream; the event
+        pointed at the proxy when it names the upstream by its whole URL (None: the event passes as it came)."""
+        text = data.decode("utf-8", "replace")
+        upstream = self.server.upstream
+        target = urlsplit(urljoin(urlunsplit((upstream.scheme, upstream.netloc, self.path, "", "")), text))
+        if (target.hostname, target.port) != (upstream.hostname, upstream.port):
+            return None  # another host's: not the proxy's to follow
+        endpoint = urlunsplit(("", "", target.path, target.query, ""))
+        with self.server.endpoints_lock:
+            self.server.endpoints[endpoint] = pairing
+        announced.append(endpoint)
+        if not urlsplit(text).netloc:
+            return None  # relative: the client resolves it against the proxy already
+        return [b"event: endpoint\n", b"data: " + self.server.url_for(endpoint).encode() + b"\n", b"\n"]
 
 
 def serve_until_stopped(server: ThreadingHTTPServer) -> None:

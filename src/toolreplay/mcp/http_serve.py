@@ -9,18 +9,25 @@ opens a session with a fresh ``Mcp-Session-Id``, which later requests must
 carry (an unknown one is 404, as the specification says); DELETE ends it. The
 server never sends on its own, so GET is 405. A request whose ``Origin`` is not
 the loopback is refused (403).
+
+The legacy SSE transport is served beside it, at ``/sse``: a GET opens a
+session's event stream, whose first event says where to POST (``/messages/``
+with the session's id); each message POSTed there gets 202, and its answer goes
+on the stream.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import secrets
 import sys
 import threading
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from toolreplay.canonical import JSONObject
 from toolreplay.mcp.http_proxy import MAX_BODY, serve_until_stopped
@@ -29,6 +36,8 @@ from toolreplay.mcp.urls import loopback_origin
 from toolreplay.mcp.wire import encode
 
 _SESSION = "Mcp-Session-Id"
+_SSE, _MESSAGES = "/sse", "/messages/"  # the legacy SSE transport's endpoints, as the SDK names them
+_KEEP_ALIVE = 15.0  # seconds between comments on an idle legacy stream, which find a client that left
 
 
 class HttpReplay(ThreadingHTTPServer):
@@ -40,6 +49,7 @@ class HttpReplay(ThreadingHTTPServer):
         self.replay = replay
         self.path = path
         self.sessions: set[str] = set()
+        self.streams: dict[str, queue.SimpleQueue[bytes | None]] = {}  # legacy SSE: each session's events to send
         self.lock = threading.Lock()
         super().__init__(listen, _Handler)
 
@@ -73,15 +83,20 @@ class _Handler(BaseHTTPRequestHandler):
         error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
         self._send(status, json.dumps(error).encode() + b"\n")
 
-    def _checked(self) -> bool:
-        """Whether the request may be answered: from the loopback's pages, to the path, in a known session."""
+    def _route(self) -> str | None:
+        """The endpoint asked for, from the loopback's pages (else None, refused): the Streamable HTTP one, or the
+        legacy SSE transport's stream and message endpoints."""
         origin = self.headers.get("Origin")
         if origin is not None and not loopback_origin(origin):
             self._refuse(403, f"Origin {origin!r} is not allowed")
-            return False
-        if self.path.split("?", 1)[0] != self.server.path:
-            self._refuse(404, f"the MCP endpoint is {self.server.path}")
-            return False
+            return None
+        path = self.path.split("?", 1)[0]
+        if path not in (self.server.path, _SSE, _MESSAGES):
+            self._refuse(404, f"the MCP endpoint is {self.server.path} (legacy SSE: {_SSE})")
+            return None
+        return path
+
+    def _in_session(self) -> bool:
         session = self.headers.get(_SESSION)
         if session is not None and session not in self.server.sessions:
             self._refuse(404, "no such session (it ended, or this server never opened it)")
@@ -89,37 +104,77 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:
-        if self._checked():
+        route = self._route()
+        if route == _SSE:
+            self._sse_stream()
+        elif route == self.server.path and self._in_session():
             self._send(405, headers=[("Allow", "POST, DELETE")])
+        elif route is not None and route != self.server.path:
+            self._send(405, headers=[("Allow", "POST")])
 
     def do_DELETE(self) -> None:
-        if self._checked():
+        route = self._route()
+        if route is not None and route != self.server.path:
+            self._send(405, headers=[("Allow", "GET" if route == _SSE else "POST")])
+        elif route is not None and self._in_session():
             session = self.headers.get(_SESSION)
             if session is not None:
                 self.server.sessions.discard(session)
             self._send(200)
 
     def do_POST(self) -> None:
-        if not self._checked():
+        route = self._route()
+        if route is None:
             return
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            self._refuse(400, "Content-Length is not a number")
+        if route == _SSE:
+            self._send(405, headers=[("Allow", "GET")])
             return
-        if not 0 < length <= MAX_BODY:
-            self._refuse(413 if length > MAX_BODY else 400, "a request needs a JSON-RPC body")
+        events = None
+        if route == _MESSAGES:
+            events = self.server.streams.get(parse_qs(urlsplit(self.path).query).get("session_id", [""])[0])
+            if events is None:
+                self._refuse(404, "no such session: open the event stream at /sse first")
+                return
+        elif not self._in_session():
             return
-        body = self.rfile.read(length)
+        body = self._body()
+        if body is None:
+            return
         try:
             with self.server.lock:
                 answer = self.server.replay.answer_line(body)
         except Dropped as dropped:  # a fault: the connection drops, a cut stream's first events sent
-            self._cut(dropped.sent)
+            if events is None:
+                self._cut(dropped.sent)
+                return
+            for message in dropped.sent:
+                events.put(_event(message))
+            events.put(None)  # over legacy SSE, the answer's stream is cut
+            self._send(202)
             return
         except HttpFault as fault:  # a fault: an error status instead of any answer
             self._send(fault.status, encode(fault.body), headers=fault.headers)
             return
+        if events is not None:  # legacy SSE: every answer goes on the session's stream
+            for message in answer:
+                events.put(_event(message))
+            self._send(202)
+            return
+        self._answer(body, answer)
+
+    def _body(self) -> bytes | None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self._refuse(400, "Content-Length is not a number")
+            return None
+        if not 0 < length <= MAX_BODY:
+            self._refuse(413 if length > MAX_BODY else 400, "a request needs a JSON-RPC body")
+            return None
+        return self.rfile.read(length)
+
+    def _answer(self, body: bytes, answer: list[JSONObject]) -> None:
+        """A Streamable HTTP answer: 202 for none, JSON for a response alone, else an event stream."""
         if not answer:
             self._send(202)
             return
@@ -134,6 +189,39 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(200, b"".join(_event(message) for message in answer), kind="text/event-stream", headers=headers)
 
+    def _sse_stream(self) -> None:
+        """The legacy SSE transport's stream: first where to POST, then every answer of the session as it comes,
+        until the client leaves (seen when a keep-alive comment cannot be written) or a fault cuts it."""
+        session = secrets.token_hex(16)
+        events: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.server.streams[session] = events
+        self.close_connection = True
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self._chunk(b"event: endpoint\ndata: " + f"{_MESSAGES}?session_id={session}".encode() + b"\n\n")
+            while True:
+                try:
+                    event = events.get(timeout=_KEEP_ALIVE)
+                except queue.Empty:
+                    event = b": keep-alive\n\n"
+                if event is None:  # cut: the connection ends without the stream's last chunk
+                    with contextlib.suppress(OSError):
+                        self.connection.shutdown(2)
+                    return
+                self._chunk(event)
+        except OSError:
+            return  # the client left
+        finally:
+            self.server.streams.pop(session, None)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
     def _cut(self, sent: list[JSONObject]) -> None:
         """End the connection mid-answer: nothing, for a drop; for a cut, an event stream of what came before the
         response, which the connection then ends without its last chunk, as a server that died would."""
@@ -144,9 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for message in sent:
-                event = _event(message)
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-            self.wfile.flush()
+                self._chunk(_event(message))
         with contextlib.suppress(OSError):
             self.connection.shutdown(2)
 
