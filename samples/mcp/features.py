@@ -129,7 +129,9 @@ async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--http"]:  # features.py --http PORT [json] [stateless]: over Streamable HTTP, at /mcp
+    if sys.argv[1:2] == ["--http"]:  # features.py --http PORT [json] [stateless] [any-host]: Streamable HTTP, at /mcp
+        from mcp.server.transport_security import TransportSecuritySettings
+
         options = set(sys.argv[3:])
         server.run(
             "streamable-http",
@@ -137,6 +139,10 @@ if __name__ == "__main__":
             port=int(sys.argv[2]),
             json_response="json" in options,
             stateless_http="stateless" in options,
+            # any-host: no check of the Host header, for a proxy in front that rewrites it without the port
+            transport_security=(
+                TransportSecuritySettings(enable_dns_rebinding_protection=False) if "any-host" in options else None
+            ),
         )
     else:
         server.run("stdio")

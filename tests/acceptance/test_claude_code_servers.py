@@ -1,5 +1,6 @@
 """Claude Code with two MCP servers, recorded live with ``toolreplay record`` and replayed with ``cmd:``: the model
-is shown the same tools, under the same names, in the replay as live.
+is shown the same tools, under the same names, in the replay as live, whether the replayed servers are commands
+or, as remote servers are, URLs (``"type": "http"`` in Claude Code's configuration).
 
 Claude Code runs headless against the local stand-in of the Messages API (tests/fakes/ops_model.py, the sample's
 build-host policy), with the sample's build-host server and a real third-party one (mcp-server-time), each named
@@ -38,7 +39,17 @@ def _shown(api: FakeMessagesAPI) -> list[Any]:
     return []
 
 
-def test_claude_code_is_shown_the_same_two_servers_live_and_replayed(tmp_path: Path) -> None:
+def _tool_uses(api: FakeMessagesAPI) -> list[Any]:
+    """The tool calls the model made, in order: Claude Code's last request carries the whole conversation."""
+    uses: list[Any] = []
+    last = api.requests[-1] if api.requests else {}
+    for message in last.get("messages", []):
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+            uses.extend(block for block in message["content"] if block.get("type") == "tool_use")
+    return uses
+
+
+def test_claude_code_is_shown_the_same_two_servers_live_and_replayed_over_either_transport(tmp_path: Path) -> None:
     out = tmp_path / "runs"
     with serve() as api:
         api.respond = respond
@@ -57,13 +68,19 @@ def test_claude_code_is_shown_the_same_two_servers_live_and_replayed(tmp_path: P
     assert called[0] == "disk_usage"  # by the tool's own name; the server it went to is the session's to say
     assert session["final_reply"]
     assert {tool["name"] for tool in live} >= {"mcp__ops__delete_path", "mcp__time__get_current_time"}
-    with serve() as api:
-        api.respond = respond
-        replayed = run_cli(
-            "replay", str(out / "run-0001.json"), "--agent", COMMAND, "--repeat", "1",
-            cwd=ROOT, env={**api_vars(api), **CLAUDE_ENV},
-        )  # fmt: skip
-        again = _shown(api)
-    assert replayed.code == 0, replayed.stdout + replayed.stderr
-    assert again == live  # the same tools, names, descriptions and schemas, from the servers as they were
-    assert "verdict: PASS" in replayed.stdout
+    made: dict[str, list[Any]] = {}
+    for transport in ("stdio", "http"):
+        with serve() as api:
+            api.respond = respond
+            replayed = run_cli(
+                "replay", str(out / "run-0001.json"), "--agent", COMMAND, "--repeat", "1",
+                "--mcp-transport", transport,
+                cwd=ROOT, env={**api_vars(api), **CLAUDE_ENV},
+            )  # fmt: skip
+            again = _shown(api)
+            made[transport] = [(block["name"], block["input"]) for block in _tool_uses(api)]
+        assert replayed.code == 0, replayed.stdout + replayed.stderr
+        assert again == live  # the same tools, names, descriptions and schemas, from the servers as they were
+        assert "verdict: PASS" in replayed.stdout
+    assert made["http"] == made["stdio"]  # the transport changes nothing the agent does
+    assert made["stdio"][0][0] == "mcp__ops__disk_usage"

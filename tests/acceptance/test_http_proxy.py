@@ -138,6 +138,7 @@ def test_hostile_requests_get_an_http_error_and_the_proxy_stays_up(tmp_path: Pat
     hostile = [
         ({"Origin": "https://evil.example"}, b"{}", 403),  # a page elsewhere reaching a local server
         ({"Content-Type": "application/json"}, b"not json", 400),  # the server's own refusal, passed on
+        ({"Content-Type": "application/json"}, b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', 400),  # a batch
     ]
     with _server(["json"]) as upstream, _proxy(upstream, log) as url:
         for headers, body, status in hostile:
@@ -146,6 +147,10 @@ def test_hostile_requests_get_an_http_error_and_the_proxy_stays_up(tmp_path: Pat
                 urllib.request.urlopen(request, timeout=30)
             assert refused.value.code == status
             assert "error" in json.loads(refused.value.read())
+        huge = urllib.request.Request(url, b"{}", {"X-Padding": "x" * 70_000})  # past a header line's limit
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(huge, timeout=30)
+        assert refused.value.code == 431
         hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}).encode()
         again = urllib.request.Request(
             url, hello, {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

@@ -42,7 +42,8 @@ from toolreplay.wording import count, format_call
 
     A request never recorded gets an error result (--on-unrecorded error), a
     stub (stub, with --stubs), a JSON-RPC error (stop), or the real server's
-    answer (live, with the server's command after --), which --record new
+    answer (live, with the server's command after --, or --upstream URL for
+    one over Streamable HTTP), which --record new
     appends to the log so the next replay has it (all: forward everything and
     record it as a new run; none: record nothing). Nothing else is executed.
     What it logs (--log, --record) has secrets redacted as record-mcp's log
