@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from tests.fakes.mcp_raw import RawClient
 from tests.fixtures.features_http import features_over_http
 from tests.fixtures.listening import free_port, saying_url, wait_for
@@ -486,6 +486,33 @@ def test_concurrent_clients_with_the_same_ids_are_each_paired_with_their_own_ans
         assert exchange.request["id"] == exchange.response["id"]
         said = json.dumps(exchange.response)
         assert str(arguments["host"]) in said or str(arguments["path"]) in said, said[:300]
+
+
+def test_record_runs_a_program_against_a_server_by_url_and_a_replay_serves_it_the_same(tmp_path: Path) -> None:
+    """``record --server NAME=URL``: the program is given a loopback proxy's URL in front of the real server (in
+    its configuration, as ``"type": "http"``), the run's session holds the server's calls under its name, and the
+    replayed program receives what it received live, served over HTTP (over stdio, an HTTP recording serves the
+    same: the first test of this module)."""
+    witness = f"{sys.executable} -W ignore {ROOT / 'tests' / 'fixtures' / 'mcp_witness.py'}"
+    words = f"cmd:{witness} --mcp-config {{mcp_config}} --out {{workdir}}/seen.json"
+    out = tmp_path / "runs"
+    with features_over_http() as upstream:
+        result = run_cli("record", "--agent", words, "--server", f"ops={upstream}", "-o", str(out), "--task", "Disk.")
+    assert result.code == 0, result.stdout + result.stderr
+    session = out / "run-0001.json"
+    assert result.stdout.splitlines() == [f"run 1: 2 calls, final reply → {session}"]
+    document = json.loads(session.read_text(encoding="utf-8"))
+    assert [server["name"] for server in document["servers"]] == ["ops"]
+    config = json.loads((out / "run-0001" / "mcp.json").read_text(encoding="utf-8"))
+    assert config["mcpServers"]["ops"]["type"] == "http"
+    assert config["mcpServers"]["ops"]["url"].startswith("http://127.0.0.1:")  # the proxy's, not the server's
+    assert config["mcpServers"]["ops"]["url"] != upstream
+    seen = json.loads((out / "run-0001" / "work" / "seen.json").read_text(encoding="utf-8"))
+    assert [len(server["results"]) for server in seen] == [2]
+    replayed = f"cmd:{witness} --mcp-config {{mcp_config}} --out {tmp_path}/replayed.json"
+    result = run_cli("replay", str(session), "--agent", replayed, "--mcp-transport", "http")
+    assert result.code == 0, result.stdout + result.stderr
+    assert json.loads((tmp_path / "replayed.json").read_text(encoding="utf-8")) == seen
 
 
 PROGRAM = """\

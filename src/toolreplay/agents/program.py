@@ -14,7 +14,9 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -22,6 +24,8 @@ from typing import Any, BinaryIO
 from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
+from toolreplay.errors import ToolreplayError
+from toolreplay.escape import one_line
 from toolreplay.records import record
 
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
@@ -327,3 +331,52 @@ class Said:
     seed: int
     here: str
     url: str = ""
+
+
+_LISTENING_WAIT = 30.0  # seconds a server of a run has to say where it listens
+
+
+@contextmanager
+def listening(
+    commands: Mapping[str, Sequence[str]], directory: Path, says: str, *more: str
+) -> Iterator[dict[str, str]]:
+    """Each server of a run started (before the program, which is given their URLs) with ``more`` words after its
+    command, and ended, each for certain, when the run is over: the URL each says, after ``says``, on its first line
+    of stderr, by name. Its stderr goes to a file of the run's ``directory``."""
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        urls: dict[str, str] = {}
+        for name, words in commands.items():
+            said = directory / f"listening-{len(started) + 1}.stderr"
+            with said.open("wb") as errors:
+                started.append(
+                    subprocess.Popen([*words, *more], stdin=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+                )
+            urls[name] = _listening_at(started[-1], said, name, says)
+        yield urls
+    finally:
+        for server in started:
+            with contextlib.suppress(OSError):
+                server.terminate()
+        for server in started:
+            try:
+                server.wait(5)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _listening_at(server: subprocess.Popen[bytes], said: Path, name: str, says: str) -> str:
+    """The URL a starting server says on its first line of stderr, after ``says``."""
+    deadline = time.monotonic() + _LISTENING_WAIT
+    while time.monotonic() < deadline:
+        first = said.read_bytes().split(b"\n", 1)
+        if len(first) == 2:
+            words = first[0].decode("utf-8", "replace").split()
+            if words[:2] == says.split() and len(words) >= 3 and words[2].startswith("http://"):
+                return words[2]
+            raise ToolreplayError(f"the server for {name} did not start: {one_line(first[0].decode())}")
+        if server.poll() is not None:
+            raise ToolreplayError(f"the server for {name} ended before it listened (exit {server.returncode})")
+        time.sleep(0.02)
+    raise ToolreplayError(f"the server for {name} did not listen within {_LISTENING_WAIT:g} s")

@@ -24,7 +24,12 @@ MAX_RUNS = 1000
 def _server(text: str) -> LiveServer:
     name, equals, command = text.partition("=")
     if not equals or not name.strip() or not command.strip():
-        raise UsageError(f"--server {text!r}: must be NAME=COMMAND, as in --server ops='python server.py'")
+        raise UsageError(f"--server {text!r}: must be NAME=COMMAND or NAME=URL, as in --server ops='python server.py'")
+    if command.strip().startswith(("http://", "https://")):
+        from toolreplay.mcp.urls import parse_upstream  # noqa: PLC0415 - only for a server reached by URL
+
+        parse_upstream(command.strip())
+        return LiveServer(name.strip(), (), command.strip())
     try:
         words = tuple(shlex.split(command))
     except ValueError as exc:
@@ -37,10 +42,13 @@ def _server(text: str) -> LiveServer:
     help="""Run a program live against its real MCP servers, N times, and write one session per run.
 
     The program (--agent cmd:COMMAND, with the placeholders of replay's cmd:
-    agents: {mcp_config}, {task}, {system}, {run}, {seed}, {workdir}, {here})
+    agents: {mcp_config}, {mcp_url}, {task}, {system}, {run}, {seed}, {workdir},
+    {here})
     reads the MCP configuration toolreplay writes for each run: every --server
     NAME=COMMAND under its NAME, started behind 'toolreplay record-mcp --name
-    NAME', all logging to the run's one log. Each run has a working directory
+    NAME', and every --server NAME=URL (a server over Streamable HTTP, or a
+    legacy SSE stream) as the URL of a loopback proxy in front of it ({mcp_url}:
+    the first such), all logging to the run's one log. Each run has a working directory
     and HOME of its own under DIR/run-NNNN/; its session (the task, the system
     prompt, every call in the order answered, each server's own messages, and
     the final reply the program printed) goes to DIR/run-NNNN.json, ready for
@@ -54,8 +62,8 @@ def _server(text: str) -> LiveServer:
     "servers",
     multiple=True,
     required=True,
-    metavar="NAME=COMMAND",
-    help="A server the program uses: its name in the program's configuration, and its command (repeatable).",
+    metavar="NAME=COMMAND|URL",
+    help="A server the program uses: its name in the program's configuration, and its command or its URL (repeatable).",
 )
 @click.option("--runs", type=click.IntRange(1, MAX_RUNS), default=1, show_default=True, help="How many runs.")
 @click.option("-o", "--output", "root", required=True, metavar="DIR", help="Where the runs and sessions go.")

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import field
 from pathlib import Path
 
-from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, tail_line, unstarted
+from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, listening, read_reply, tail_line, unstarted
 from toolreplay.canonical import json_utf8
-from toolreplay.errors import InputError
+from toolreplay.errors import InputError, ToolreplayError
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session
@@ -27,10 +28,12 @@ from toolreplay.redact import Redactor
 
 @record
 class LiveServer:
-    """A real MCP server the program uses: the name its configuration gives it, and its command."""
+    """A real MCP server the program uses: the name its configuration gives it, and its command, or the URL it is
+    reached at (Streamable HTTP, or a legacy SSE stream)."""
 
     name: str
     command: tuple[str, ...]
+    url: str | None = None
 
 
 @record
@@ -67,11 +70,26 @@ class LiveRuns:
         place = ProgramRun(directory)
         log, system = directory / "mcp.jsonl", directory / "system.txt"
         proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log)]
-        # each behind a proxy that names it, all in the run's one log, started where record was (as given)
-        place.prepare({s.name: [*proxy, "--name", s.name, "--cwd", self.here, "--", *s.command] for s in self.servers})
+        # each behind a proxy that names it, all in the run's one log: a command started where record was (as
+        # given), a URL behind a reverse proxy on the loopback, up before the program starts
+        remote = {s.name: [*proxy, "--name", s.name, "--upstream", s.url] for s in self.servers if s.url is not None}
+        directory.mkdir(parents=True, exist_ok=True)
         system.write_text(self.system, encoding="utf-8", errors="backslashreplace")
-        said = Said(self.task, system, number, seed, self.here)
-        argv, ended = place.run(self.words, said, self.timeout, self.groups)
+        with ExitStack() as proxies:
+            try:
+                urls = proxies.enter_context(listening(remote, directory, "toolreplay record-mcp:")) if remote else {}
+            except ToolreplayError as exc:
+                return Recorded(number, None, 0, exc.message)
+            place.prepare(
+                {
+                    s.name: urls[s.name]
+                    if s.url is not None
+                    else [*proxy, "--name", s.name, "--cwd", self.here, "--", *s.command]
+                    for s in self.servers
+                }
+            )
+            said = Said(self.task, system, number, seed, self.here, next(iter(urls.values()), ""))
+            argv, ended = place.run(self.words, said, self.timeout, self.groups)
         output, errors = place.output, place.errors
         if ended.unstarted is not None:
             return Recorded(number, None, 0, unstarted(argv[0], ended.unstarted, self.here))

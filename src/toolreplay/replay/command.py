@@ -18,23 +18,28 @@ model that never answered, and counts in no test.
 
 from __future__ import annotations
 
-import contextlib
 import signal
-import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import field, replace
 from pathlib import Path
 
 from toolreplay.agents.base import Usage
-from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, read_reply, stop_on_sigterm, tail_line, unstarted
+from toolreplay.agents.program import (
+    ProcessGroups,
+    ProgramRun,
+    Said,
+    listening,
+    read_reply,
+    stop_on_sigterm,
+    tail_line,
+    unstarted,
+)
 from toolreplay.canonical import json_utf8
 from toolreplay.errors import ToolreplayError
-from toolreplay.escape import one_line
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
 from toolreplay.formats.session import dump_session, person_messages
@@ -163,7 +168,7 @@ class CommandRuns:
         with ExitStack() as servers:
             if self.transport is McpTransport.HTTP:  # each server up on its own port before the program starts
                 try:
-                    urls = servers.enter_context(listening(commands, directory))
+                    urls = servers.enter_context(listening(commands, directory, "toolreplay serve:", "--http"))
                 except ToolreplayError as exc:
                     return Run(number, seed, (), (), "error", None, Usage(), exc.message)
                 place.prepare(urls)
@@ -186,54 +191,6 @@ class CommandRuns:
         if reply.failed and not failed:
             ending = "error reply"
         return Run(number, seed, calls, made, ending, reply.text, reply.usage)
-
-
-_LISTENING_WAIT = 30.0  # seconds a server of a run has to say where it listens
-
-
-@contextmanager
-def listening(commands: Mapping[str, Sequence[str]], directory: Path) -> Iterator[dict[str, str]]:
-    """Each server of a run started with ``--http`` (before the program, which is given their URLs), and ended,
-    each for certain, when the run is over: the URL of each, by name."""
-    started: list[subprocess.Popen[bytes]] = []
-    try:
-        urls: dict[str, str] = {}
-        for name, words in commands.items():
-            said = directory / f"serve-{len(started) + 1}.stderr"
-            with said.open("wb") as errors:
-                started.append(
-                    subprocess.Popen(
-                        [*words, "--http"], stdin=subprocess.DEVNULL, stderr=errors, start_new_session=True
-                    )
-                )
-            urls[name] = _listening_at(started[-1], said, name)
-        yield urls
-    finally:
-        for server in started:
-            with contextlib.suppress(OSError):
-                server.terminate()
-        for server in started:
-            try:
-                server.wait(5)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-
-
-def _listening_at(server: subprocess.Popen[bytes], said: Path, name: str) -> str:
-    """The URL a starting ``serve --http`` says on its first line of stderr."""
-    deadline = time.monotonic() + _LISTENING_WAIT
-    while time.monotonic() < deadline:
-        first = said.read_bytes().split(b"\n", 1)
-        if len(first) == 2:
-            words = first[0].decode("utf-8", "replace").split()
-            if words[:2] == ["toolreplay", "serve:"] and len(words) == 3:
-                return words[2]
-            raise ToolreplayError(f"the replay server for {name} did not start: {one_line(first[0].decode())}")
-        if server.poll() is not None:
-            raise ToolreplayError(f"the replay server for {name} ended before it listened (exit {server.returncode})")
-        time.sleep(0.02)
-    raise ToolreplayError(f"the replay server for {name} did not listen within {_LISTENING_WAIT:g} s")
 
 
 def command_runs(
