@@ -39,9 +39,10 @@ pytestmark = [
 ]
 
 
-def _server(options: list[str]) -> AbstractContextManager[str]:
-    """A fresh sample server over Streamable HTTP (``json``: answers as JSON, ``stateless``: no sessions)."""
-    return features_over_http(json_response="json" in options, stateless="stateless" in options)
+def _server(options: list[str], asked: list[dict[str, str]] | None = None) -> AbstractContextManager[str]:
+    """A fresh sample server over Streamable HTTP (``json``: answers as JSON, ``stateless``: no sessions); each
+    request's headers appended to ``asked``."""
+    return features_over_http(json_response="json" in options, stateless="stateless" in options, headers=asked)
 
 
 def _proxy(upstream: str, log: Path, *more: str) -> AbstractContextManager[str]:
@@ -63,12 +64,15 @@ CASES = [("legacy", []), ("2026-07-28", []), ("auto", ["json", "stateless"])]
 def test_the_client_sees_the_same_through_the_proxy_and_from_its_log(
     mode: str, options: list[str], tmp_path: Path
 ) -> None:
-    with _server(options) as upstream:
+    asked: tuple[list[dict[str, str]], list[dict[str, str]]] = ([], [])
+    with _server(options, asked[0]) as upstream:
         direct = workload(mode, upstream)
     log = tmp_path / "mcp.jsonl"
-    with _server(options) as upstream, _proxy(upstream, log, "--name", "ops") as url:
+    with _server(options, asked[1]) as upstream, _proxy(upstream, log, "--name", "ops") as url:
         proxied = workload(mode, url)
     assert proxied == direct
+    # every request forwarded once: the server is asked through the proxy exactly what it is asked directly
+    assert [said[":method"] for said in asked[1]] == [said[":method"] for said in asked[0]]
     runs = read_log(log)
     assert [run.name for run in runs] == ["ops"]
     methods = [exchange.event for exchange in runs[0].exchanges]
