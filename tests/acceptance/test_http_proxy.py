@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import ROOT, run_cli
 from tests.fakes.mcp_raw import RawClient
-from tests.fixtures.features_http import features_over_http
+from tests.fixtures.features_http import asgi_on_loopback, features_over_http
 from tests.fixtures.listening import free_port, saying_url, wait_for
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
@@ -106,6 +106,46 @@ def test_the_legacy_sse_transport_is_recorded_as_the_same_log(tmp_path: Path) ->
     assert workload("legacy", [*TOOLREPLAY, "serve", str(log)]) == direct  # the one format: served over stdio
     with _served(str(log)) as url:  # and over HTTP, on the legacy transport's stream beside /mcp
         assert workload("legacy", url.replace("/mcp", "/sse"), sse=True) == direct
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_a_servers_request_to_the_client_is_logged_with_the_clients_answer(tmp_path: Path, transport: str) -> None:
+    """A tool of the SDK's server that asks the client to confirm (elicitation, a request of the server's: over
+    HTTP sent on the stream of the call's POST and answered by the client in a later POST of the session): through
+    either proxy the client answers as it would directly, and the log pairs the server's request with the client's
+    answer, then the call with its result."""
+    import anyio  # noqa: PLC0415
+    from mcp.client.client import Client  # noqa: PLC0415
+    from mcp_types import ElicitResult  # noqa: PLC0415
+
+    from tests.fixtures.asking_server import asking  # noqa: PLC0415
+    from tests.fixtures.mcp_clients import client_params  # noqa: PLC0415
+
+    async def confirming(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"sure": True})
+
+    async def run(server: str | list[str]) -> Any:
+        async with Client(client_params(server), mode="legacy", elicitation_callback=confirming) as client:
+            return (await client.call_tool("remove", {"path": "/var/tmp/x"})).model_dump(mode="json")
+
+    log = tmp_path / "mcp.jsonl"
+    if transport == "http":
+        with asgi_on_loopback(asking.streamable_http_app()) as base, _proxy(f"{base}/mcp", log) as url:
+            direct = anyio.run(run, f"{base}/mcp")
+            proxied = anyio.run(run, url)
+    else:
+        command = [sys.executable, "-W", "ignore", str(ROOT / "tests" / "fixtures" / "asking_server.py")]
+        direct = anyio.run(run, command)
+        proxied = anyio.run(run, [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *command])
+    assert proxied == direct
+    assert "accept" in json.dumps(proxied)
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    asked = [line for line in lines if line["event"] == "server-request"]
+    assert [line["request"]["method"] for line in asked] == ["elicitation/create"]
+    assert asked[0]["response"]["result"] == {"action": "accept", "content": {"sure": True}}
+    calls = [line for line in lines if line["event"] == "request" and line["request"]["method"] == "tools/call"]
+    assert [call["response"]["result"]["isError"] for call in calls] == [False]
+    assert lines.index(asked[0]) < lines.index(calls[0])  # asked and answered before the call's result came
 
 
 def test_credentials_pass_through_and_never_reach_the_log(tmp_path: Path) -> None:
