@@ -212,12 +212,12 @@ class _Handler(BaseHTTPRequestHandler):
         super().finish()
 
     def _answer(self, answer: http.client.HTTPResponse, pairing: ExchangeLog) -> None:
-        self.send_response_only(answer.status, answer.reason)
-        kind = answer.getheader("Content-Type", "")
-        for name, value in answer.getheaders():
-            if name.lower() not in _HOP_BY_HOP:
+        kind = answer.getheader("Content-Type", "").split(";")[0].strip().lower()
+        headers = [(name, value) for name, value in answer.getheaders() if name.lower() not in _HOP_BY_HOP]
+        if kind == "text/event-stream":
+            self.send_response_only(answer.status, answer.reason)
+            for name, value in headers:
                 self.send_header(name, value)
-        if kind.split(";")[0].strip().lower() == "text/event-stream":
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             self._stream(answer, pairing)
@@ -227,11 +227,12 @@ class _Handler(BaseHTTPRequestHandler):
         except (http.client.IncompleteRead, OSError) as exc:
             body = getattr(exc, "partial", b"")
             self.close_connection = True
-        if kind.split(";")[0].strip().lower() == "application/json":
+        if kind == "application/json":
             pairing.from_server(body)  # logged before the client has it
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        # the head and the body in one write: on the loopback a second one costs as much as logging the call
+        head = [f"{self.protocol_version} {answer.status} {answer.reason}", *(f"{n}: {v}" for n, v in headers)]
+        head.append(f"Content-Length: {len(body)}")
+        self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace") + body)
 
     def _stream(self, answer: http.client.HTTPResponse, pairing: ExchangeLog) -> None:
         """Pass an event stream on event by event, each logged before it is passed on. A stream the upstream cuts
