@@ -60,9 +60,11 @@ def _command(workspace: Path, out: Path) -> tuple[list[str], Path]:
         if "@sha256:" not in image:
             raise SystemExit(f"toolreplay: the image must be pinned by digest (name@sha256:...), not {image}")
         uid_gid = f"{os.getuid()}:{os.getgid()}"
+        cache = _env("INPUT_CACHE_DIR")
+        runs = ["--volume", f"{cache}:/toolreplay-runs"] if cache else []
         return [
             "docker", "run", "--rm", "--user", uid_gid, "--env", "ANTHROPIC_API_KEY",
-            "--volume", f"{workspace}:/work", "--volume", f"{out}:/toolreplay-out", "--workdir", "/work", image,
+            "--volume", f"{workspace}:/work", "--volume", f"{out}:/toolreplay-out", *runs, "--workdir", "/work", image,
         ], Path("/toolreplay-out")  # fmt: skip
     preinstalled = _env("TOOLREPLAY_CLI")
     if preinstalled:
@@ -87,6 +89,10 @@ def check() -> int:
         args += ["--config", _env("INPUT_CONFIG")]
     if _env("INPUT_FAIL_ON"):
         args += ["--fail-on", _env("INPUT_FAIL_ON")]
+    cache = _env("INPUT_CACHE_DIR")
+    if cache:  # every replay's runs kept there, whatever the config says (the workflow keeps the directory)
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        args += ["--cache", "/toolreplay-runs" if seen != out else cache]
     if _env("GITHUB_EVENT_NAME") == "pull_request_target" and _env("INPUT_ALLOW_PR_CODE") != "true":
         # Secrets and a write token are present here, and the config may come from the pull request:
         # no Python file it names (a scripted agent) is run unless the workflow says so.

@@ -67,7 +67,8 @@ RANGES: dict[str, tuple[int, int]] = {
 }
 # Each timeout's range, in seconds.
 TIMEOUTS: dict[str, tuple[float, float]] = {"request_timeout": (1.0, 3600.0), "run_timeout": (1.0, 86_400.0)}
-_PATHS = ("system", "tools", "stubs", "task_file")
+CACHE_DAYS = (0.0, 3650.0)  # how long a cached run is trusted: at most ten years; 0 trusts none (writes only)
+_PATHS = ("system", "tools", "stubs", "task_file", "cache")
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
@@ -115,6 +116,21 @@ def _check_seconds(name: str, value: float) -> float:
     return value
 
 
+def _check_days(value: float) -> float:
+    low, high = CACHE_DAYS
+    if not (math.isfinite(value) and low <= value <= high):
+        raise SettingError("cache-days", f"must be between {low:g} and {high:g} days, not {value:g}")
+    return value
+
+
+def _days(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise SettingError("cache-days", f"must be a number of days, not {text!r}") from None
+    return _check_days(value)
+
+
 def _whole(name: str, text: str) -> int:
     low, high = RANGES[name]
     if not _WHOLE.fullmatch(text.strip()):
@@ -157,6 +173,9 @@ class ReplaySettings:
     run_timeout: float = 1800.0
     task_file: str | None = None  # the person's first message, for a recording that lacks it (a proxy log)
     mcp_transport: McpTransport = McpTransport.STDIO  # how a cmd: program reaches its servers
+    cache: str | None = None  # the run cache's directory; None: no cache
+    cache_key: str | None = None  # what decides a run that toolreplay cannot see (a program's installed version)
+    cache_days: float = 7.0  # how long a cached run is trusted (a model behind an alias can change)
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -165,6 +184,7 @@ class ReplaySettings:
         for name in TIMEOUTS:
             _check_seconds(name, getattr(self, name))
         check_alpha(self.alpha)
+        _check_days(self.cache_days)
         for name in _PATHS:
             if getattr(self, name) == "":
                 raise SettingError(name, "must name a file, not an empty string")
@@ -204,6 +224,8 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = _seconds(name, text)
         elif name == "alpha":
             values[name] = parse_alpha(text)
+        elif name == "cache_days":
+            values[name] = _days(text)
         elif name == "test":
             values[name] = parse_test(text)
         elif name in ("agent", "baseline_agent"):

@@ -155,6 +155,52 @@ def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]
     assert "toolreplay check: FAIL" in page
 
 
+def test_a_second_check_with_the_run_cache_drives_nothing_and_says_so(github: dict[str, str], tmp_path: Path) -> None:
+    """The directory the workflow keeps between runs (actions/cache restores and saves it): the first check keeps
+    its runs there, the next one is given them back and reaches the same verdict."""
+    cache = tmp_path / "runner-temp" / "toolreplay-runs"
+    env = {**github, "INPUT_CACHE_DIR": str(cache)}
+    first = _step("check", env)
+    assert first.returncode == 0, first.stderr
+    assert "0 runs from it" in first.stderr
+    kept = len(list(cache.glob("*/*.json")))
+    assert kept > 0
+    Path(github["GITHUB_STEP_SUMMARY"]).unlink()
+    second = _step("check", env)
+    assert second.returncode == 0, second.stderr
+    assert f"{kept} runs from it, 0 kept" in second.stderr
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "FAIL"
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert f"({kept} of {kept} runs from the run cache)" in summary
+
+
+def test_the_run_cache_is_restored_before_the_check_and_saved_in_the_refs_own_scope() -> None:
+    """What can be held offline of the cache's scoping: a pull request restores its own ref's newest runs, else
+    the default branch's, and saves under its own ref only (a key the default branch's restore never matches);
+    nothing is saved from a check that could not run."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    steps = action["runs"]["steps"]
+    names = [step["name"] for step in steps]
+    assert (
+        names.index("Restore the run cache") < names.index("Run toolreplay check") < names.index("Save the run cache")
+    )
+    restore, save = steps[names.index("Restore the run cache")], steps[names.index("Save the run cache")]
+    assert restore["uses"].startswith("actions/cache/restore@")
+    assert save["uses"].startswith("actions/cache/save@")
+    assert restore["with"]["path"] == save["with"]["path"] == "${{ runner.temp }}/toolreplay-runs"
+    own = "${{ inputs.cache-name }}-${{ github.ref }}-"
+    assert save["with"]["key"].startswith(own)
+    assert restore["with"]["restore-keys"].splitlines() == [
+        own,
+        "${{ inputs.cache-name }}-refs/heads/${{ github.event.repository.default_branch }}-",
+    ]
+    assert "steps.check.outputs.verdict != 'ERROR'" in save["if"]
+    assert "always()" in save["if"]
+    check = steps[names.index("Run toolreplay check")]
+    assert "toolreplay-runs" in check["env"]["INPUT_CACHE_DIR"]
+    assert action["inputs"]["cache"]["default"] == "true"
+
+
 def test_the_html_report_is_linked_from_the_summary_and_the_comment(
     github: dict[str, str], api: tuple[str, _Comments]
 ) -> None:

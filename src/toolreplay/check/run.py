@@ -63,6 +63,7 @@ from toolreplay.outcome import (
 )
 from toolreplay.records import record
 from toolreplay.replay import reading
+from toolreplay.replay.cache import RunCache, cache_note
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
     Candidate,
@@ -211,10 +212,14 @@ class PreparedCheck:
         self._checker = _Checker(config, paths)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
+        self.notes: list[str] = []  # and what it did that is no warning (what the run cache gave back)
 
     def run(self) -> CheckReport:
         """Execute the chosen units and collect their results."""
         results = tuple(self._checker.run(unit) for unit in self.chosen)
+        for directory, cache in self._checker.caches.items():
+            self.warnings.extend(cache.ignored)
+            self.notes.append(cache_note(directory, cache))
         config = self.config
         shown = self.paths.show(config.path) if config.path else None
         keys = tuple(unit.key for unit in self.units)
@@ -235,6 +240,14 @@ class _Checker:
         self._scopes: dict[str, Scope] = {}
         self._kinds: dict[str, Kind] = {}
         self.warnings: list[str] = []  # what to tell the user once the check ran
+        self.caches: dict[str, RunCache] = {}  # one per directory, shared by the replays that name it
+
+    def cache(self, settings: ReplaySettings) -> RunCache | None:
+        if settings.cache is None:
+            return None
+        if settings.cache not in self.caches:
+            self.caches[settings.cache] = RunCache(settings.cache, settings.cache_days)
+        return self.caches[settings.cache]
 
     def session(self, path: str) -> Session:
         if path not in self._sessions:
@@ -382,6 +395,7 @@ class _Checker:
             candidate,
             Progress(settings.repeat + settings.noise),
             self.config.redact_off,
+            self.cache(settings),
         )
         fallback = None
         if self.config.path is not None:
@@ -531,6 +545,10 @@ def replay_result(
     if settings.noise:
         summary += f", {len(outcome.baseline_runs)} unchanged"
     summary += f": {_change_summary(outcome.report, outcome.noise)}"
+    reused = sum(run.cached for run in (*outcome.runs, *outcome.baseline_runs))
+    if reused:
+        total = len(outcome.runs) + len(outcome.baseline_runs)
+        summary += f" ({reused} of {count(total, 'run')} from the run cache)"
     inputs = tuple(paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
     rows = _change_rows(outcome.report, outcome.noise)
     runs = run_views(outcome.report, Side.EDITED, policy)

@@ -15,11 +15,22 @@ from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.output import warn
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.errors import UsageError
+from toolreplay.escape import for_terminal
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
 from toolreplay.outcome import parse_shard
 from toolreplay.verdict import FailOn
 from toolreplay.wording import count
+
+
+def with_cache(config: Config, cache: str | None, no_cache: bool) -> Config:
+    """``config`` with every replay's run cache the command line's (``--cache DIR``), or none (``--no-cache``)."""
+    if cache is not None and no_cache:
+        raise UsageError("--cache and --no-cache: give one")
+    if cache == "":
+        raise UsageError("--cache must name a directory, not an empty string")
+    jobs = tuple(replace(job, settings=replace(job.settings, cache=cache)) for job in config.replays)
+    return replace(config, replays=jobs)
 
 
 def _discovered(directory: str) -> Config:
@@ -72,6 +83,8 @@ def _discovered(directory: str) -> Config:
     is_flag=True,
     help="Let the config name files outside the repository root (by .., an absolute path or a symlink).",
 )
+@click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
+@click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
 @click.option(
     "--no-code",
     is_flag=True,
@@ -86,6 +99,8 @@ def command(
     reports: ReportFiles,
     github_annotations: bool,
     allow_outside_root: bool,
+    cache: str | None,
+    no_cache: bool,
     no_code: bool,
 ) -> int:
     if no_code:
@@ -105,6 +120,8 @@ def command(
     config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
+    if cache is not None or no_cache:
+        config = with_cache(config, cache, no_cache)
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
     prepared = PreparedCheck(config, Paths(top), chosen_shard)
@@ -115,4 +132,6 @@ def command(
         click.echo(config.notice, err=True)
     for warning in prepared.warnings:
         warn(warning)
+    for note in prepared.notes:
+        click.echo(f"toolreplay: {for_terminal(note)}", err=True)
     return code

@@ -126,6 +126,23 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "program's process group is ended, and the calls it made count.",
         },
     ),
+    "cache": (
+        (),
+        {
+            "metavar": "DIR",
+            "help": "Keep each run in DIR, keyed by everything that decides it, and reuse it instead of driving the "
+            "agent again (docs/verdicts.md, 'The run cache'). Off unless given; --no-cache turns a config's off.",
+        },
+    ),
+    "cache_key": (
+        (),
+        {
+            "metavar": "TEXT",
+            "help": "With --cache: more of what decides a run, that toolreplay cannot see (the installed version "
+            "of a program, a model behind an alias).",
+        },
+    ),
+    "cache_days": ((), {"metavar": "DAYS", "help": "With --cache: how long a cached run is trusted."}),
 }
 
 

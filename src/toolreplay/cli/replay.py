@@ -18,6 +18,7 @@ from toolreplay.cli.options import fail_on_option, load_policy, policy_options, 
 from toolreplay.cli.output import warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.errors import UsageError
+from toolreplay.escape import for_terminal
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
 from toolreplay.model import Session
 from toolreplay.replay.drive import (
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
 )
 @click.argument("recording", metavar="SESSION")
 @settings_options()
+@click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever else names one.")
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
 @fail_on_option
 @outputs_options
@@ -89,12 +91,15 @@ if TYPE_CHECKING:
 def command(
     recording: str,
     settings: ReplaySettings,
+    no_cache: bool,
     runs_out: str | None,
     fail_on: str,
     outputs: Outputs,
     rules_file: str | None,
     strict: bool,
 ) -> Exit:
+    if no_cache and settings.cache is not None:
+        raise UsageError("--cache and --no-cache: give one")
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs, settings.task_file]
     outputs.guard(inputs, {"--runs-out": runs_out})
     kind = detect_kind(recording, logs=True)
@@ -120,7 +125,16 @@ def command(
         warn(untold)
     # The agent the session was recorded with is an input too, found only once the session is read.
     outputs.guard([*inputs, *scripts(candidate, settings), *program_files(candidate)], {"--runs-out": runs_out})
-    outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
+    if settings.cache is None:
+        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
+    else:
+        from toolreplay.replay.cache import RunCache, cache_note  # noqa: PLC0415 - only a replay with a cache
+
+        cache = RunCache(settings.cache, settings.cache_days)
+        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate, cache=cache)
+        for line in cache.ignored:
+            warn(line)
+        click.echo(f"toolreplay: {for_terminal(cache_note(settings.cache, cache))}", err=True)
     if outputs.asked:
         outputs.write(
             _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on), outputs.root)

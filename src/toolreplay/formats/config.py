@@ -167,6 +167,17 @@ class _ConfigReader:
             raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
         return self.inside(node, key, name, os.path.normpath(path))
 
+    def directory(self, node: Node, key: str) -> str:
+        """A directory the check writes in, relative to the config file, inside the repository (made when first
+        written to)."""
+        name = self.named(node, key).string()
+        if not name:
+            raise InputError(f"'{key}' must name a directory, not an empty string", node.path, node.line)
+        path = self.base / name
+        if path.exists() and not path.is_dir():
+            raise InputError(f"'{key}': {name} is a file, not a directory", node.path, node.line)
+        return self.inside(node, key, name, os.path.normpath(path), "writes in")
+
     def output(self, node: Node, key: str) -> str:
         """A page the check writes, relative to the config file: an .html file inside the repository (a config
         from a pull request must not choose what the check overwrites), whose missing directories the check makes
@@ -357,9 +368,10 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], desig
             raise _refused(exc, entry.get(exc.key) or item) from None
         # Files are named relative to the config, and must exist.
         system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
-        baseline_agent, task_file = given["baseline_agent"], given["task_file"]
+        baseline_agent, task_file, cache = given["baseline_agent"], given["task_file"], given["cache"]
         settings = replace(
             settings,
+            cache=reader.directory(cache, "cache") if cache is not None else None,
             system=reader.file(system, "system") if system is not None else None,
             tools=reader.file(tools, "tools") if tools is not None else None,
             stubs=reader.file(stubs, "stubs") if stubs is not None else None,

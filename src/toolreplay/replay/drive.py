@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.spec import read_prompt, recorded_agent
@@ -28,10 +29,13 @@ from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
-from toolreplay.replay.runners import Workspace, runner_for
+from toolreplay.replay.runners import Runner, Workspace, runner_for
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count
+
+if TYPE_CHECKING:
+    from toolreplay.replay.cache import RunCache
 
 
 @record
@@ -160,9 +164,15 @@ def replay_session(
     candidate: Candidate | None = None,
     progress: Progress | None = None,
     redact_off: tuple[str, ...] = (),
+    cache: RunCache | None = None,
 ) -> ReplayOutcome:
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too.
-    ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without)."""
+    ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without);
+    ``cache``: where runs are looked up before they are driven (None: ``settings.cache``'s, if it names one)."""
+    if cache is None and settings.cache is not None:
+        from toolreplay.replay.cache import RunCache  # noqa: PLC0415 - only a replay with a cache hashes its runs
+
+        cache = RunCache(settings.cache, settings.cache_days)
     chosen = candidate if candidate is not None else load_candidate(session, settings)
     context = conversation_of(session)
     request = dict(context.request or {})  # the recorded request settings, reused unless overridden
@@ -190,8 +200,10 @@ def replay_session(
     baseline_runs: list[Run] = []
     weighed = None
     workspace = Workspace(redact_off)
-    edited = runner_for(chosen.agent, settings, workspace, "edited")
-    unchanged_runner = runner_for(chosen.baseline_agent, settings, workspace, "unchanged")
+    edited = cached(runner_for(chosen.agent, settings, workspace, "edited"), chosen.agent, settings, cache)
+    unchanged_runner = cached(
+        runner_for(chosen.baseline_agent, settings, workspace, "unchanged"), chosen.baseline_agent, settings, cache
+    )
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
@@ -219,6 +231,16 @@ def replay_session(
         return ReplayOutcome(weighed.candidate, weighed, tuple(runs), tuple(baseline_runs))
     report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
     return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
+
+
+def cached(runner: Runner, agent: AgentSpec, settings: ReplaySettings, cache: RunCache | None) -> Runner:
+    """``runner``, its runs looked up in ``cache`` first (as they are, without one)."""
+    if cache is None:
+        return runner
+    from toolreplay.replay.cache import CachedRunner, agent_identity  # noqa: PLC0415 - as above
+
+    identity = agent_identity(agent, os.getcwd(), settings.mcp_transport.value, settings.cache_key)
+    return CachedRunner(runner, cache, identity)
 
 
 def _enough_answered(runs: Sequence[Run], who: str, least: int, session: Session) -> None:

@@ -58,6 +58,7 @@ class Run:
     final_reply: str | None
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    cached: bool = False  # given back by the run cache, not driven now: what it spent was spent before
 
     @property
     def answered(self) -> bool:

@@ -89,10 +89,12 @@ def replay_document(report: ReplayReport) -> JSONObject:
                     "cache_write": run.usage.cache_write_tokens,
                 },
                 "cost_usd": run.usage.cost_usd,
+                "cached": run.cached,
             }
             for run in report.runs
         ],
-        "spent": spent(report.runs),
+        "spent": spent([run for run in report.runs if not run.cached]),
+        "from_cache": _from_cache(report.runs),
         "changes": [
             {
                 "kind": change.kind.value,
@@ -126,7 +128,8 @@ def replay_document(report: ReplayReport) -> JSONObject:
 
 
 def spent(runs: Sequence[Run]) -> JSONObject:
-    """What the runs spent, summed: tokens, and the cost a program reported (0 when none did)."""
+    """What ``runs`` spent, summed: tokens, and the cost a program reported (0 when none did). A report's
+    ``spent`` is its runs driven now; what its runs from the cache spent when they were made is ``saved``."""
     return {
         "input": sum(run.usage.input_tokens for run in runs),
         "output": sum(run.usage.output_tokens for run in runs),
@@ -134,6 +137,11 @@ def spent(runs: Sequence[Run]) -> JSONObject:
         "cache_write": sum(run.usage.cache_write_tokens for run in runs),
         "cost_usd": round(sum(run.usage.cost_usd for run in runs), 6),
     }
+
+
+def _from_cache(runs: Sequence[Run]) -> JSONObject:
+    """How many of ``runs`` the run cache gave back, and what they spent when they were made."""
+    return {"runs": sum(run.cached for run in runs), "saved": spent([run for run in runs if run.cached])}
 
 
 def render_replay_json(report: ReplayReport) -> str:
@@ -186,9 +194,11 @@ def noise_document(report: NoiseReport) -> JSONObject:
     doc["baseline"] = {
         "candidate": report.baseline.candidate,
         "runs": [
-            {"run": run.number, "seed": run.seed, "calls": len(run.calls), "ending": run.ending}
+            {"run": run.number, "seed": run.seed, "calls": len(run.calls), "ending": run.ending, "cached": run.cached}
             for run in report.baseline.runs
         ],
+        "spent": spent([run for run in report.baseline.runs if not run.cached]),
+        "from_cache": _from_cache(report.baseline.runs),
     }
     design = report.design
     doc["design"] = {

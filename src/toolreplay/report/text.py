@@ -269,17 +269,27 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
 
 
 def _spent(runs: Sequence[Run], which: str = "") -> list[str]:
-    """What the runs spent, when they say: tokens, and the cost a program reported."""
-    used = [run.usage for run in runs]
-    if not any(u.input_tokens or u.output_tokens or u.cost_usd for u in used):
-        return []
-    cached = sum(u.cache_read_tokens for u in used)
-    line = (
-        f"tokens{which}: {sum(u.input_tokens for u in used)} in ({cached} read from cache),"
-        f" {sum(u.output_tokens for u in used)} out"
-    )
-    cost = sum(u.cost_usd for u in used)
-    return [line + (f" · cost ${cost:.4f}, as the program reported it" if cost else "")]
+    """What the runs driven now spent, when they say (tokens, and the cost a program reported), and how many came
+    from the run cache, with what they spent when they were made."""
+    lines = []
+    new = [run.usage for run in runs if not run.cached]
+    if any(u.input_tokens or u.output_tokens or u.cost_usd for u in new):
+        cached = sum(u.cache_read_tokens for u in new)
+        line = (
+            f"tokens{which}: {sum(u.input_tokens for u in new)} in ({cached} read from cache),"
+            f" {sum(u.output_tokens for u in new)} out"
+        )
+        cost = sum(u.cost_usd for u in new)
+        lines.append(line + (f" · cost ${cost:.4f}, as the program reported it" if cost else ""))
+    old = [run.usage for run in runs if run.cached]
+    if old:
+        saved = sum(u.input_tokens + u.output_tokens for u in old)
+        cost = sum(u.cost_usd for u in old)
+        line = f"runs{which} from the run cache: {len(old)} of {len(runs)}"
+        if saved or cost:
+            line += f", which saved {saved} tokens" + (f" (${cost:.4f})" if cost else "")
+        lines.append(line)
+    return lines
 
 
 def replay_verdict(report: ReplayReport) -> str:

@@ -1,0 +1,287 @@
+"""The run cache: each run an agent made, kept under a digest of everything that decided it, and given back instead
+of driving the agent again.
+
+A run's key is the SHA-256 of the canonical JSON of its inputs: toolreplay's
+version, the recording (its conversation, tools, results and servers' messages,
+not where its file is), the system prompt, the tool definitions, the request
+settings, the unrecorded-call policy and stubs, the matching rules and the
+classification, the turn limit and the run timeout, the agent (a model's name;
+a scripted file's bytes; a program's command as written and the bytes of each
+file it names), how a program reaches its servers, the ``cache-key`` a user
+gives for what none of that shows, the seed and the run's number. Change any
+of them and the key changes.
+
+Each entry is one file, ``DIR/ab/abcdef….json``: the run as it came back (its
+calls with their answers, how it ended, its reply, what it spent) and its
+inputs' digests, part by part, so a miss can be explained. An entry carries
+the digest of its own canonical JSON; one that fails it, names another key, or
+cannot be read as a run is ignored and said, never trusted. An entry older
+than the time to live is not used (a model behind an alias can change), and
+the run made in its place replaces it. Only runs the agent answered are kept:
+a run that ended in an error (a model that could not be reached) is tried
+again next time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolreplay import __version__
+from toolreplay.agent_spec import AgentSpec, ProgramSpec, ScriptSpec
+from toolreplay.agents.base import Usage
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
+from toolreplay.errors import InputError
+from toolreplay.escape import one_line
+from toolreplay.formats.files import write_atomic
+from toolreplay.model import Call, Origin
+from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.replay.progress import Progress
+from toolreplay.wording import count
+
+if TYPE_CHECKING:
+    from toolreplay.replay.runners import Runner
+
+ENTRY_VERSION = 1
+DAY = 86_400.0
+# fields that say where something came from, never what a run sees
+_UNSEEN = frozenset({"path", "line", "source"})
+
+
+def _plain(value: object) -> Any:
+    """What the canonical JSON of a record, an enum or a set is (the encoder calls this for what is not JSON)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in _UNSEEN}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, re.Pattern):
+        return value.pattern
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not part of a run's key")
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
+
+
+def digest_of(value: object) -> str:
+    """The SHA-256 of ``value``'s canonical JSON, records included, as hex; encoded in pieces, never whole."""
+    digest = hashlib.sha256()
+    for chunk in _ENCODER.iterencode(value):
+        digest.update(chunk.encode("utf-8", "backslashreplace"))
+    return digest.hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def agent_identity(agent: AgentSpec, here: str, transport: str, cache_key: str | None) -> JSONObject:
+    """What decides a run of ``agent`` beside the replay's setup: never a path of this machine."""
+    identity: JSONObject
+    if isinstance(agent, ScriptSpec):
+        identity = {"script": _file_digest(agent.path)}
+    elif isinstance(agent, ProgramSpec):
+        files: list[JSONValue] = [_file_digest(name) for name in agent.files(here)]
+        identity = {"program": list(agent.words), "files": files, "transport": transport}
+    else:
+        identity = {"model": agent.model}
+    if cache_key is not None:
+        identity["cache_key"] = cache_key
+    return identity
+
+
+def setup_parts(setup: ReplaySetup) -> JSONObject:
+    """The digest of each part of a replay's setup, for a key and for explaining a miss."""
+    return {
+        "recording": digest_of(setup.recording),
+        "system": digest_of(setup.system),
+        "tools": digest_of(setup.tools),
+        "request": digest_of(setup.request),
+        "answers": digest_of([setup.on_unrecorded, setup.stubs, setup.matcher, setup.policy]),
+        "limits": digest_of([setup.max_turns, setup.run_timeout]),
+    }
+
+
+def _run_json(run: Run) -> JSONObject:
+    calls: list[JSONValue] = [
+        {"index": c.index, "tool": c.tool, "args": c.args, "result": c.result, "is_error": c.is_error, "turn": c.turn}
+        for c in run.calls
+    ]
+    usage = run.usage
+    return {
+        "number": run.number,
+        "seed": run.seed,
+        "calls": calls,
+        "origins": [origin.value for origin in run.origins],
+        "ending": run.ending,
+        "final_reply": run.final_reply,
+        "usage": {
+            "input": usage.input_tokens,
+            "output": usage.output_tokens,
+            "cache_read": usage.cache_read_tokens,
+            "cache_write": usage.cache_write_tokens,
+            "cost_usd": usage.cost_usd,
+        },
+        "error": run.error,
+    }
+
+
+def _run_from(document: Any) -> Run:
+    """A run as an entry holds it; KeyError, TypeError or ValueError for anything else."""
+    calls = tuple(
+        Call(int(c["index"]), str(c["tool"]), dict(c["args"]), c["result"], 0, bool(c["is_error"]), int(c["turn"]))
+        for c in document["calls"]
+    )
+    origins = tuple(Origin(value) for value in document["origins"])
+    if len(origins) != len(calls):
+        raise ValueError("a call without its answer's origin")
+    used = document["usage"]
+    usage = Usage(
+        int(used["input"]), int(used["output"]), int(used["cache_read"]), int(used["cache_write"]),
+        float(used["cost_usd"]),
+    )  # fmt: skip
+    seed, reply, error = document["seed"], document["final_reply"], document["error"]
+    return Run(
+        int(document["number"]),
+        None if seed is None else int(seed),
+        calls,
+        origins,
+        str(document["ending"]),
+        None if reply is None else str(reply),
+        usage,
+        None if error is None else str(error),
+        cached=True,
+    )
+
+
+class RunCache:
+    """The entries under one directory: looked up before a run is driven, written once it is made."""
+
+    def __init__(self, directory: str | Path, days: float, now: Callable[[], float] = time.time) -> None:
+        self.directory = Path(directory)
+        if self.directory.exists() and not self.directory.is_dir():
+            raise InputError("the cache must be a directory, and this is a file", str(directory))
+        self.days = days
+        self.now = now
+        self.hits = 0
+        self.stored = 0
+        self.expired = 0
+        self.ignored: list[str] = []  # why each untrusted entry was not used, one line each
+
+    def _file(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Run | None:
+        """The run kept under ``key``, if it is there, whole, its own, and not too old."""
+        path = self._file(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            entry = json.loads(data)
+            if not isinstance(entry, dict) or entry.get("v") != ENTRY_VERSION:
+                raise ValueError("not an entry of this version")
+            said = entry.pop("digest", None)
+            if said != hashlib.sha256(canonical_bytes(entry)).hexdigest():
+                raise ValueError("it fails its own digest")
+            if entry.get("key") != key:
+                raise ValueError("it is another run's")
+            made = float(entry["made"])
+            run = _run_from(entry["run"])
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            self.ignored.append(f"{one_line(str(path))}: ignored, {one_line(str(exc))[:200]}")
+            return None
+        if self.now() - made > self.days * DAY:
+            self.expired += 1
+            return None
+        self.hits += 1
+        return run
+
+    def put(self, key: str, run: Run, inputs: JSONObject) -> None:
+        """Keep ``run`` under ``key`` (an unwritable cache costs the saving, never the replay)."""
+        entry: JSONObject = {
+            "v": ENTRY_VERSION,
+            "key": key,
+            "made": round(self.now(), 3),
+            "toolreplay": __version__,
+            "inputs": inputs,
+            "run": _run_json(run),
+        }
+        entry["digest"] = hashlib.sha256(canonical_bytes(entry)).hexdigest()
+        path = self._file(key)
+        try:
+            os.makedirs(path.parent, exist_ok=True)
+            write_atomic(path, [json_utf8(json.dumps(entry, ensure_ascii=False, sort_keys=True)), b"\n"])
+        except OSError as exc:
+            self.ignored.append(f"{one_line(str(path))}: not written, {exc.strerror or exc}")
+            return
+        self.stored += 1
+
+
+class CachedRunner:
+    """A runner whose runs are looked up first: only the runs the cache lacks are driven, in blocks of consecutive
+    numbers (so a program's ``{run}`` is the number its key holds), and each one answered is kept."""
+
+    def __init__(self, inner: Runner, cache: RunCache, identity: JSONObject) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.identity = identity
+        self._parts: tuple[ReplaySetup, JSONObject] | None = None
+
+    def _setup_parts(self, setup: ReplaySetup) -> JSONObject:
+        if self._parts is None or self._parts[0] is not setup:
+            self._parts = (setup, setup_parts(setup))
+        return self._parts[1]
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        parts = self._setup_parts(setup)
+        inputs: list[JSONObject] = [
+            {"v": ENTRY_VERSION, "toolreplay": __version__, "parts": parts, "agent": self.identity, "seed": seed,
+             "run": start + offset}
+            for offset, seed in enumerate(seeds)
+        ]  # fmt: skip
+        keys = [hashlib.sha256(canonical_bytes(one)).hexdigest() for one in inputs]
+        found: list[Run | None] = [self.cache.get(key) for key in keys]
+        for run in found:
+            if run is not None:
+                progress.run(run)
+        offset = 0
+        while offset < len(seeds):
+            if found[offset] is not None:
+                offset += 1
+                continue
+            end = offset
+            while end < len(seeds) and found[end] is None:
+                end += 1
+            made = self.inner.runs(setup, seeds[offset:end], start + offset, progress)
+            for place, run in zip(range(offset, end), made, strict=True):
+                found[place] = run
+                if run.answered:
+                    self.cache.put(keys[place], run, inputs[place])
+            offset = end
+        return [run for run in found if run is not None]
+
+
+def cache_note(directory: str, cache: RunCache) -> str:
+    """One line on what the cache did: runs given back, runs kept, entries too old."""
+    line = f"the run cache {one_line(directory)}: {count(cache.hits, 'run')} from it, {cache.stored} kept"
+    if cache.expired:
+        line += f", {cache.expired} older than {cache.days:g} days not used"
+    return line

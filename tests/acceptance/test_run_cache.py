@@ -1,0 +1,231 @@
+"""The run cache: a run is driven once for everything that decides it, and given back after.
+
+The sample's scripted agent (in this process, so cheap to run 20 + 20 times), a model through the real SDK against
+the local stand-in of the Messages API (counting the requests it gets), and a program: each replayed twice, and
+again with one input changed, which must miss.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLES, run_cli
+from tests.fakes.anthropic_server import api_vars, message, serve
+from toolreplay.replay import cache as cache_module
+
+HEADLINE = ("replay", "ops/session.json", "--system", "ops/prompt-v2.txt", "--repeat", "20", "--noise", "20")
+
+
+def _replay(cache: Path, *more: str) -> tuple[dict[str, Any], str, str]:
+    result = run_cli(*HEADLINE, "--cache", str(cache), "--json", *more)
+    assert result.code in (0, 1), result.stderr
+    return json.loads(result.stdout), result.stdout, result.stderr
+
+
+def _reused(document: dict[str, Any]) -> tuple[int, int]:
+    """Runs from the cache: with the edit, unchanged."""
+    return document["from_cache"]["runs"], document["baseline"]["from_cache"]["runs"]
+
+
+def _without_cache_fields(value: Any) -> Any:
+    """A report with what says where its runs came from left out: the rest must not depend on it."""
+    if isinstance(value, dict):
+        return {k: _without_cache_fields(v) for k, v in value.items() if k not in ("cached", "from_cache", "spent")}
+    if isinstance(value, list):
+        return [_without_cache_fields(v) for v in value]
+    return value
+
+
+def test_a_second_replay_drives_nothing_and_reports_the_same(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first, _, said = _replay(cache)
+    assert _reused(first) == (0, 0)
+    assert "the run cache" in said
+    assert "0 runs from it, 40 kept" in said
+    assert len(list(cache.glob("*/*.json"))) == 40
+    second, text, said = _replay(cache)
+    assert _reused(second) == (20, 20)
+    assert "40 runs from it, 0 kept" in said
+    assert _without_cache_fields(second) == _without_cache_fields(first)  # the same verdict, the same evidence
+    assert second["verdict"] == "FAIL"
+    third = run_cli(*HEADLINE, "--cache", str(cache), "--json")
+    assert third.stdout == text  # warm again: byte for byte
+    plain = run_cli(*HEADLINE, "--cache", str(cache))
+    assert "runs with the edit from the run cache: 20 of 20" in plain.stdout
+    assert "runs unchanged from the run cache: 20 of 20" in plain.stdout
+
+
+def test_a_prompt_change_drives_only_the_edited_runs(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    prompt = tmp_path / "prompt-v3.txt"
+    prompt.write_text((SAMPLES / "ops" / "prompt-v2.txt").read_text(encoding="utf-8") + "Be brief.\n", "utf-8")
+    changed, _, _ = _replay(cache, "--system", str(prompt))
+    assert _reused(changed) == (0, 20)  # the unchanged runs main paid for, reused
+
+
+@pytest.mark.parametrize(
+    ("more", "reused"),
+    [
+        (("--max-turns", "30"), (0, 0)),  # a setting of both sides
+        (("--cache-key", "agent 2.0"), (0, 0)),  # what toolreplay cannot see, said by the user
+        (("--on-unrecorded", "stub", "--stubs", "ops/stubs.json"), (0, 0)),  # how unrecorded calls are answered
+        (("--seed", "2"), (0, 0)),  # every seed: the baseline's start 10,000 above the first
+    ],
+    ids=["max-turns", "cache-key", "stubs", "seed"],
+)
+def test_a_changed_input_misses(tmp_path: Path, more: tuple[str, ...], reused: tuple[int, int]) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    changed, _, _ = _replay(cache, *more)
+    assert _reused(changed) == reused
+
+
+def test_changed_tools_miss_for_the_edited_side(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    session = json.loads((SAMPLES / "ops" / "session.json").read_text(encoding="utf-8"))
+    tools = session["tools"]
+    tools[0]["description"] += " Reports in gigabytes."
+    file = tmp_path / "tools.json"
+    file.write_text(json.dumps(tools), encoding="utf-8")
+    changed, _, _ = _replay(cache, "--tools", str(file))
+    assert _reused(changed) == (0, 20)
+
+
+def test_a_new_version_of_toolreplay_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    monkeypatch.setattr(cache_module, "__version__", "99.0.0")
+    changed, _, _ = _replay(cache)
+    assert _reused(changed) == (0, 0)
+
+
+def test_a_corrupted_entry_is_ignored_said_and_made_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    entry = sorted(cache.glob("*/*.json"))[0]
+    entry.write_text(entry.read_text(encoding="utf-8").replace('"ending": "', '"ending": "x'), encoding="utf-8")
+    second, _, said = _replay(cache)
+    assert sum(_reused(second)) == 39
+    assert f"{entry}: ignored, it fails its own digest" in said
+    assert "39 runs from it, 1 kept" in said
+    third, _, said = _replay(cache)  # the entry made again, whole
+    assert sum(_reused(third)) == 40
+    assert "ignored" not in said
+
+
+def test_an_entry_past_its_time_is_not_used(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _replay(cache)
+    old, _, said = _replay(cache, "--cache-days", "0")
+    assert _reused(old) == (0, 0)
+    assert "40 older than 0 days not used" in said
+    fresh, _, _ = _replay(cache)  # the runs made in their place
+    assert _reused(fresh) == (20, 20)
+
+
+def test_a_cache_that_is_a_file_or_refused_twice_is_one_line(tmp_path: Path) -> None:
+    file = tmp_path / "cache"
+    file.write_text("", encoding="utf-8")
+    for args, says in [
+        (("--cache", str(file)), "the cache must be a directory"),
+        (("--cache", str(tmp_path / "c"), "--no-cache"), "--cache and --no-cache: give one"),
+        (("--cache-days", "-1"), "--cache-days must be between 0 and 3650 days"),
+    ]:
+        result = run_cli(*HEADLINE, *args)
+        assert result.code == 2, result.stderr
+        assert says in result.stderr
+        assert result.stderr.count("\n") == 1
+
+
+def test_a_model_replayed_twice_is_asked_once(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    args = ("replay", "ops/session.json", "--agent", "claude-test-1", "--repeat", "3", "--cache", str(cache))
+    with serve() as api:
+        api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+        first = run_cli(*args, "--json", env=api_vars(api))
+        asked = len(api.requests)
+        second = run_cli(*args, "--json", env=api_vars(api))
+        again = len(api.requests) - asked
+        third = run_cli(*args, "--json", "--max-tokens", "512", env=api_vars(api))
+        changed = len(api.requests) - asked - again
+    assert first.code == 0, first.stderr
+    assert (asked, again, changed) == (3, 0, 3)
+    document = json.loads(second.stdout)
+    assert document["from_cache"]["runs"] == 3
+    assert document["spent"]["input"] == 0  # nothing new was spent
+    assert document["from_cache"]["saved"]["input"] == json.loads(first.stdout)["spent"]["input"] > 0
+    assert json.loads(third.stdout)["from_cache"]["runs"] == 0
+
+
+def test_a_model_run_that_failed_is_asked_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    args = ("replay", "ops/session.json", "--agent", "claude-test-1", "--cache", str(cache), "--json")
+    with serve() as api:
+        api.queue({"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}, status=400)
+        failed = run_cli(*args, env=api_vars(api))
+        api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+        answered = run_cli(*args, env=api_vars(api))
+    assert failed.code == 2  # every run ended in an error: nothing was replayed, and nothing kept
+    assert json.loads(answered.stdout)["from_cache"]["runs"] == 0
+    assert len(list(cache.glob("*/*.json"))) == 1  # the answered run, kept now
+
+
+PROGRAM = """\
+import json, pathlib, sys
+import os
+marks = pathlib.Path(os.environ["MARKS"])
+marks.write_text(marks.read_text() + "ran\\n" if marks.exists() else "ran\\n")
+print("Nothing to do.")
+"""
+
+
+def test_a_program_is_cached_by_the_files_its_command_names(tmp_path: Path) -> None:
+    program, marks, cache = tmp_path / "agent.py", tmp_path / "marks.txt", tmp_path / "cache"
+    program.write_text(PROGRAM, encoding="utf-8")
+    args = ("replay", "ops/session.json", "--agent", f"cmd:{sys.executable} {program}", "--repeat", "2")
+    env = {"MARKS": str(marks)}  # not named by the command: a file it names is part of the key
+    for _ in range(2):
+        result = run_cli(*args, "--cache", str(cache), env=env)
+        assert result.code == 0, result.stderr
+    assert marks.read_text(encoding="utf-8").count("ran") == 2  # the second replay ran nothing
+    program.write_text(PROGRAM + "# the agent's next version\n", encoding="utf-8")
+    result = run_cli(*args, "--cache", str(cache), env=env)
+    assert result.code == 0, result.stderr
+    assert marks.read_text(encoding="utf-8").count("ran") == 4  # its file changed: both runs again
+
+
+def test_check_reuses_runs_from_the_configs_cache_and_says_so(tmp_path: Path) -> None:
+    here = tmp_path / "repo"
+    shutil.copytree(SAMPLES, here / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    (here / ".git").mkdir()
+    config = here / ".toolreplay.yml"
+    config.write_text(
+        "sessions: [samples/ops/session.json]\n"
+        "replay:\n"
+        "  - system: samples/ops/prompt-v2.txt\n"
+        "    repeat: 20\n"
+        "    noise: 20\n"
+        "    cache: .toolreplay-cache\n",
+        encoding="utf-8",
+    )
+    first = run_cli("check", "--json", "first.json", cwd=here)
+    second = run_cli("check", "--json", "second.json", cwd=here)
+    assert first.code == second.code == 1, first.stderr
+    assert "the run cache .toolreplay-cache: 0 runs from it, 40 kept" in first.stderr
+    assert "the run cache .toolreplay-cache: 40 runs from it, 0 kept" in second.stderr
+    document = json.loads((here / "second.json").read_text(encoding="utf-8"))
+    replayed = [result for result in document["results"] if result["analysis"] == "replay"]
+    assert "(40 of 40 runs from the run cache)" in replayed[0]["summary"]
+    third = run_cli("check", "--json", "third.json", cwd=here)
+    assert (here / "third.json").read_bytes() == (here / "second.json").read_bytes()  # warm again: byte for byte
+    assert third.stdout == second.stdout
+    off = run_cli("check", "--no-cache", cwd=here)
+    assert "run cache" not in off.stderr + off.stdout
