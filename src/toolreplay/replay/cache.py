@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -41,7 +42,6 @@ from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.errors import InputError
 from toolreplay.escape import one_line
-from toolreplay.formats.files import write_atomic
 from toolreplay.model import Call, Origin
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.progress import Progress
@@ -77,11 +77,9 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=Fal
 
 
 def digest_of(value: object) -> str:
-    """The SHA-256 of ``value``'s canonical JSON, records included, as hex; encoded in pieces, never whole."""
-    digest = hashlib.sha256()
-    for chunk in _ENCODER.iterencode(value):
-        digest.update(chunk.encode("utf-8", "backslashreplace"))
-    return digest.hexdigest()
+    """The SHA-256 of ``value``'s canonical JSON, records included, as hex (encoded whole: the C encoder does
+    that ten times faster than it yields pieces)."""
+    return hashlib.sha256(_ENCODER.encode(value).encode("ascii")).hexdigest()
 
 
 def _file_digest(path: str) -> str:
@@ -195,12 +193,10 @@ class RunCache:
         except OSError:
             return None
         try:
-            entry = json.loads(data)
+            body = _body(data)
+            entry = json.loads(body)
             if not isinstance(entry, dict) or entry.get("v") != ENTRY_VERSION:
                 raise ValueError("not an entry of this version")
-            said = entry.pop("digest", None)
-            if said != hashlib.sha256(canonical_bytes(entry)).hexdigest():
-                raise ValueError("it fails its own digest")
             if entry.get("key") != key:
                 raise ValueError("it is another run's")
             made = float(entry["made"])
@@ -215,7 +211,9 @@ class RunCache:
         return run
 
     def put(self, key: str, run: Run, inputs: JSONObject) -> None:
-        """Keep ``run`` under ``key`` (an unwritable cache costs the saving, never the replay)."""
+        """Keep ``run`` under ``key`` (an unwritable cache costs the saving, never the replay). The entry is
+        renamed into place whole, not flushed to disk: one lost in a crash is a run driven again, and one cut
+        short fails its digest."""
         entry: JSONObject = {
             "v": ENTRY_VERSION,
             "key": key,
@@ -224,15 +222,32 @@ class RunCache:
             "inputs": inputs,
             "run": _run_json(run),
         }
-        entry["digest"] = hashlib.sha256(canonical_bytes(entry)).hexdigest()
+        body = json_utf8(json.dumps(entry, ensure_ascii=False, sort_keys=True))
+        data = b'{"digest": "%s", "entry": %s}\n' % (hashlib.sha256(body).hexdigest().encode(), body)
         path = self._file(key)
         try:
             os.makedirs(path.parent, exist_ok=True)
-            write_atomic(path, [json_utf8(json.dumps(entry, ensure_ascii=False, sort_keys=True)), b"\n"])
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+            temporary.write_bytes(data)
+            os.replace(temporary, path)
         except OSError as exc:
             self.ignored.append(f"{one_line(str(path))}: not written, {exc.strerror or exc}")
             return
         self.stored += 1
+
+
+_HEAD = b'{"digest": "'
+
+
+def _body(data: bytes) -> bytes:
+    """The entry's own bytes, once they hash to the digest written before them."""
+    end = len(_HEAD) + 64
+    if not data.startswith(_HEAD) or data[end : end + 12] != b'", "entry": ' or not data.endswith(b"}\n"):
+        raise ValueError("not an entry")
+    body = data[end + 12 : -2]
+    if hashlib.sha256(body).hexdigest().encode() != data[len(_HEAD) : end]:
+        raise ValueError("it fails its own digest")
+    return body
 
 
 class CachedRunner:
