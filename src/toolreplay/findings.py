@@ -44,6 +44,7 @@ class Rule(enum.Enum):
     NON_DETERMINISM = "non-determinism"
     REDUNDANT_CALL = "redundant-call"
     MORE_ERRORS = "more-errors"
+    BUDGET_SPENT = "budget-spent"
 
     @property
     def info(self) -> RuleInfo:
@@ -172,6 +173,19 @@ RULES: dict[Rule, RuleInfo] = {
         Level.WARNING,
         "3.0",
         ("reliability",),
+        a_change=False,
+    ),
+    Rule.BUDGET_SPENT: RuleInfo(
+        "StoppedByItsBudget",
+        "The replay stopped at its budget before it ran every run.",
+        "The replay's next runs would have taken it past --max-cost or --max-tokens-total on the estimate (what its "
+        "runs so far spent, each), so they were not started. What the runs made could decide is reported; what "
+        "the runs not made would have shown is unknown, so the replay never reads as a pass.",
+        "Raise the budget, replay fewer sessions per check, or let the run cache pay for the unchanged runs once "
+        "(docs/verdicts.md, 'The run cache').",
+        Level.WARNING,
+        "2.0",
+        ("cost",),
         a_change=False,
     ),
 }

@@ -64,6 +64,7 @@ RANGES: dict[str, tuple[int, int]] = {
     "max_turns": (1, 10_000),
     "max_tokens": (1, 1_000_000),
     "min_runs": (1, 10_000),
+    "max_tokens_total": (1, 10**12),
 }
 # Each timeout's range, in seconds.
 TIMEOUTS: dict[str, tuple[float, float]] = {"request_timeout": (1.0, 3600.0), "run_timeout": (1.0, 86_400.0)}
@@ -123,6 +124,20 @@ def _check_days(value: float) -> float:
     return value
 
 
+def _check_cost(value: float) -> float:
+    if not (math.isfinite(value) and 0 < value <= 1_000_000):
+        raise SettingError("max-cost", f"must be a number of dollars above 0 and at most 1,000,000, not {value:g}")
+    return value
+
+
+def _cost(text: str) -> float:
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        raise SettingError("max-cost", f"must be a number of dollars, not {text!r}") from None
+    return _check_cost(value)
+
+
 def _days(text: str) -> float:
     try:
         value = float(text.strip())
@@ -176,6 +191,8 @@ class ReplaySettings:
     cache: str | None = None  # the run cache's directory; None: no cache
     cache_key: str | None = None  # what decides a run that toolreplay cannot see (a program's installed version)
     cache_days: float = 7.0  # how long a cached run is trusted (a model behind an alias can change)
+    max_cost: float | None = None  # dollars: no run starts that would take the replay past it, on the estimate
+    max_tokens_total: int | None = None  # tokens, likewise
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -185,6 +202,8 @@ class ReplaySettings:
             _check_seconds(name, getattr(self, name))
         check_alpha(self.alpha)
         _check_days(self.cache_days)
+        if self.max_cost is not None:
+            _check_cost(self.max_cost)
         for name in _PATHS:
             if getattr(self, name) == "":
                 raise SettingError(name, "must name a file, not an empty string")
@@ -226,6 +245,8 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = parse_alpha(text)
         elif name == "cache_days":
             values[name] = _days(text)
+        elif name == "max_cost":
+            values[name] = _cost(text)
         elif name == "test":
             values[name] = parse_test(text)
         elif name in ("agent", "baseline_agent"):

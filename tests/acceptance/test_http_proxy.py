@@ -15,6 +15,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections import Counter
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -71,8 +72,11 @@ def test_the_client_sees_the_same_through_the_proxy_and_from_its_log(
     with _server(options, asked[1]) as upstream, _proxy(upstream, log, "--name", "ops") as url:
         proxied = workload(mode, url)
     assert proxied == direct
-    # every request forwarded once: the server is asked through the proxy exactly what it is asked directly
-    assert [said[":method"] for said in asked[1]] == [said[":method"] for said in asked[0]]
+    # every request forwarded once: the server is POSTed to (and sent DELETE) through the proxy as often as
+    # directly (the client's standalone GET stream opens beside its POSTs, when its timing lets it: not counted)
+    sent = [Counter(said[":method"] for said in side if said[":method"] != "GET") for side in asked]
+    assert sent[1] == sent[0]
+    assert sent[0]["POST"] >= 13  # the handshake, the listings, the reads and every call
     runs = read_log(log)
     assert [run.name for run in runs] == ["ops"]
     methods = [exchange.event for exchange in runs[0].exchanges]

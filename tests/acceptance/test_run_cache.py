@@ -229,3 +229,35 @@ def test_check_reuses_runs_from_the_configs_cache_and_says_so(tmp_path: Path) ->
     assert third.stdout == second.stdout
     off = run_cli("check", "--no-cache", cwd=here)
     assert "run cache" not in off.stderr + off.stdout
+
+
+def _budgeted(*more: str) -> tuple[Any, int, str]:
+    """The headline against a model on the local API (each run one answer of 12 tokens in, 7 out), with ``more``."""
+    args = ("replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--repeat", "20", "--noise", "20")
+    with serve() as api:
+        api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+        result = run_cli(*args, *more, env=api_vars(api))
+        asked = len(api.requests)
+    return result, asked, result.stdout
+
+
+@pytest.mark.parametrize("budget", [("--max-tokens-total", "190"), ("--max-cost", "0.00145")], ids=["tokens", "usd"])
+def test_a_budget_that_allows_10_of_40_runs_stops_at_10_and_never_passes(budget: tuple[str, str]) -> None:
+    result, asked, text = _budgeted(*budget, "--json")
+    assert asked == 10  # ten runs of one request each; no 11th started
+    document = json.loads(text)
+    assert len(document["runs"]) == 10
+    assert document["budget"].startswith("stopped by its budget after 10 runs driven, 10 more not started")
+    assert document["verdict"] == "WARN"  # what ten runs show, and never a pass
+    assert result.code == 0
+    plain = _budgeted(*budget)[2]
+    assert "stopped by its budget after 10 runs driven" in plain
+    assert "verdict: WARN" in plain
+
+
+def test_a_dollar_budget_for_a_model_without_a_price_is_refused_before_any_run() -> None:
+    result, asked, _ = _budgeted("--max-cost", "1", "--baseline-agent", "claude-test-unknown")
+    assert result.code == 2
+    assert asked == 0
+    assert "no price is known for claude-test-unknown" in result.stderr
+    assert result.stderr.count("\n") == 1

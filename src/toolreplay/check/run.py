@@ -707,6 +707,10 @@ def _change_findings(
         mark = fingerprint(Rule.MORE_ERRORS.value, subject)
         text = errors[0].upper() + errors[1:]
         findings.append(CheckFinding(rule=Rule.MORE_ERRORS, message=text, location=errors_at, fingerprint=mark))
+    if report.budget is not None:
+        mark = fingerprint(Rule.BUDGET_SPENT.value, subject)
+        said = f"The replay {report.budget}: what those runs show is reported, the rest is unknown"
+        findings.append(CheckFinding(rule=Rule.BUDGET_SPENT, message=said, location=errors_at, fingerprint=mark))
     return tuple(findings)
 
 

@@ -143,6 +143,18 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         },
     ),
     "cache_days": ((), {"metavar": "DAYS", "help": "With --cache: how long a cached run is trusted."}),
+    "max_cost": (
+        (),
+        {
+            "metavar": "USD",
+            "help": "Start no run that would take the replay past this many dollars, on the estimate (what its "
+            "runs so far cost each; prices in docs/verdicts.md). A replay it stops is never a pass.",
+        },
+    ),
+    "max_tokens_total": (
+        (),
+        {"metavar": "N", "help": "Likewise, in tokens (input, output and cache reads and writes, all runs)."},
+    ),
 }
 
 

@@ -35,6 +35,7 @@ from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count
 
 if TYPE_CHECKING:
+    from toolreplay.replay.budget import Budget
     from toolreplay.replay.cache import RunCache
 
 
@@ -200,10 +201,7 @@ def replay_session(
     baseline_runs: list[Run] = []
     weighed = None
     workspace = Workspace(redact_off)
-    edited = cached(runner_for(chosen.agent, settings, workspace, "edited"), chosen.agent, settings, cache)
-    unchanged_runner = cached(
-        runner_for(chosen.baseline_agent, settings, workspace, "unchanged"), chosen.baseline_agent, settings, cache
-    )
+    edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
@@ -217,20 +215,66 @@ def replay_session(
             baseline_runs += unchanged_runner.runs(unchanged, seeds, len(baseline_runs) + 1, progress)
             _enough_answered(runs, "the candidate", settings.min_runs, session)
             _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
+            if not baseline_runs:  # the budget stopped the replay before any unchanged run: nothing to weigh with
+                break
             report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
             baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
             steps = (settings.repeat, settings.noise)
             weighed = weigh_changes(report, baseline, design, fail_on, round_, steps)
-            if weighed.settled:
+            if weighed.settled or (budget is not None and budget.stopped is not None):
                 break
     finally:
         progress.close()
         workspace.close()
     _enough_answered(runs, "the candidate", settings.min_runs, session)
-    if weighed is not None:
-        return ReplayOutcome(weighed.candidate, weighed, tuple(runs), tuple(baseline_runs))
-    report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
-    return ReplayOutcome(report, weighed, tuple(runs), tuple(baseline_runs))
+    if weighed is None:
+        report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
+    return _said_stopped(ReplayOutcome(weighed.candidate if weighed else report, weighed, tuple(runs),
+                                       tuple(baseline_runs)), budget)  # fmt: skip
+
+
+def _said_stopped(outcome: ReplayOutcome, budget: Budget | None) -> ReplayOutcome:
+    """``outcome``, its reports saying why the budget stopped it, when it did."""
+    if budget is None or budget.stopped is None:
+        return outcome
+    report = replace(outcome.report, budget=budget.stopped)
+    noise = replace(outcome.noise, candidate=report) if outcome.noise is not None else None
+    return replace(outcome, report=report, noise=noise)
+
+
+def _runners(
+    chosen: Candidate, settings: ReplaySettings, workspace: Workspace, cache: RunCache | None
+) -> tuple[Runner, Runner, Budget | None]:
+    """The two sides' runners, each behind the budget, then the cache (a run given back costs nothing); the
+    budget they share."""
+    budget = budget_of(settings, chosen)
+    sides = ((chosen.agent, "edited"), (chosen.baseline_agent, "unchanged"))
+    edited, unchanged = (
+        cached(budgeted(runner_for(agent, settings, workspace, side), agent, settings, budget), agent, settings, cache)
+        for agent, side in sides
+    )
+    return edited, unchanged, budget
+
+
+def budget_of(settings: ReplaySettings, candidate: Candidate) -> Budget | None:
+    """The replay's budget, if it has one; a dollar budget for a model whose price is unknown is refused here,
+    before any run."""
+    if settings.max_cost is None and settings.max_tokens_total is None:
+        return None
+    from toolreplay.replay.budget import Budget, price_for  # noqa: PLC0415 - only a replay with a budget
+
+    for agent in {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}:
+        price_for(agent, settings.max_cost)
+    return Budget(settings.max_cost, settings.max_tokens_total)
+
+
+def budgeted(runner: Runner, agent: AgentSpec, settings: ReplaySettings, budget: Budget | None) -> Runner:
+    """``runner``, starting runs only while ``budget`` allows (as it is, without one)."""
+    if budget is None:
+        return runner
+    from toolreplay.replay.budget import BudgetedRunner, price_for  # noqa: PLC0415 - as above
+
+    return BudgetedRunner(runner, budget, price_for(agent, settings.max_cost), settings.concurrency)
 
 
 def cached(runner: Runner, agent: AgentSpec, settings: ReplaySettings, cache: RunCache | None) -> Runner:

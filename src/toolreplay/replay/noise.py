@@ -205,6 +205,8 @@ class NoiseReport:
         yield from (self.lost_rule for _ in self.candidate.lost_destructive)
         if self.more_errors:
             yield Rule.MORE_ERRORS
+        if self.candidate.budget is not None:
+            yield Rule.BUDGET_SPENT
 
     @property
     def verdict(self) -> Verdict:

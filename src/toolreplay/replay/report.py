@@ -82,6 +82,7 @@ class ReplayReport:
     fail_on: FailOn
     # Runs that end in an error count nowhere, but a deletion they made before it is not unsaid.
     lost_destructive: tuple[LostCall, ...] = ()
+    budget: str | None = None  # why the replay stopped before its last run (its budget); None: it ran them all
 
     @property
     def turns(self) -> int:
@@ -111,6 +112,8 @@ class ReplayReport:
         """A rule for each finding the replay makes: its verdict's, and the check's."""
         yield from (self.rule(change) for change in self.changes)
         yield from (self.lost_rule for _ in self.lost_destructive)
+        if self.budget is not None:
+            yield Rule.BUDGET_SPENT
 
     @property
     def verdict(self) -> Verdict:

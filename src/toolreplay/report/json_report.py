@@ -123,6 +123,7 @@ def replay_document(report: ReplayReport) -> JSONObject:
         ],
         "on_unrecorded": report.setup.on_unrecorded.value,
         "fail_on": report.fail_on.value,
+        "budget": report.budget,
         "verdict": report.verdict.value,
     }
 

@@ -264,6 +264,8 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
         lines.append(f"calls the recording never made (--on-unrecorded {setup.on_unrecorded.value}):")
         lines.extend(_unrecorded(item, total) for item in report.unrecorded)
     lines.extend(_spent(runs))
+    if report.budget is not None:
+        lines.append(f"{report.budget}: what they show is above; the verdict cannot be a pass")
     lines.append(f"verdict: {replay_verdict(report)}")
     return _lines(lines)
 
@@ -390,5 +392,7 @@ def render_noise(
     lines.extend(_spent(candidate.runs, " with the edit"))
     lines.extend(_spent(baseline.runs, " unchanged"))
     lines.extend(reading.reading(report))
+    if report.candidate.budget is not None:
+        lines.append(f"{report.candidate.budget}: what they show is above; the verdict cannot be a pass")
     lines.append(f"verdict: {noise_verdict(report)}")
     return _lines(lines)
