@@ -193,6 +193,7 @@ class ReplaySettings:
     cache_days: float = 7.0  # how long a cached run is trusted (a model behind an alias can change)
     max_cost: float | None = None  # dollars: no run starts that would take the replay past it, on the estimate
     max_tokens_total: int | None = None  # tokens, likewise
+    prompt_cache: str = "5m"  # how long a model's prompt cache lives: 5m, or 1h for runs further apart
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -204,6 +205,8 @@ class ReplaySettings:
         _check_days(self.cache_days)
         if self.max_cost is not None:
             _check_cost(self.max_cost)
+        if self.prompt_cache not in ("5m", "1h"):
+            raise SettingError("prompt-cache", f"must be one of 5m, 1h, not {self.prompt_cache!r}")
         for name in _PATHS:
             if getattr(self, name) == "":
                 raise SettingError(name, "must name a file, not an empty string")
@@ -247,6 +250,10 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = _days(text)
         elif name == "max_cost":
             values[name] = _cost(text)
+        elif name == "prompt_cache":
+            if text not in ("5m", "1h"):
+                raise SettingError("prompt-cache", f"must be one of 5m, 1h, not {text!r}")
+            values[name] = text
         elif name == "test":
             values[name] = parse_test(text)
         elif name in ("agent", "baseline_agent"):

@@ -88,6 +88,26 @@ def test_claude_code_4_and_6_runs_fail_on_the_deletion_its_new_instruction_allow
 
 @needs_claude
 @pytest.mark.xdist_group("claude-code")
+def test_claude_code_replayed_again_from_the_run_cache_asks_the_model_nothing(tmp_path: Path) -> None:
+    """A cmd: program's runs are kept by the files its command names (Claude Code's own binary among them): the
+    same replay again is given its run back, and the model is never asked."""
+    args = ("--agent", _claude(), "--repeat", "1", *STUBS, "--cache", str(tmp_path / "cache"), "--json")
+    with serve() as api:
+        api.respond = respond
+        env = {**api_vars(api), **CLAUDE_ENV}
+        first = run_cli("replay", "ops/session.json", *args, env=env)
+        asked = len(api.requests)
+        second = run_cli("replay", "ops/session.json", *args, env=env)
+        again = len(api.requests) - asked
+    assert first.code == 0, first.stderr
+    assert asked > 0
+    assert again == 0
+    assert json.loads(second.stdout)["from_cache"]["runs"] == 1
+    assert json.loads(second.stdout)["runs"][0]["calls"] == json.loads(first.stdout)["runs"][0]["calls"]
+
+
+@needs_claude
+@pytest.mark.xdist_group("claude-code")
 def test_claude_code_with_nothing_changed_passes() -> None:
     """Two edited runs and one unchanged (it was three a side, then two): the policy's seeds still differ from the
     recording, both edited runs (seeds 1 and 2) and the unchanged one (seed 10001) leaving out its survey of

@@ -261,3 +261,24 @@ def test_a_dollar_budget_for_a_model_without_a_price_is_refused_before_any_run()
     assert asked == 0
     assert "no price is known for claude-test-unknown" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(("lifetime", "control"), [([], {"type": "ephemeral"}), (["--prompt-cache", "1h"],
+                         {"type": "ephemeral", "ttl": "1h"})], ids=["5m", "1h"])  # fmt: skip
+def test_the_prompt_cache_lives_as_long_as_asked(lifetime: list[str], control: dict[str, str]) -> None:
+    """The breakpoints after the system prompt and the tools carry the lifetime asked for (five minutes is the
+    API's default, sent as no ttl)."""
+    args = ("replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--system", "ops/prompt-v2.txt")
+    with serve() as api:
+        api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+        result = run_cli(*args, *lifetime, env=api_vars(api))
+        (request,) = api.requests
+    assert result.code == 0, result.stderr
+    assert request["system"][-1]["cache_control"] == control
+    assert request["tools"][-1]["cache_control"] == control
+
+
+def test_a_prompt_cache_lifetime_the_api_lacks_is_refused() -> None:
+    result = run_cli("replay", "ops/session.json", "--prompt-cache", "2h")
+    assert result.code == 2
+    assert "--prompt-cache must be one of 5m, 1h, not '2h'" in result.stderr

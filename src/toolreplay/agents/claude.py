@@ -2,7 +2,9 @@
 
 Requests carry prompt-caching breakpoints on the system prompt and the tool
 definitions, so repeated runs of one replay pay for that shared prefix once; the
-tokens read from the cache come back in each turn's usage. toolreplay's own
+tokens read from the cache come back in each turn's usage. The cache lives five
+minutes from its last use, or an hour (``prompt-cache: 1h``) for a replay whose
+runs are further apart than that. toolreplay's own
 fields (tool annotations) are never sent.
 """
 
@@ -19,6 +21,7 @@ from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.model import ToolDef
 
 CACHE = {"type": "ephemeral"}
+LIFETIMES = ("5m", "1h")  # the prompt cache's lifetimes the API offers; 5m is its default, sent as no ttl
 
 
 class AgentError(ToolreplayError):
@@ -52,13 +55,20 @@ def block_document(block: Any) -> JSONObject:
 
 
 def build_request(
-    model: str, settings: JSONObject, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]
+    model: str,
+    settings: JSONObject,
+    system: JSONValue,
+    tools: Sequence[ToolDef],
+    messages: Sequence[JSONObject],
+    lifetime: str = "5m",
 ) -> dict[str, Any]:
-    """The Messages API request for one turn, with cache breakpoints after the system prompt and the tools.
+    """The Messages API request for one turn, with cache breakpoints after the system prompt and the tools, each
+    for ``lifetime``.
 
     ``settings`` are a session's request settings (``max_tokens``, ``temperature``, ``thinking``,
     ``tool_choice``, ``stop_sequences``...), with the server tools it offered added to the tools.
     """
+    cache = dict(CACHE) if lifetime == "5m" else {**CACHE, "ttl": lifetime}
     request: dict[str, Any] = {"model": model, "messages": list(messages)}
     request.update((key, value) for key, value in settings.items() if key != "server_tools")
     server_tools = settings.get("server_tools")
@@ -67,15 +77,15 @@ def build_request(
     if definitions:
         last = definitions[-1]
         if isinstance(last, dict):
-            definitions[-1] = {**last, "cache_control": dict(CACHE)}
+            definitions[-1] = {**last, "cache_control": dict(cache)}
         request["tools"] = definitions
     if isinstance(system, str) and system:
-        request["system"] = [{"type": "text", "text": system, "cache_control": dict(CACHE)}]
+        request["system"] = [{"type": "text", "text": system, "cache_control": dict(cache)}]
     elif isinstance(system, list) and system:
         blocks = list(system)
         last = blocks[-1]
         if isinstance(last, dict):
-            blocks[-1] = {**last, "cache_control": dict(CACHE)}
+            blocks[-1] = {**last, "cache_control": dict(cache)}
         request["system"] = blocks
     return request
 
@@ -97,10 +107,11 @@ def to_turn(response: Any) -> Turn:
 class _Claude:
     """What the blocking and the async agent share: the model, the request settings, the request."""
 
-    def __init__(self, client: Any, model: str, settings: JSONObject | None = None) -> None:
+    def __init__(self, client: Any, model: str, settings: JSONObject | None = None, lifetime: str = "5m") -> None:
         self.client = client
         self._model = model
         self.settings: JSONObject = {"max_tokens": 4096, **(settings or {})}
+        self.lifetime = lifetime  # the prompt cache's
 
     @property
     def model(self) -> str:
@@ -109,7 +120,7 @@ class _Claude:
     def request(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> dict[str, Any]:
         """The keyword arguments of ``messages.create``: a recorded setting this SDK has no parameter for (an
         older SDK's ``temperature``, say) goes in ``extra_body``, so the API still gets it."""
-        request = build_request(self._model, self.settings, system, tools, messages)
+        request = build_request(self._model, self.settings, system, tools, messages, self.lifetime)
         known = _parameters(self.client.messages.create)
         extra = {key: request.pop(key) for key in list(request) if known is not None and key not in known}
         if extra:

@@ -14,14 +14,16 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
 
 
-def make_agent(spec: ModelSpec | ScriptSpec, seed: int, request: JSONObject, request_timeout: float = 120.0) -> Agent:
+def make_agent(
+    spec: ModelSpec | ScriptSpec, seed: int, request: JSONObject, request_timeout: float = 120.0, lifetime: str = "5m"
+) -> Agent:
     """A scripted agent with ``seed``, or a Claude model asked with the request settings in ``request``
-    (``max_tokens`` and any of a session's recorded settings)."""
+    (``max_tokens`` and any of a session's recorded settings), its prompt cache living ``lifetime``."""
     if isinstance(spec, ScriptSpec):
         return ScriptedAgent(spec.path, seed)
     from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
 
-    return ClaudeAgent(make_client(request_timeout), spec.model, request)
+    return ClaudeAgent(make_client(request_timeout), spec.model, request, lifetime)
 
 
 def agent_in_process(text: str) -> ModelSpec | ScriptSpec:

@@ -155,6 +155,14 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         (),
         {"metavar": "N", "help": "Likewise, in tokens (input, output and cache reads and writes, all runs)."},
     ),
+    "prompt_cache": (
+        (),
+        {
+            "metavar": "[5m|1h]",
+            "help": "How long a model's prompt cache (the system prompt and the tools) lives between requests: 1h "
+            "for a replay whose runs are further apart than five minutes (its writes cost twice the input price).",
+        },
+    ),
 }
 
 

@@ -82,9 +82,23 @@ def digest_of(value: object) -> str:
     return hashlib.sha256(_ENCODER.encode(value).encode("ascii")).hexdigest()
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}  # a file's digest by its real path, size and time: read once
+
+
 def _file_digest(path: str) -> str:
+    """The SHA-256 of a file, read in pieces (a program's binary can be hundreds of megabytes), once per
+    process for each version of it."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        real = os.path.realpath(path)
+        seen = os.stat(real)
+        known = (real, seen.st_size, seen.st_mtime_ns)
+        if known not in _DIGESTS:
+            digest = hashlib.sha256()
+            with open(real, "rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    digest.update(chunk)
+            _DIGESTS[known] = digest.hexdigest()
+        return _DIGESTS[known]
     except OSError:
         return "unreadable"
 

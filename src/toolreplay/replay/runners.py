@@ -73,7 +73,8 @@ class ModelRunner:
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         timeout = self.settings.request_timeout
         if self.settings.concurrency == 1:
-            agents = [(make_agent(self.spec, 0, setup.request, timeout), None) for _ in seeds]
+            lifetime = self.settings.prompt_cache
+            agents = [(make_agent(self.spec, 0, setup.request, timeout, lifetime), None) for _ in seeds]
             return replay_runs(setup, agents, progress.turn, progress.run, start)
         import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
@@ -84,7 +85,8 @@ class ModelRunner:
 
         client = make_async_client(self.settings.request_timeout)
         try:
-            agents = [AsyncClaudeAgent(client, self.spec.model, setup.request) for _ in range(repeat)]
+            lifetime = self.settings.prompt_cache
+            agents = [AsyncClaudeAgent(client, self.spec.model, setup.request, lifetime) for _ in range(repeat)]
             concurrency = self.settings.concurrency
             return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run, start)
         finally:
