@@ -102,12 +102,16 @@ def parse_test(text: str) -> ExactTest:
     return ExactTest(text)
 
 
-def _seconds(name: str, text: str) -> float:
+def _number(key: str, text: str, what: str) -> float:
+    """A number as written (``1800``, ``1e-3``); ``what`` says what it must be when it is not one."""
     try:
-        value = float(text.strip())
+        return float(text.strip())
     except ValueError:
-        raise SettingError(setting_key(name), f"must be a number of seconds, not {text!r}") from None
-    return _check_seconds(name, value)
+        raise SettingError(key, f"must be {what}, not {text!r}") from None
+
+
+def _seconds(name: str, text: str) -> float:
+    return _check_seconds(name, _number(setting_key(name), text, "a number of seconds"))
 
 
 def _check_seconds(name: str, value: float) -> float:
@@ -131,19 +135,11 @@ def _check_cost(value: float) -> float:
 
 
 def _cost(text: str) -> float:
-    try:
-        value = float(text.strip().removeprefix("$"))
-    except ValueError:
-        raise SettingError("max-cost", f"must be a number of dollars, not {text!r}") from None
-    return _check_cost(value)
+    return _check_cost(_number("max-cost", text.strip().removeprefix("$"), "a number of dollars"))
 
 
 def _days(text: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise SettingError("cache-days", f"must be a number of days, not {text!r}") from None
-    return _check_days(value)
+    return _check_days(_number("cache-days", text, "a number of days"))
 
 
 def _whole(name: str, text: str) -> int:
