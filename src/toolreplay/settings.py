@@ -190,6 +190,7 @@ class ReplaySettings:
     max_cost: float | None = None  # dollars: no run starts that would take the replay past it, on the estimate
     max_tokens_total: int | None = None  # tokens, likewise
     prompt_cache: str = "5m"  # how long a model's prompt cache lives: 5m, or 1h for runs further apart
+    batch: bool = False  # a model's runs in step, each turn of them all one Message Batch
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -246,6 +247,10 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = _days(text)
         elif name == "max_cost":
             values[name] = _cost(text)
+        elif name == "batch":
+            if text.strip().lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+                raise SettingError("batch", f"must be true or false, not {text!r}")
+            values[name] = text.strip().lower() in ("true", "yes", "on", "1")
         elif name == "prompt_cache":
             if text not in ("5m", "1h"):
                 raise SettingError("prompt-cache", f"must be one of 5m, 1h, not {text!r}")

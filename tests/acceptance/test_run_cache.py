@@ -282,3 +282,53 @@ def test_a_prompt_cache_lifetime_the_api_lacks_is_refused() -> None:
     result = run_cli("replay", "ops/session.json", "--prompt-cache", "2h")
     assert result.code == 2
     assert "--prompt-cache must be one of 5m, 1h, not '2h'" in result.stderr
+
+
+def _turns(request: dict[str, Any]) -> dict[str, Any]:
+    """A model that asks for the disk usage, then answers."""
+    if len(request["messages"]) == 1:
+        return message([{"type": "tool_use", "id": "toolu_1", "name": "disk_usage", "input": {"host": "build-04"}}],
+                       "tool_use")  # fmt: skip
+    return message([{"type": "text", "text": "build-04 is at 97%."}])
+
+
+def test_batched_runs_go_in_step_one_batch_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolreplay.agents import claude  # noqa: PLC0415
+
+    monkeypatch.setattr(claude, "BATCH_POLL", 0.01)
+    model = "claude-sonnet-4-5"
+    args = ("replay", "ops/session.json", "--agent", model, "--baseline-agent", model, "--repeat", "3", "--noise", "3")
+    args = (*args, "--batch")
+    with serve() as api:
+        api.respond = _turns
+        api.batch_polls = 3  # each batch is still in progress the first looks
+        result = run_cli(*args, "--json", env=api_vars(api))
+    assert result.code in (0, 1), result.stderr
+    assert list(api.batches) == [f"msgbatch_{n:04d}" for n in range(1, 5)]  # two turns a side, each one batch
+    assert [len(results) for results in api.batches.values()] == [3, 3, 3, 3]  # every run of the side in each
+    document = json.loads(result.stdout)
+    assert [run["calls"] for run in document["runs"]] == [1, 1, 1]
+    assert {run["ending"] for run in document["runs"]} == {"final reply"}
+    assert all(run["final_reply"] == "build-04 is at 97%." for run in document["runs"])
+
+
+def test_a_batch_past_the_run_timeout_is_cancelled_and_its_runs_end_in_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolreplay.agents import claude  # noqa: PLC0415
+
+    monkeypatch.setattr(claude, "BATCH_POLL", 0.05)
+    args = ("replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--repeat", "2", "--batch")
+    with serve() as api:
+        api.respond = _turns
+        api.batch_polls = 10**6
+        result = run_cli(*args, "--run-timeout", "1", env=api_vars(api))
+    assert result.code == 2
+    assert "had not ended by the run timeout; it was cancelled" in result.stderr
+    assert api.cancelled == ["msgbatch_0001"]
+
+
+def test_batch_is_for_a_model() -> None:
+    result = run_cli("replay", "ops/session.json", "--agent", "scripted:ops/agent.py", "--batch")
+    assert result.code == 2
+    assert "batch: only a model's runs are sent as batches" in result.stderr

@@ -65,6 +65,11 @@ class FakeMessagesAPI:
         self.headers: list[dict[str, str]] = []
         self.url = ""
         self._lock = threading.Lock()
+        # Message Batches: each batch's results by id, and how many times it is still "in progress" when asked
+        self.batches: dict[str, list[dict[str, Any]]] = {}
+        self.batch_polls = 0  # the in-progress answers a new batch gives (its creation's first) before it has ended
+        self._polls: dict[str, int] = {}
+        self.cancelled: list[str] = []
 
     def queue(self, body: dict[str, Any] | bytes, status: int = 200) -> None:
         """Answer the next request with ``body``: JSON, or raw bytes sent as HTML (as a broken proxy might)."""
@@ -79,6 +84,45 @@ class FakeMessagesAPI:
             if not self.responses:
                 return 500, {"type": "error", "error": {"type": "api_error", "message": "no response queued"}}
             return self.responses.pop(0)
+
+    def create_batch(self, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        """A batch's requests answered as single requests are (each counted in ``requests``), kept until asked."""
+        results = []
+        for item in body["requests"]:
+            status, answer = self._next(item["params"], headers)
+            if status == 200 and isinstance(answer, dict):
+                results.append({"custom_id": item["custom_id"], "result": {"type": "succeeded", "message": answer}})
+            else:
+                error = answer if isinstance(answer, dict) else {"type": "error", "error": {"type": "api_error"}}
+                results.append({"custom_id": item["custom_id"], "result": {"type": "errored", "error": error}})
+        with self._lock:
+            batch = f"msgbatch_{len(self.batches) + 1:04d}"
+            self.batches[batch] = results
+            self._polls[batch] = self.batch_polls
+        return self.batch(batch, asked=False)
+
+    def batch(self, batch: str, asked: bool = True) -> dict[str, Any]:
+        """A batch as the API describes it: in progress for ``batch_polls`` looks, then ended with its results."""
+        with self._lock:
+            if asked:
+                self._polls[batch] -= 1
+            ended = self._polls[batch] <= 0 or batch in self.cancelled
+        done = len(self.batches[batch])
+        return {
+            "id": batch,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": {
+                "processing": 0 if ended else done, "succeeded": done if ended else 0, "errored": 0, "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": "2026-12-01T00:00:00Z",
+            "expires_at": "2026-12-02T00:00:00Z",
+            "ended_at": "2026-12-01T00:00:01Z" if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": f"{self.url}/v1/messages/batches/{batch}/results" if ended else None,
+        }  # fmt: skip
 
 
 def _pieces(text: str, size: int = 7) -> list[str]:
@@ -144,13 +188,41 @@ def serve() -> Iterator[FakeMessagesAPI]:
         # writes meet the client's delayed ACK and add tens of milliseconds.
         wbufsize = 1 << 16
 
+        def _json(self, status: int, data: bytes, kind: str = "application/json") -> None:
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            parts = self.path.split("?")[0].strip("/").split("/")  # v1 messages batches ID [results]
+            if parts[:3] != ["v1", "messages", "batches"] or len(parts) < 4 or parts[3] not in api.batches:
+                self._json(404, b'{"type": "error", "error": {"type": "not_found_error", "message": "no such"}}')
+            elif len(parts) == 5 and parts[4] == "results":
+                lines = b"".join(json.dumps(line).encode() + b"\n" for line in api.batches[parts[3]])
+                self._json(200, lines, "application/binary")
+            else:
+                self._json(200, json.dumps(api.batch(parts[3])).encode())
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(length))
+            data = self.rfile.read(length)
+            body = json.loads(data) if data else {}  # a batch's cancel has no body
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            path = self.path.split("?")[0].rstrip("/")
+            if path == "/v1/messages/batches":
+                self._json(200, json.dumps(api.create_batch(body, headers)).encode())
+                return
+            if path.startswith("/v1/messages/batches/") and path.endswith("/cancel"):
+                batch = path.split("/")[4]
+                api.cancelled.append(batch)
+                self._json(200, json.dumps(api.batch(batch, asked=False)).encode())
+                return
             with api._lock:
                 api.in_flight += 1
                 api.most_in_flight = max(api.most_in_flight, api.in_flight)
-            status, answer = api._next(body, {k.lower(): v for k, v in self.headers.items()})
+            status, answer = api._next(body, headers)
             if api.latency:
                 time.sleep(api.latency)
             with api._lock:

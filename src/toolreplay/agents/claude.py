@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import inspect
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from toolreplay.agents.base import Turn, Usage, api_tool
+from toolreplay.agents.loop import AgentFailure
 from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.model import ToolDef
@@ -163,4 +165,46 @@ class AsyncClaudeAgent(_Claude):
         try:
             return to_turn(await self.client.messages.create(**self.request(system, tools, messages)))
         except Exception as exc:  # whatever the SDK or the response does, it ends this run, not the command
+            raise _failure(exc) from None
+
+
+BATCH_POLL = 15.0  # seconds between two looks at a Message Batch that has not ended
+
+
+class BatchedClaude(_Claude):
+    """Asks a Claude model for one turn of many runs at once, as a Message Batch (half the price, answered
+    within hours, not seconds), and waits for it, looking every :data:`BATCH_POLL` seconds until ``deadline``."""
+
+    def ask(
+        self,
+        system: JSONValue,
+        tools: Sequence[ToolDef],
+        pending: Sequence[tuple[str, list[JSONObject]]],
+        deadline: float,
+    ) -> dict[str, Turn | AgentFailure]:
+        requests = [
+            {"custom_id": name, "params": build_request(self._model, self.settings, system, tools, sent, self.lifetime)}
+            for name, sent in pending
+        ]
+        batches = self.client.messages.batches
+        try:
+            batch = batches.create(requests=requests)
+            while batch.processing_status != "ended":
+                if time.monotonic() > deadline:
+                    batches.cancel(batch.id)
+                    raise AgentError(f"the batch {batch.id} had not ended by the run timeout; it was cancelled")
+                time.sleep(BATCH_POLL)
+                batch = batches.retrieve(batch.id)
+            answers: dict[str, Turn | AgentFailure] = {}
+            for entry in batches.results(batch.id):
+                result = entry.result
+                if result.type == "succeeded":
+                    answers[entry.custom_id] = to_turn(result.message)
+                else:
+                    said = getattr(getattr(getattr(result, "error", None), "error", None), "message", "")
+                    answers[entry.custom_id] = AgentFailure(f"the batch's request {result.type}: {said}"[:300])
+            return answers
+        except AgentError:
+            raise
+        except Exception as exc:  # whatever the SDK or the batch does, it ends these runs, not the command
             raise _failure(exc) from None

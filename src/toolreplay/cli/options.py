@@ -155,6 +155,13 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         (),
         {"metavar": "N", "help": "Likewise, in tokens (input, output and cache reads and writes, all runs)."},
     ),
+    "batch": (
+        (),
+        {
+            "help": "A model's runs in step, each turn of them all sent as one Message Batch (half the price; "
+            "answered within hours): for the runs nobody waits on, such as a nightly refresh of the baseline.",
+        },
+    ),
     "prompt_cache": (
         (),
         {
@@ -271,11 +278,16 @@ def settings_options(*names: str, live: bool = False) -> Callable[[Command], Com
     def decorate(function: Command) -> Command:
         @functools.wraps(function)
         def command(**values: Any) -> Any:
-            settings = build_settings({name: values.pop(name) for name in chosen}, live)
+            given = {name: values.pop(name) for name in chosen}
+            switched = {name: "true" if value else None for name, value in given.items() if isinstance(value, bool)}
+            settings = build_settings({**given, **switched}, live)
             return function(settings=settings, **values)
 
         for name in reversed(chosen):
             aliases, extra = _SETTING_OPTIONS[name]
+            if isinstance(getattr(_DEFAULTS, name), bool):  # a switch: given, or not
+                command = click.option(f"--{setting_key(name)}", *aliases, name, is_flag=True, **extra)(command)
+                continue
             if live and name == "on_unrecorded":
                 extra = {
                     "metavar": "[" + "|".join(choice.value for choice in Unrecorded) + "]",

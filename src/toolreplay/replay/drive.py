@@ -249,6 +249,10 @@ def _runners(
     budget they share."""
     budget = budget_of(settings, chosen)
     sides = ((chosen.agent, "edited"), (chosen.baseline_agent, "unchanged"))
+    if settings.batch:
+        for agent, _ in sides[: 2 if settings.noise else 1]:
+            if not isinstance(agent, ModelSpec):
+                raise UsageError(f"batch: only a model's runs are sent as batches, and {agent.show()} is no model")
     edited, unchanged = (
         cached(budgeted(runner_for(agent, settings, workspace, side), agent, settings, budget), agent, settings, cache)
         for agent, side in sides

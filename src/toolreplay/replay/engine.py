@@ -13,7 +13,7 @@ runs out of tokens, reaches the turn limit, hits an unrecorded call under
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import field
 
 from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
@@ -173,6 +173,42 @@ async def replay_once_async(
 
 def _ignore_run(_: Run) -> None:
     return None
+
+
+# Each pending run's messages by an id of the caller's; the turn (or failure) each got, by the same id.
+Ask = Callable[[Sequence[tuple[str, list[JSONObject]]]], Mapping[str, "Turn | AgentFailure"]]
+
+
+def replay_runs_batched(
+    setup: ReplaySetup,
+    ask: Ask,
+    count: int,
+    on_turn: TurnHook = _ignore,
+    on_run: Callable[[Run], None] = _ignore_run,
+    start: int = 1,
+) -> list[Run]:
+    """``count`` runs in step, numbered from ``start``: each turn of every run still going is asked at once
+    (``ask``, a Message Batch), and each run takes its answer; results in run order."""
+    runs = {number: conversation(setup, RecordedAnswers(setup.recording.calls, setup.matcher), number, None)
+            for number in range(start, start + count)}  # fmt: skip
+    steps: dict[int, list[JSONObject] | Run] = {number: next(run) for number, run in runs.items()}
+    started = time.monotonic()
+    while pending := [(f"run-{number}", step) for number, step in steps.items() if not isinstance(step, Run)]:
+        late = _out_of_time(setup, started)
+        try:
+            answers = {} if late is not None else ask(pending)
+        except ToolreplayError as exc:
+            late = AgentFailure(exc.message)
+            answers = {}
+        for name, _ in pending:
+            number = int(name.removeprefix("run-"))
+            turn = late or answers.get(name) or AgentFailure("the batch came back without this run's answer")
+            on_turn(turn)
+            steps[number] = _advance(runs[number], turn)
+            finished = steps[number]
+            if isinstance(finished, Run):
+                on_run(finished)
+    return [step for _, step in sorted(steps.items()) if isinstance(step, Run)]
 
 
 def replay_runs(

@@ -10,15 +10,18 @@ never looks at which kind it has.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agents.base import Turn
+from toolreplay.agents.loop import AgentFailure
 from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_refused
 from toolreplay.agents.spec import make_agent
+from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
-from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async
+from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
 
@@ -72,6 +75,8 @@ class ModelRunner:
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         timeout = self.settings.request_timeout
+        if self.settings.batch:
+            return self._batched(setup, len(seeds), start, progress)
         if self.settings.concurrency == 1:
             lifetime = self.settings.prompt_cache
             agents = [(make_agent(self.spec, 0, setup.request, timeout, lifetime), None) for _ in seeds]
@@ -79,6 +84,22 @@ class ModelRunner:
         import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
         return asyncio.run(self._at_once(setup, len(seeds), start, progress))
+
+    def _batched(self, setup: ReplaySetup, count: int, start: int, progress: Progress) -> list[Run]:
+        """The runs in step, each turn of them all one Message Batch; the runs' timeout bounds the waiting."""
+        import time  # noqa: PLC0415
+
+        from toolreplay.agents.claude import BatchedClaude, make_client  # noqa: PLC0415 - the optional SDK
+
+        model = BatchedClaude(
+            make_client(self.settings.request_timeout), self.spec.model, setup.request, self.settings.prompt_cache
+        )
+        deadline = time.monotonic() + setup.run_timeout
+
+        def ask(pending: Sequence[tuple[str, list[JSONObject]]]) -> Mapping[str, Turn | AgentFailure]:
+            return model.ask(setup.system, setup.tools, pending, deadline)
+
+        return replay_runs_batched(setup, ask, count, progress.turn, progress.run, start)
 
     async def _at_once(self, setup: ReplaySetup, repeat: int, start: int, progress: Progress) -> list[Run]:
         from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
