@@ -297,8 +297,8 @@ def test_batched_runs_go_in_step_one_batch_per_turn(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(claude, "BATCH_POLL", 0.01)
     model = "claude-sonnet-4-5"
-    args = ("replay", "ops/session.json", "--agent", model, "--baseline-agent", model, "--repeat", "3", "--noise", "3")
-    args = (*args, "--batch")
+    args = ["replay", "ops/session.json", "--agent", model, "--baseline-agent", model, "--repeat", "3", "--noise", "3"]
+    args.append("--batch")
     with serve() as api:
         api.respond = _turns
         api.batch_polls = 3  # each batch is still in progress the first looks
