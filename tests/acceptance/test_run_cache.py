@@ -156,8 +156,10 @@ def test_a_model_replayed_twice_is_asked_once(tmp_path: Path) -> None:
         again = len(api.requests) - asked
         third = run_cli(*args, "--json", "--max-tokens", "512", env=api_vars(api))
         changed = len(api.requests) - asked - again
+        run_cli(*args, "--agent", "claude-test-2", env=api_vars(api))  # another model
+        other = len(api.requests) - asked - again - changed
     assert first.code == 0, first.stderr
-    assert (asked, again, changed) == (3, 0, 3)
+    assert (asked, again, changed, other) == (3, 0, 3, 3)
     document = json.loads(second.stdout)
     assert document["from_cache"]["runs"] == 3
     assert document["spent"]["input"] == 0  # nothing new was spent
