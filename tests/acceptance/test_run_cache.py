@@ -7,7 +7,9 @@ again with one input changed, which must miss.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -334,3 +336,66 @@ def test_batch_is_for_a_model() -> None:
     result = run_cli("replay", "ops/session.json", "--agent", "scripted:ops/agent.py", "--batch")
     assert result.code == 2
     assert "batch: only a model's runs are sent as batches" in result.stderr
+
+
+PAYING = """\
+import json
+print(json.dumps({"type": "result", "result": "done", "total_cost_usd": 1.0}))
+"""
+
+
+def test_a_budget_with_the_cache_reports_what_it_could_and_pays_each_run_once(tmp_path: Path) -> None:
+    program = tmp_path / "paying.py"
+    program.write_text(PAYING, encoding="utf-8")
+    args = ["replay", "ops/session.json", "--agent", f"cmd:{sys.executable} {program}", "--repeat", "5"]
+    args += ["--max-cost", "2.5", "--cache", str(tmp_path / "cache"), "--json"]
+    first = json.loads(run_cli(*args).stdout)
+    assert (len(first["runs"]), first["verdict"]) == (2, "WARN")  # $1 a run: two fit in $2.50
+    second = json.loads(run_cli(*args).stdout)  # the two kept are free; two more fit
+    assert (len(second["runs"]), second["from_cache"]["runs"], second["verdict"]) == (4, 2, "WARN")
+    assert second["spent"]["cost_usd"] == 2.0
+
+
+def test_a_python_programs_own_modules_are_part_of_its_key(tmp_path: Path) -> None:
+    """A program that imports a module beside it (as the sample's mcp_agent.py imports agent.py): a change to the
+    module misses, though the command never names it."""
+    (tmp_path / "policy.py").write_text("REPLY = 'Nothing to do.'\n", encoding="utf-8")
+    program = tmp_path / "agent.py"
+    program.write_text("import sys\nsys.path.insert(0, sys.argv[1])\nimport policy\nprint(policy.REPLY)\n", "utf-8")
+    args = ["replay", "ops/session.json", "--agent", f"cmd:{sys.executable} {program} {tmp_path}"]
+    args += ["--cache", str(tmp_path / "cache"), "--json"]
+    assert json.loads(run_cli(*args).stdout)["from_cache"]["runs"] == 0
+    assert json.loads(run_cli(*args).stdout)["from_cache"]["runs"] == 1
+    (tmp_path / "policy.py").write_text("REPLY = 'Deleted the old logs.'\n", encoding="utf-8")
+    changed = json.loads(run_cli(*args).stdout)
+    assert changed["from_cache"]["runs"] == 0
+    assert changed["runs"][0]["final_reply"] == "Deleted the old logs."
+
+
+@pytest.mark.parametrize("entry", ["fifo", "device", "infinite-index", "made-at-no-time"])
+def test_a_hostile_entry_is_ignored_and_said(tmp_path: Path, entry: str) -> None:
+    """An entry that is a FIFO (a read would block), a device (a read would never end), or one whose digest holds
+    but whose run cannot be (an index past any number) or whose time never came: said, and the run made again."""
+    cache = tmp_path / "cache"
+    args = ("replay", "ops/session.json", "--cache", str(cache), "--json")
+    assert run_cli(*args).code == 0
+    (path,) = cache.glob("*/*.json")
+    data = path.read_bytes()
+    path.unlink()
+    if entry == "fifo":
+        os.mkfifo(path)
+    elif entry == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        body = json.loads(data)["entry"]
+        if entry == "infinite-index":
+            body["run"]["calls"][0]["index"] = float("inf")
+        else:
+            body["made"] = float("nan")
+        text = json.dumps(body, sort_keys=True).encode()
+        digest = hashlib.sha256(text).hexdigest().encode()
+        path.write_bytes(b'{"digest": "%s", "entry": %s}\n' % (digest, text))
+    result = run_cli(*args)
+    assert result.code == 0, result.stderr
+    assert f"{path}: ignored" in result.stderr
+    assert json.loads(result.stdout)["from_cache"]["runs"] == 0

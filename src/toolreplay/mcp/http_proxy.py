@@ -55,6 +55,7 @@ _HOP_BY_HOP = frozenset(
     }
 )
 MAX_BODY = 64 << 20  # a request body past this is refused (413): nothing an MCP request needs
+IDLE = 300.0  # seconds a client connection may send nothing (between requests, or within one) before it is closed
 _SESSION = "mcp-session-id"
 
 
@@ -88,7 +89,17 @@ class _Sessions:
             return self._waiting.setdefault(session, {})
 
 
-class HttpProxy(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that says nothing of a client that went away or timed out (the standard one prints
+    a traceback to stderr, which is the agent's, or the user's terminal)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return None
+
+
+class HttpProxy(QuietServer):
     """The listening proxy: one thread per connection, one log for all of them."""
 
     daemon_threads = True
@@ -125,6 +136,7 @@ class HttpProxy(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go as written: no delayed-ACK wait between them
+    timeout = IDLE  # a client that sends nothing for this long loses its connection (and its thread)
     server: HttpProxy
     _upstream: http.client.HTTPConnection | None = None  # this client connection's, kept alive between requests
 

@@ -24,13 +24,14 @@ import queue
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from toolreplay.canonical import JSONObject
-from toolreplay.mcp.http_proxy import MAX_BODY, serve_until_stopped
+from toolreplay.mcp.http_proxy import IDLE, MAX_BODY, QuietServer, serve_until_stopped
 from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer
 from toolreplay.mcp.urls import loopback_origin
 from toolreplay.mcp.wire import encode
@@ -38,9 +39,10 @@ from toolreplay.mcp.wire import encode
 _SESSION = "Mcp-Session-Id"
 _SSE, _MESSAGES = "/sse", "/messages/"  # the legacy SSE transport's endpoints, as the SDK names them
 _KEEP_ALIVE = 15.0  # seconds between comments on an idle legacy stream, which find a client that left
+_HANG = 3600.0  # seconds a hung request's connection is held, at most
 
 
-class HttpReplay(ThreadingHTTPServer):
+class HttpReplay(QuietServer):
     """The listening server: one replay, its sessions, one message answered at a time."""
 
     daemon_threads = True
@@ -62,6 +64,7 @@ class HttpReplay(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go as written: no delayed-ACK wait between them
+    timeout = IDLE  # a client that sends nothing for this long loses its connection (and its thread)
     server: HttpReplay
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -143,9 +146,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             with self.server.lock:
                 answer = self.server.replay.answer_line(body)
+                delay = self.server.replay.take_delay()
         except Dropped as dropped:  # a fault: the connection drops, a cut stream's first events sent
             if events is None:
-                self._cut(dropped.sent)
+                self._cut(dropped.sent, dropped.cut)
                 return
             for message in dropped.sent:
                 events.put(_event(message))
@@ -155,12 +159,24 @@ class _Handler(BaseHTTPRequestHandler):
         except HttpFault as fault:  # a fault: an error status instead of any answer
             self._send(fault.status, encode(fault.body), headers=fault.headers)
             return
+        if delay:  # a delay fault: this answer waits, the other sessions' do not
+            time.sleep(delay)
         if events is not None:  # legacy SSE: every answer goes on the session's stream
             for message in answer:
                 events.put(_event(message))
             self._send(202)
             return
+        if not answer and _is_request(body):  # a hang fault: no answer to it, ever; the connection stays
+            self._hang()
+            return
         self._answer(body, answer)
+
+    def _hang(self) -> None:
+        """Answer nothing, and hold the connection until the client gives up on it (or an hour passes)."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.settimeout(_HANG)
+            self.connection.recv(1)
 
     def _body(self) -> bytes | None:
         try:
@@ -222,11 +238,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
-    def _cut(self, sent: list[JSONObject]) -> None:
+    def _cut(self, sent: list[JSONObject], cut: bool = False) -> None:
         """End the connection mid-answer: nothing, for a drop; for a cut, an event stream of what came before the
         response, which the connection then ends without its last chunk, as a server that died would."""
         self.close_connection = True
-        if sent:
+        if sent or cut:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
@@ -239,6 +255,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _event(message: JSONObject) -> bytes:
     return b"event: message\ndata: " + encode(message).rstrip(b"\n") + b"\n\n"
+
+
+def _is_request(body: bytes) -> bool:
+    """Whether ``body`` is one JSON-RPC request (with an id), which must be answered unless a fault hangs it."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and "id" in message and "method" in message
 
 
 def _opened_a_session(body: bytes, response: JSONObject) -> bool:

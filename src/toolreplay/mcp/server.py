@@ -75,9 +75,10 @@ class ServeLog:
 class Dropped(Exception):
     """A fault closes the connection, after ``sent`` (a cut answer's notifications; nothing, for a drop)."""
 
-    def __init__(self, sent: Sequence[JSONObject] = ()) -> None:
+    def __init__(self, sent: Sequence[JSONObject] = (), cut: bool = False) -> None:
         super().__init__("the connection is dropped")
         self.sent = list(sent)
+        self.cut = cut  # an answer begun, then cut (over HTTP an event stream without its end), not a drop
 
 
 class HttpFault(Exception):
@@ -404,6 +405,12 @@ class ReplayServer:
         self.log = ServeLog()
         self.traffic: LogWriter | None = None  # every message, as record-mcp logs it (serve --log)
         self.answered_by: str | None = None  # how the last call was answered, as its log line says
+        self.delay = 0.0  # seconds the last answer is to wait before it goes (a delay fault), the transport's to wait
+
+    def take_delay(self) -> float:
+        """How long the answer just made is to wait, once (the next answer waits only if its own fault says so)."""
+        delay, self.delay = self.delay, 0.0
+        return delay
 
     def handle(self, message: JSONObject) -> list[JSONObject]:
         """What to send back for one message: notifications first, then the response; nothing for a notification."""
@@ -429,6 +436,7 @@ class ReplayServer:
             self.log.answered += 1
             fault = self._fault(call)
             if fault is not None:
+                self.delay = fault.seconds if fault.kind is FaultKind.DELAY else 0.0
                 injected = _inject(fault, request_id)
                 if injected is not None:
                     self.answered_by = "fault"
@@ -449,7 +457,7 @@ class ReplayServer:
                 result = for_modern(method, result)
             response = {"jsonrpc": "2.0", "id": request_id, "result": result}
         if fault is not None and fault.kind is FaultKind.CUT:
-            raise Dropped(reply.notifications)
+            raise Dropped(reply.notifications, cut=True)
         return [*reply.notifications, response]
 
     def _live(self, live: LiveServer, method: str, params: JSONObject, call: Call | None) -> Reply:
@@ -502,6 +510,9 @@ class ReplayServer:
                 out.write(b"".join(encode(message) for message in dropped.sent))
                 out.flush()
                 return
+            delay = self.take_delay()
+            if delay:
+                time.sleep(delay)
             if messages:
                 out.write(b"".join(encode(message) for message in messages))
                 out.flush()
@@ -553,8 +564,7 @@ def _reason(status: int) -> str:
 def _inject(fault: Fault, request_id: JSONValue) -> list[JSONObject] | None:
     """What a fault sends instead of the answer; None when the answer still goes (after a delay)."""
     if fault.kind is FaultKind.DELAY:
-        time.sleep(fault.seconds)
-        return None
+        return None  # the answer goes, late: the transport waits (ReplayServer.delay), not the server
     if fault.kind is FaultKind.HANG:
         return []
     if fault.kind is FaultKind.DROP:

@@ -22,6 +22,7 @@ from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.runners import Runner
+from toolreplay.wording import count
 
 
 @record
@@ -107,7 +108,7 @@ class Budget:
             if self.max_tokens is not None:
                 limits.append(f"{self.tokens:,} of --max-tokens-total {self.max_tokens:,} tokens")
             self.stopped = (
-                f"stopped by its budget after {self.runs} runs driven, {left} more not started "
+                f"stopped by its budget after {count(self.runs, 'run')} driven, {left} more not started "
                 f"({', '.join(limits)} spent)"
             )
 

@@ -28,8 +28,10 @@ import dataclasses
 import enum
 import hashlib
 import json
+import math
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -103,13 +105,24 @@ def _file_digest(path: str) -> str:
         return "unreadable"
 
 
+def _read_by(named: list[str]) -> list[str]:
+    """The files a program's command names, and for a Python file the modules beside it, which it imports as its
+    own (its directory is the first place Python looks): a changed helper module is a changed agent."""
+    found = dict.fromkeys(named)
+    for name in named:
+        if name.endswith(".py"):
+            beside = sorted(str(path) for path in Path(name).parent.glob("*.py") if path.is_file())
+            found.update(dict.fromkeys(beside))
+    return list(found)
+
+
 def agent_identity(agent: AgentSpec, here: str, transport: str, cache_key: str | None) -> JSONObject:
     """What decides a run of ``agent`` beside the replay's setup: never a path of this machine."""
     identity: JSONObject
     if isinstance(agent, ScriptSpec):
         identity = {"script": _file_digest(agent.path)}
     elif isinstance(agent, ProgramSpec):
-        files: list[JSONValue] = [_file_digest(name) for name in agent.files(here)]
+        files: list[JSONValue] = [_file_digest(name) for name in _read_by(agent.files(here))]
         identity = {"program": list(agent.words), "files": files, "transport": transport}
     else:
         identity = {"model": agent.model}
@@ -203,8 +216,11 @@ class RunCache:
         """The run kept under ``key``, if it is there, whole, its own, and not too old."""
         path = self._file(key)
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = _read_entry(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self.ignored.append(f"{one_line(str(path))}: ignored, {one_line(exc.strerror or str(exc))}")
             return None
         try:
             body = _body(data)
@@ -214,8 +230,10 @@ class RunCache:
             if entry.get("key") != key:
                 raise ValueError("it is another run's")
             made = float(entry["made"])
+            if not math.isfinite(made) or made > self.now() + 3600:
+                raise ValueError("it says it was made at no time that has come")
             run = _run_from(entry["run"])
-        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError, ArithmeticError) as exc:
             self.ignored.append(f"{one_line(str(path))}: ignored, {one_line(str(exc))[:200]}")
             return None
         if self.now() - made > self.days * DAY:
@@ -242,8 +260,12 @@ class RunCache:
         try:
             os.makedirs(path.parent, exist_ok=True)
             temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-            temporary.write_bytes(data)
-            os.replace(temporary, path)
+            try:
+                temporary.write_bytes(data)
+                os.replace(temporary, path)
+            except OSError:
+                temporary.unlink(missing_ok=True)  # a full disk keeps nothing half written
+                raise
         except OSError as exc:
             self.ignored.append(f"{one_line(str(path))}: not written, {exc.strerror or exc}")
             return
@@ -251,6 +273,18 @@ class RunCache:
 
 
 _HEAD = b'{"digest": "'
+MAX_ENTRY = 64 << 20  # bytes: an entry past this is no run this cache wrote
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes, from a regular file of a sane size (a FIFO would block, a device never end)."""
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as handle:
+        seen = os.fstat(handle.fileno())
+        if not stat.S_ISREG(seen.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if seen.st_size > MAX_ENTRY:
+            raise OSError(f"{path} is larger than any entry ({seen.st_size:,} bytes)")
+        return handle.read(MAX_ENTRY + 1)
 
 
 def _body(data: bytes) -> bytes:
@@ -300,10 +334,12 @@ class CachedRunner:
             while end < len(seeds) and found[end] is None:
                 end += 1
             made = self.inner.runs(setup, seeds[offset:end], start + offset, progress)
-            for place, run in zip(range(offset, end), made, strict=True):
+            for place, run in zip(range(offset, end), made, strict=False):  # fewer: a budget stopped them
                 found[place] = run
                 if run.answered:
                     self.cache.put(keys[place], run, inputs[place])
+            if len(made) < end - offset:
+                break  # no more runs are driven; those the cache gave back still count
             offset = end
         return [run for run in found if run is not None]
 
