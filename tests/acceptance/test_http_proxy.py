@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -609,3 +610,57 @@ def test_a_program_given_its_servers_url_is_replayed_over_http(tmp_path: Path) -
     assert [(run["calls"], run["ending"]) for run in report["runs"]] == [(1, "final reply")]
     assert report["runs"][0]["final_reply"].startswith("Disk:")
     assert all(change["kind"] == "removed" for change in report["changes"])  # only the calls it left out
+
+
+def test_serve_over_http_delays_one_answer_not_the_others_and_says_nothing_of_a_client_that_left(
+    tmp_path: Path,
+) -> None:
+    """A delay fault keeps one call's answer back, while another session is answered at once; a cut with no
+    notification before the answer still opens its stream before it cuts it; a client that sends half a request
+    and leaves costs the server no word on its stderr."""
+    import http.client  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    faults = tmp_path / "faults.json"
+    delayed = {"tool": "list_dir", "fault": "delay", "seconds": 2}
+    faults.write_text(json.dumps({"faults": [delayed, {"tool": "delete_path", "fault": "cut"}]}), encoding="utf-8")
+    command = [*TOOLREPLAY, "serve", "samples/ops/session.json", "--http", "--faults", str(faults)]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert server.stderr is not None
+        url = server.stderr.readline().split()[2]
+        port = int(url.split(":")[2].split("/")[0])
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}
+        slow = {"name": "list_dir", "arguments": {"host": "build-04", "path": "/var/log"}}
+        took: list[float] = []
+
+        def late() -> None:
+            started = time.monotonic()
+            _post(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": slow})
+            took.append(time.monotonic() - started)
+
+        waiting = threading.Thread(target=late)
+        waiting.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert _post(url, hello)[0] == 200  # another client, meanwhile
+        meanwhile = time.monotonic() - started
+        waiting.join()
+        assert meanwhile < 1.5 < took[0]
+        cut = {"name": "delete_path", "arguments": {"host": "build-04", "path": "/var/log/ci/2026-07"}}
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": cut})
+        connection.request("POST", "/mcp", body, {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        assert (answer.status, answer.getheader("Content-Type")) == (200, "text/event-stream")
+        with pytest.raises(http.client.IncompleteRead):
+            answer.read()
+        for _ in range(5):  # half a request, then gone
+            with socket.create_connection(("127.0.0.1", port)) as half:
+                half.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        assert _post(url, hello)[0] == 200  # still up
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, said = server.communicate(timeout=30)
+    assert "Traceback" not in said
