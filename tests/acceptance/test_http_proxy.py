@@ -664,3 +664,12 @@ def test_serve_over_http_delays_one_answer_not_the_others_and_says_nothing_of_a_
         server.send_signal(signal.SIGTERM)
         _, said = server.communicate(timeout=30)
     assert "Traceback" not in said
+
+
+def test_an_upstream_refused_is_named_without_its_credentials(tmp_path: Path) -> None:
+    for upstream in ("ftp://user:hunter2@host/mcp?key=sekrit", "http://user:hunter2@host:99999/?key=sekrit"):
+        result = run_cli("record-mcp", "-o", str(tmp_path / "mcp.jsonl"), "--upstream", upstream)
+        assert result.code == 2, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert "hunter2" not in result.stderr
+        assert "sekrit" not in result.stderr

@@ -37,7 +37,9 @@ DEFAULT_CODE = -32603  # JSON-RPC's internal error
 DEFAULT_MESSAGE = "toolreplay: an injected fault"
 _FIELDS = ("tool", "args", "fault", "code", "message", "seconds", "status", "headers", "times", "note")
 # set by the server itself, never by a fault
-_OWN_HEADERS = frozenset({"content-length", "content-type", "transfer-encoding", "connection", "mcp-session-id"})
+_OWN_HEADERS = frozenset(
+    {"content-length", "content-type", "transfer-encoding", "connection", "mcp-session-id", "date", "server"}
+)
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 

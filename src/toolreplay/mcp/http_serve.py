@@ -184,8 +184,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._refuse(400, "Content-Length is not a number")
             return None
-        if not 0 < length <= MAX_BODY:
-            self._refuse(413 if length > MAX_BODY else 400, "a request needs a JSON-RPC body")
+        if length > MAX_BODY:
+            self._refuse(413, f"a request body is at most {MAX_BODY} bytes")
+            return None
+        if length <= 0:
+            self._refuse(400, "a request needs a JSON-RPC body, with its Content-Length")
             return None
         return self.rfile.read(length)
 

@@ -35,10 +35,10 @@ def parse_upstream(text: str) -> SplitResult:
     try:
         url = urlsplit(text)
         url.port  # noqa: B018 - a port that is not a number raises here
-    except ValueError as exc:
-        raise UsageError(f"--upstream {text}: {exc}") from None
+    except ValueError as exc:  # the URL is not shown: its query or user information may be a credential
+        raise UsageError(f"--upstream: not a URL toolreplay can use ({exc})") from None
     if url.scheme not in ("http", "https") or not url.hostname:
-        raise UsageError(f"--upstream {text}: give an http:// or https:// URL with a host")
+        raise UsageError(f"--upstream {shown_url(url)}: give an http:// or https:// URL with a host")
     return url
 
 

@@ -123,7 +123,9 @@ def agent_identity(agent: AgentSpec, here: str, transport: str, cache_key: str |
         identity = {"script": _file_digest(agent.path)}
     elif isinstance(agent, ProgramSpec):
         files: list[JSONValue] = [_file_digest(name) for name in _read_by(agent.files(here))]
-        identity = {"program": list(agent.words), "files": files, "transport": transport}
+        # the words as written, this checkout's directory as {here}: another checkout of the same is the same key
+        words: list[JSONValue] = [word.replace(here, "{here}") if here else word for word in agent.words]
+        identity = {"program": words, "files": files, "transport": transport}
     else:
         identity = {"model": agent.model}
     if cache_key is not None:
@@ -201,7 +203,7 @@ class RunCache:
     def __init__(self, directory: str | Path, days: float, now: Callable[[], float] = time.time) -> None:
         self.directory = Path(directory)
         if self.directory.exists() and not self.directory.is_dir():
-            raise InputError("the cache must be a directory, and this is a file", str(directory))
+            raise InputError("the cache must be a directory, and this is not one", str(directory))
         self.days = days
         self.now = now
         self.hits = 0
