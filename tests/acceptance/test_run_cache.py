@@ -399,3 +399,20 @@ def test_a_hostile_entry_is_ignored_and_said(tmp_path: Path, entry: str) -> None
     assert result.code == 0, result.stderr
     assert f"{path}: ignored" in result.stderr
     assert json.loads(result.stdout)["from_cache"]["runs"] == 0
+
+
+def test_a_models_runs_are_reported_at_its_list_price_and_a_batch_at_half() -> None:
+    """Each run of one answer of 12 tokens in and 7 out, on a model at $3 and $15 a million: $0.000141."""
+    costs = []
+    for more in ([], ["--batch"]):
+        args = ["replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--repeat", "3", "--json", *more]
+        with serve() as api:
+            api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+            result = run_cli(*args, env=api_vars(api))
+        assert result.code == 0, result.stderr
+        document = json.loads(result.stdout)
+        assert [run["cost_usd"] for run in document["runs"]] == [round(0.000141 / (1 + len(more)), 6)] * 3
+        assert document["spent"]["cost_usd"] == round(sum(run["cost_usd"] for run in document["runs"]), 6)
+        costs.append(document["spent"]["cost_usd"])
+    assert costs[0] == 0.000423
+    assert costs[1] < costs[0] / 1.9

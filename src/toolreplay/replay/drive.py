@@ -276,7 +276,8 @@ def budgeted(runner: Runner, agent: AgentSpec, settings: ReplaySettings, budget:
     """``runner``, starting runs only while ``budget`` allows (as it is, without one)."""
     if budget is None:
         return runner
-    from toolreplay.replay.budget import BudgetedRunner, price_of  # noqa: PLC0415 - as above
+    from toolreplay.replay.budget import BudgetedRunner  # noqa: PLC0415 - as above
+    from toolreplay.replay.prices import price_of  # noqa: PLC0415 - as above
 
     price = price_of(agent.model) if isinstance(agent, ModelSpec) else None  # refused in budget_of where it runs
     return BudgetedRunner(runner, budget, price, settings.concurrency)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -22,6 +23,7 @@ from toolreplay.agents.spec import make_agent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
+from toolreplay.replay.prices import cost_of, price_of
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
 
@@ -74,6 +76,16 @@ class ModelRunner:
         self.settings = settings
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        """The runs, each with its cost at the model's list price where the table knows it (a batch's at half)."""
+        price = price_of(self.spec.model)
+        made = self._runs(setup, seeds, start, progress)
+        if price is None:
+            return made
+        share = 0.5 if self.settings.batch else 1.0
+        return [replace(run, usage=replace(run.usage, cost_usd=round(share * (cost_of(run.usage, price) or 0), 6)))
+                for run in made]  # fmt: skip
+
+    def _runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         timeout = self.settings.request_timeout
         if self.settings.batch:
             return self._batched(setup, len(seeds), start, progress)

@@ -282,7 +282,7 @@ def _spent(runs: Sequence[Run], which: str = "") -> list[str]:
             f" {sum(u.output_tokens for u in new)} out"
         )
         cost = sum(u.cost_usd for u in new)
-        lines.append(line + (f" · cost ${cost:.4f}, as the program reported it" if cost else ""))
+        lines.append(line + (f" · cost ${cost:.4f}" if cost else ""))
     old = [run.usage for run in runs if run.cached]
     if old:
         saved = sum(u.input_tokens + u.output_tokens for u in old)
