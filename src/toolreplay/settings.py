@@ -191,6 +191,8 @@ class ReplaySettings:
     max_tokens_total: int | None = None  # tokens, likewise
     prompt_cache: str = "5m"  # how long a model's prompt cache lives: 5m, or 1h for runs further apart
     batch: bool = False  # a model's runs in step, each turn of them all one Message Batch
+    # a config's own prices, by model-id prefix: dollars per million tokens in, out, read from and written to cache
+    prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
 
     def __post_init__(self) -> None:
         for name in RANGES:

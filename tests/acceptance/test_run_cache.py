@@ -416,3 +416,34 @@ def test_a_models_runs_are_reported_at_its_list_price_and_a_batch_at_half() -> N
         costs.append(document["spent"]["cost_usd"])
     assert costs[0] == 0.000423
     assert costs[1] < costs[0] / 1.9
+
+
+def test_a_configs_own_prices_price_a_model_the_table_lacks(tmp_path: Path) -> None:
+    here = tmp_path / "repo"
+    shutil.copytree(SAMPLES, here / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    (here / ".git").mkdir()
+    config = here / ".toolreplay.yml"
+    config.write_text(
+        "sessions: [samples/ops/session.json]\n"
+        "prices:\n"
+        "  claude-test: {input: 1000, output: 2000}\n"  # $0.012 in, $0.014 out: $0.026 a run
+        "replay:\n"
+        "  agent: claude-test-1\n"
+        "  repeat: 4\n"
+        "  max-cost: 0.06\n",
+        encoding="utf-8",
+    )
+    with serve() as api:
+        api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
+        result = run_cli("check", "--json", "out.json", cwd=here, env=api_vars(api))
+        asked = len(api.requests)
+    assert result.code == 0, result.stderr
+    assert asked == 2  # $0.026 each: two fit in $0.06, a third would not
+    document = json.loads((here / "out.json").read_text(encoding="utf-8"))
+    assert document["verdict"] == "WARN"
+    assert document["counts"]["budget-spent"] == 1
+    config.write_text(config.read_text(encoding="utf-8").replace("output: 2000", "output: -1"), encoding="utf-8")
+    refused = run_cli("check", cwd=here)
+    assert refused.code == 2
+    assert ".toolreplay.yml:3" in refused.stderr
+    assert "must be dollars per million tokens" in refused.stderr

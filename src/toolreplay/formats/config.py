@@ -13,6 +13,7 @@ recordings under a directory and the defaults apply.
 from __future__ import annotations
 
 import glob
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -121,8 +122,9 @@ _TOP_KEYS = (
     "compare",
     "html",
     "no-redact",
+    "prices",
 )
-_REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS))
+_REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS if name != "prices"))  # prices: the top's
 
 
 class _ConfigReader:
@@ -257,6 +259,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
+    prices = _prices(top.member("prices")) if "prices" in top.value else ()
     return Config(
         path=path,
         recordings=recordings,
@@ -268,7 +271,9 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         fail_on=FailOn(reader.choice(fail_on, "fail-on", tuple(f.value for f in FailOn)))
         if fail_on is not None
         else FailOn.DESTRUCTIVE,
-        replays=tuple(_replays(reader, top.member("replay"), sessions, design)) if "replay" in top.value else (),
+        replays=tuple(_replays(reader, top.member("replay"), sessions, design, prices))
+        if "replay" in top.value
+        else (),
         compares=tuple(_compares(reader, top.member("compare"), design)) if "compare" in top.value else (),
         text=text,
         repository=top_root,
@@ -352,7 +357,39 @@ def _refused(exc: SettingError, node: Node) -> InputError:
     return InputError(f"'{exc.key}' {exc.problem}", node.path, node.line)
 
 
-def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], design: Design) -> Iterator[ReplayJob]:
+_PRICE_KEYS = ("input", "output", "cache-read", "cache-write")
+
+
+def _prices(node: Node) -> tuple[tuple[str, tuple[float, float, float, float]], ...]:
+    """``prices: {MODEL-ID-PREFIX: {input: N, output: N, cache-read: N, cache-write: N}}``, dollars per million
+    tokens (a cache's read and write default to a tenth and 1.25 times the input's, as the API's do)."""
+    found = []
+    for prefix, entry in node.called("prices").object().members():
+        entry.object().only(_PRICE_KEYS, "a price").require("input", "output")
+        values: dict[str, float] = {}
+        for key in _PRICE_KEYS:
+            if key in entry.value:
+                value = entry.member(key).number()
+                if not (math.isfinite(value) and 0 <= value <= 10_000):
+                    raise entry.member(key).fail(f"must be dollars per million tokens, 0 to 10,000, not {value:g}")
+                values[key] = value
+        paid = values["input"]
+        found.append(
+            (
+                prefix,
+                (paid, values["output"], values.get("cache-read", paid / 10), values.get("cache-write", paid * 1.25)),
+            )
+        )
+    return tuple(found)
+
+
+def _replays(
+    reader: _ConfigReader,
+    node: Node,
+    sessions: tuple[str, ...],
+    design: Design,
+    prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
+) -> Iterator[ReplayJob]:
     for item in _items(node, "replay"):
         entry = _entry(item, "a replay", _REPLAY_KEYS)
         chosen = reader.globs(entry.member("sessions"), "sessions") if "sessions" in entry.value else sessions
@@ -371,6 +408,7 @@ def _replays(reader: _ConfigReader, node: Node, sessions: tuple[str, ...], desig
         baseline_agent, task_file, cache = given["baseline_agent"], given["task_file"], given["cache"]
         settings = replace(
             settings,
+            prices=prices,
             cache=reader.directory(cache, "cache") if cache is not None else None,
             system=reader.file(system, "system") if system is not None else None,
             tools=reader.file(tools, "tools") if tools is not None else None,

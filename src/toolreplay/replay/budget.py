@@ -92,11 +92,14 @@ class BudgetedRunner:
         return made
 
 
-def price_for(agent: AgentSpec, max_cost: float | None) -> Price | None:
-    """The price of ``agent``'s tokens; a dollar budget for a model whose price is unknown is refused."""
+def price_for(
+    agent: AgentSpec, max_cost: float | None, own: Sequence[tuple[str, tuple[float, float, float, float]]] = ()
+) -> Price | None:
+    """The price of ``agent``'s tokens (a config's ``own`` prices first); a dollar budget for a model whose price
+    is unknown is refused."""
     if not isinstance(agent, ModelSpec):
         return None  # a program says what it spent, or nothing; a scripted agent spends nothing
-    price = price_of(agent.model)
+    price = price_of(agent.model, own)
     if price is None and max_cost is not None:
         raise UsageError(
             f"max-cost: no price is known for {agent.model} (docs/verdicts.md, 'Budget'); give max-tokens-total instead"

@@ -268,7 +268,7 @@ def budget_of(settings: ReplaySettings, candidate: Candidate) -> Budget | None:
     from toolreplay.replay.budget import Budget, price_for  # noqa: PLC0415 - only a replay with a budget
 
     for agent in {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}:
-        price_for(agent, settings.max_cost)
+        price_for(agent, settings.max_cost, settings.prices)
     return Budget(settings.max_cost, settings.max_tokens_total)
 
 
@@ -279,7 +279,7 @@ def budgeted(runner: Runner, agent: AgentSpec, settings: ReplaySettings, budget:
     from toolreplay.replay.budget import BudgetedRunner  # noqa: PLC0415 - as above
     from toolreplay.replay.prices import price_of  # noqa: PLC0415 - as above
 
-    price = price_of(agent.model) if isinstance(agent, ModelSpec) else None  # refused in budget_of where it runs
+    price = price_of(agent.model, settings.prices) if isinstance(agent, ModelSpec) else None  # as budget_of checks
     return BudgetedRunner(runner, budget, price, settings.concurrency)
 
 

@@ -3,6 +3,8 @@ cost from its usage (what a program said it spent, else its tokens at its model'
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from toolreplay.agents.base import Usage
 from toolreplay.records import record
 
@@ -28,10 +30,12 @@ PRICES: dict[str, Price] = {
 }
 
 
-def price_of(model: str) -> Price | None:
-    """The price of ``model``, by the longest prefix of its id the table knows."""
-    known = [prefix for prefix in PRICES if model.startswith(prefix)]
-    return PRICES[max(known, key=len)] if known else None
+def price_of(model: str, own: Sequence[tuple[str, tuple[float, float, float, float]]] = ()) -> Price | None:
+    """The price of ``model``, by the longest prefix of its id the table knows, or a config's ``own`` prices
+    (which win a tie)."""
+    table = {**PRICES, **{prefix: Price(*dollars) for prefix, dollars in own}}
+    known = [prefix for prefix in table if model.startswith(prefix)]
+    return table[max(known, key=len)] if known else None
 
 
 def tokens_of(usage: Usage) -> int:

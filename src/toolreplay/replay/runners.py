@@ -77,7 +77,7 @@ class ModelRunner:
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         """The runs, each with its cost at the model's list price where the table knows it (a batch's at half)."""
-        price = price_of(self.spec.model)
+        price = price_of(self.spec.model, self.settings.prices)
         made = self._runs(setup, seeds, start, progress)
         if price is None:
             return made
