@@ -237,7 +237,19 @@ def test_check_reuses_runs_from_the_configs_cache_and_says_so(tmp_path: Path) ->
 
 def _budgeted(*more: str) -> tuple[Any, int, str]:
     """The headline against a model on the local API (each run one answer of 12 tokens in, 7 out), with ``more``."""
-    args = ("replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--repeat", "20", "--noise", "20")
+    model = "claude-sonnet-4-5"
+    args = (
+        "replay",
+        "ops/session.json",
+        "--agent",
+        model,
+        "--baseline-agent",
+        model,
+        "--repeat",
+        "20",
+        "--noise",
+        "20",
+    )
     with serve() as api:
         api.respond = lambda request: message([{"type": "text", "text": "Nothing to do."}])
         result = run_cli(*args, *more, env=api_vars(api))
@@ -250,12 +262,13 @@ def test_a_budget_that_allows_10_of_40_runs_stops_at_10_and_never_passes(budget:
     result, asked, text = _budgeted(*budget, "--json")
     assert asked == 10  # ten runs of one request each; no 11th started
     document = json.loads(text)
-    assert len(document["runs"]) == 10
-    assert document["budget"].startswith("stopped by its budget after 10 runs driven, 10 more not started")
+    # the two sides in turn, so what the budget allowed can still be weighed: 5 edited runs against 5 unchanged
+    assert (len(document["runs"]), len(document["baseline"]["runs"])) == (5, 5)
+    assert document["budget"].startswith("stopped by its budget after 10 runs (")
     assert document["verdict"] == "WARN"  # what ten runs show, and never a pass
     assert result.code == 0
     plain = _budgeted(*budget)[2]
-    assert "stopped by its budget after 10 runs driven" in plain
+    assert "stopped by its budget after 10 runs" in plain
     assert "verdict: WARN" in plain
 
 

@@ -53,18 +53,15 @@ class Budget:
                 fitting = min(fitting, max(0, int((limit - spent) / each)))
         return fitting
 
-    def stop(self, left: int) -> None:
-        """``left`` runs are not made."""
+    def stop(self) -> None:
+        """No more runs start."""
         if self.stopped is None:
             limits = []
             if self.max_cost is not None:
                 limits.append(f"${self.cost:.4f} of --max-cost ${self.max_cost:g}")
             if self.max_tokens is not None:
                 limits.append(f"{self.tokens:,} of --max-tokens-total {self.max_tokens:,} tokens")
-            self.stopped = (
-                f"stopped by its budget after {count(self.runs, 'run')} driven, {left} more not started "
-                f"({', '.join(limits)} spent)"
-            )
+            self.stopped = f"stopped by its budget after {count(self.runs, 'run')} ({', '.join(limits)} spent)"
 
 
 class BudgetedRunner:
@@ -83,7 +80,7 @@ class BudgetedRunner:
                 break
             room = self.budget.allows(min(self.block, len(seeds) - len(made)))
             if not room:
-                self.budget.stop(len(seeds) - len(made))
+                self.budget.stop()
                 break
             offset = len(made)
             for run in self.inner.runs(setup, seeds[offset : offset + room], start + offset, progress):

@@ -206,13 +206,10 @@ def replay_session(
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
                 progress.more(settings.repeat + settings.noise)
-            first = settings.seed + len(runs)
-            seeds: Sequence[int] = range(first, first + settings.repeat)
-            runs += edited.runs(setup, seeds, len(runs) + 1, progress)
+            sides = ((edited, setup, runs), (unchanged_runner, unchanged, baseline_runs))
+            _drive_round(sides, settings, progress, budget)
             if not settings.noise:
                 break
-            seeds = seeds_for_baseline(settings.seed, settings.noise, len(baseline_runs))
-            baseline_runs += unchanged_runner.runs(unchanged, seeds, len(baseline_runs) + 1, progress)
             _enough_answered(runs, "the candidate", settings.min_runs, session)
             _enough_answered(baseline_runs, "the unchanged configuration", settings.min_runs, session)
             if not baseline_runs:  # the budget stopped the replay before any unchanged run: nothing to weigh with
@@ -231,6 +228,34 @@ def replay_session(
         report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
     return _said_stopped(ReplayOutcome(weighed.candidate if weighed else report, weighed, tuple(runs),
                                        tuple(baseline_runs)), budget)  # fmt: skip
+
+
+def _drive_round(
+    sides: tuple[tuple[Runner, ReplaySetup, list[Run]], tuple[Runner, ReplaySetup, list[Run]]],
+    settings: ReplaySettings,
+    progress: Progress,
+    budget: Budget | None,
+) -> None:
+    """One round's runs of each side, appended to its list: each side whole, one after the other; with a budget,
+    the two in turn a block (``concurrency`` runs) at a time, so a budget spent partway leaves runs of both to
+    weigh. The seeds and numbers are the same either way, and so are the runs' keys in the run cache."""
+    (edited, setup, runs), (unchanged, baseline_setup, baseline_runs) = sides
+    wanted = (settings.repeat, settings.noise)
+    block = max(1, settings.concurrency) if budget is not None else max(wanted)
+    made = [0, 0]
+    while made[0] < wanted[0] or made[1] < wanted[1]:
+        if made[0] < wanted[0]:
+            size = min(block, wanted[0] - made[0])
+            first = settings.seed + len(runs)
+            runs += edited.runs(setup, range(first, first + size), len(runs) + 1, progress)
+            made[0] += size
+        if made[1] < wanted[1]:
+            size = min(block, wanted[1] - made[1])
+            seeds = seeds_for_baseline(settings.seed, size, len(baseline_runs))
+            baseline_runs += unchanged.runs(baseline_setup, seeds, len(baseline_runs) + 1, progress)
+            made[1] += size
+        if budget is not None and budget.stopped is not None:
+            return
 
 
 def _said_stopped(outcome: ReplayOutcome, budget: Budget | None) -> ReplayOutcome:
