@@ -8,6 +8,7 @@ again with one input changed, which must miss.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -79,10 +80,11 @@ def test_a_prompt_change_drives_only_the_edited_runs(tmp_path: Path) -> None:
         (("--cache-key", "agent 2.0"), (0, 0)),  # what toolreplay cannot see, said by the user
         (("--on-unrecorded", "stub", "--stubs", "ops/stubs.json"), (0, 0)),  # how unrecorded calls are answered
         (("--seed", "2"), (0, 0)),  # every seed: the baseline's start 10,000 above the first
+        (("--run-timeout", "600"), (20, 20)),  # no run met the timeout, so a longer one changes none
     ],
-    ids=["max-turns", "cache-key", "stubs", "seed"],
+    ids=["max-turns", "cache-key", "stubs", "seed", "run-timeout"],
 )
-def test_a_changed_input_misses(tmp_path: Path, more: tuple[str, ...], reused: tuple[int, int]) -> None:
+def test_what_a_changed_input_reuses(tmp_path: Path, more: tuple[str, ...], reused: tuple[int, int]) -> None:
     cache = tmp_path / "cache"
     _replay(cache)
     changed, _, _ = _replay(cache, *more)
@@ -460,3 +462,33 @@ def test_a_configs_own_prices_price_a_model_the_table_lacks(tmp_path: Path) -> N
     assert refused.code == 2
     assert ".toolreplay.yml:3" in refused.stderr
     assert "must be dollars per million tokens" in refused.stderr
+
+
+def test_a_run_its_timeout_ended_is_never_kept(tmp_path: Path) -> None:
+    """A program's run that its timeout ended (after calls, so it counts) is driven again next time: the timeout is
+    not in the key, so a longer one must not be given the cut-short run."""
+    from toolreplay.formats.recording import load_session  # noqa: PLC0415
+    from toolreplay.replay.cache import CachedRunner, RunCache  # noqa: PLC0415
+    from toolreplay.replay.engine import ReplaySetup, Run  # noqa: PLC0415
+    from toolreplay.replay.progress import Progress  # noqa: PLC0415
+    from toolreplay.settings import Unrecorded  # noqa: PLC0415
+
+    class Ending:
+        """Runs that end as told: the runner seam's contract, without a program behind it."""
+
+        def __init__(self, ending: str) -> None:
+            self.ending = ending
+            self.driven = 0
+
+        def runs(self, setup: ReplaySetup, seeds: Any, start: int, progress: Progress) -> list[Run]:
+            self.driven += len(seeds)
+            return [Run(start + n, seed, (), (), self.ending, None) for n, seed in enumerate(seeds)]
+
+    setup = ReplaySetup(load_session(str(SAMPLES / "ops" / "session.json")), "", (), Unrecorded.ERROR, None, 50)
+    for ending, kept in (("timed out after 1 s", 0), ("final reply", 2)):
+        cache = RunCache(tmp_path / ending.replace(" ", "-"), 7)
+        inner = Ending(ending)
+        runner = CachedRunner(inner, cache, {"program": ["p"]})
+        for _ in range(2):
+            runner.runs(setup, [1, 2], 1, Progress(2, io.StringIO()))
+        assert (cache.stored, inner.driven) == (kept, 4 if not kept else 2)

@@ -5,7 +5,7 @@ A run's key is the SHA-256 of the canonical JSON of its inputs: toolreplay's
 version, the recording (its conversation, tools, results and servers' messages,
 not where its file is), the system prompt, the tool definitions, the request
 settings, the unrecorded-call policy and stubs, the matching rules and the
-classification, the turn limit and the run timeout, the agent (a model's name;
+classification, the turn limit, the agent (a model's name;
 a scripted file's bytes; a program's command as written and the bytes of each
 file it names), how a program reaches its servers, the ``cache-key`` a user
 gives for what none of that shows, the seed and the run's number. Change any
@@ -19,7 +19,8 @@ cannot be read as a run is ignored and said, never trusted. An entry older
 than the time to live is not used (a model behind an alias can change), and
 the run made in its place replaces it. Only runs the agent answered are kept:
 a run that ended in an error (a model that could not be reached) is tried
-again next time.
+again next time, and so is a run its timeout ended (the timeout is not in the
+key, so a longer one reuses every run that finished within it).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def setup_parts(setup: ReplaySetup) -> JSONObject:
         "tools": digest_of(setup.tools),
         "request": digest_of(setup.request),
         "answers": digest_of([setup.on_unrecorded, setup.stubs, setup.matcher, setup.policy]),
-        "limits": digest_of([setup.max_turns, setup.run_timeout]),
+        "limits": digest_of([setup.max_turns]),  # the run timeout is not: a run it ended is never kept
     }
 
 
@@ -338,7 +339,7 @@ class CachedRunner:
             made = self.inner.runs(setup, seeds[offset:end], start + offset, progress)
             for place, run in zip(range(offset, end), made, strict=False):  # fewer: a budget stopped them
                 found[place] = run
-                if run.answered:
+                if run.answered and not run.ending.startswith("timed out"):  # another timeout, another run
                     self.cache.put(keys[place], run, inputs[place])
             if len(made) < end - offset:
                 break  # no more runs are driven; those the cache gave back still count
