@@ -208,10 +208,16 @@ def test_a_program_is_cached_by_the_files_its_command_names(tmp_path: Path) -> N
     assert marks.read_text(encoding="utf-8").count("ran") == 4  # its file changed: both runs again
 
 
-def test_check_reuses_runs_from_the_configs_cache_and_says_so(tmp_path: Path) -> None:
+def _repository(tmp_path: Path) -> Path:
+    """A repository holding the samples, for a check whose config the test writes."""
     here = tmp_path / "repo"
     shutil.copytree(SAMPLES, here / "samples", ignore=shutil.ignore_patterns("__pycache__"))
     (here / ".git").mkdir()
+    return here
+
+
+def test_check_reuses_runs_from_the_configs_cache_and_says_so(tmp_path: Path) -> None:
+    here = _repository(tmp_path)
     config = here / ".toolreplay.yml"
     config.write_text(
         "sessions: [samples/ops/session.json]\n"
@@ -434,9 +440,7 @@ def test_a_models_runs_are_reported_at_its_list_price_and_a_batch_at_half() -> N
 
 
 def test_a_configs_own_prices_price_a_model_the_table_lacks(tmp_path: Path) -> None:
-    here = tmp_path / "repo"
-    shutil.copytree(SAMPLES, here / "samples", ignore=shutil.ignore_patterns("__pycache__"))
-    (here / ".git").mkdir()
+    here = _repository(tmp_path)
     config = here / ".toolreplay.yml"
     config.write_text(
         "sessions: [samples/ops/session.json]\n"
