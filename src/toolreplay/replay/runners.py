@@ -23,7 +23,6 @@ from toolreplay.agents.spec import make_agent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
-from toolreplay.replay.prices import cost_of, price_of
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
 
@@ -77,6 +76,8 @@ class ModelRunner:
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         """The runs, each with its cost at the model's list price where the table knows it (a batch's at half)."""
+        from toolreplay.replay.prices import cost_of, price_of  # noqa: PLC0415 - model runs only
+
         price = price_of(self.spec.model, self.settings.prices)
         made = self._runs(setup, seeds, start, progress)
         if price is None:
