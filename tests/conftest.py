@@ -103,14 +103,28 @@ def run_cli_process(*args: str, cwd: Path = SAMPLES) -> Completed:
     return Completed(proc.returncode, proc.stdout, proc.stderr)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The container image's build begins with the run, so it overlaps everything else (tests/fixtures/image_build)."""
+    from tests.fixtures import image_build  # noqa: PLC0415
+
+    image_build.begin(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests.fixtures import image_build  # noqa: PLC0415
+
+    image_build.end(config)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The container image takes longest: its tests go first, so its build overlaps everything else.
+    """The container image takes longest: its build begins with the run and its tests go last, so every other
+    test runs while it builds, and none waits behind it on the same worker.
 
     Under ``--dist loadgroup`` each test marked ``xdist_group`` gets its group in its id, which is how
     pytest-xdist keeps a group on one worker: done here too, since with this pytest the plugin's own
     hook does not run, and the image would be built once per worker.
     """
-    items.sort(key=lambda item: 0 if "test_image.py" in item.nodeid else 1)
+    items.sort(key=lambda item: 1 if "test_image.py" in item.nodeid else 0)
     if not getattr(config.option, "loadgroup", False):  # set on each worker when the run is --dist loadgroup
         return
     for item in items:

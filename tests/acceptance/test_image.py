@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, SAMPLES
+from tests.fixtures import image_build
 from toolreplay import __version__
 
 docker = pytest.importorskip("docker", reason="the docker SDK is not installed")
@@ -23,7 +23,7 @@ docker = pytest.importorskip("docker", reason="the docker SDK is not installed")
 # One worker builds the image and runs every test of it (scripts/check distributes by group).
 pytestmark = pytest.mark.xdist_group("image")
 
-TAG = "toolreplay:test"
+TAG = image_build.TAG
 USER = "10001:10001"
 BUDGET = 80 * 1000 * 1000  # bytes the image may add to its base, in docker's MB
 
@@ -31,8 +31,7 @@ BUDGET = 80 * 1000 * 1000  # bytes the image may add to its base, in docker's MB
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
     try:
-        engine = docker.from_env(timeout=900)
-        engine.ping()
+        engine = image_build.engine()
     except Exception as exc:  # any failure to reach the engine means: skip, saying why
         pytest.skip(f"no container engine answers ({type(exc).__name__}: {exc})")
     yield engine
@@ -41,18 +40,7 @@ def client() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def image(client: Any) -> Any:
-    revision = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
-    ).stdout.strip()
-    built, _ = client.images.build(
-        path=str(ROOT),
-        tag=TAG,
-        network_mode="host",
-        buildargs={"VERSION": __version__, "REVISION": revision or "unknown"},
-        rm=True,
-        forcerm=True,
-    )
-    return built
+    return image_build.image(client)
 
 
 def _run(
