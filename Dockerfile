@@ -13,7 +13,6 @@ ARG PYTHON_VERSION=3.12
 FROM python:${PYTHON_VERSION}-slim AS builder
 ARG EXTRAS=anthropic,mcp \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_NO_CACHE_DIR=1 \
     PIP_ROOT_USER_ACTION=ignore \
     PYTHONDONTWRITEBYTECODE=1
 COPY pyproject.toml /src/pyproject.toml
@@ -24,12 +23,12 @@ runtime = project['project'].get('dependencies', []) + [d for e in os.environ['E
 pathlib.Path('/tmp/runtime.txt').write_text(''.join(d + '\n' for d in runtime), encoding='utf-8'); \
 pathlib.Path('/tmp/build.txt').write_text(''.join(d + '\n' for d in project['build-system']['requires']), encoding='utf-8')" \
     && python -m venv --without-pip /opt/toolreplay \
-    && python -m pip install --requirement /tmp/build.txt \
-    && python -m pip --python /opt/toolreplay/bin/python install --requirement /tmp/runtime.txt
+    && python -m pip install --no-cache-dir --requirement /tmp/build.txt \
+    && python -m pip --python /opt/toolreplay/bin/python install --no-cache-dir --requirement /tmp/runtime.txt
 # .dockerignore lets in only pyproject.toml, README.md, LICENSE and src/: one step copies them all.
 COPY . /src/
-RUN python -m pip wheel --no-deps --no-build-isolation --wheel-dir /wheels /src \
-    && python -m pip --python /opt/toolreplay/bin/python install --no-deps --no-index /wheels/toolreplay-*.whl
+RUN python -m pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels /src \
+    && python -m pip --python /opt/toolreplay/bin/python install --no-cache-dir --no-deps --no-index /wheels/toolreplay-*.whl
 
 # Runtime: the slim base and the environment, nothing else; no compilers, no wheels, no pip or setuptools in the
 # environment, a user without a shell. The environment keeps the bytecode pip compiled: the user cannot write it,
