@@ -151,6 +151,8 @@ class Verification:
 
     links: int
     broken: BrokenLink | None
+    head: str = GENESIS  # the digest of the last link (what a signature's statement names)
+    last_line: int = 0  # the line of the last link
 
     @property
     def intact(self) -> bool:
@@ -189,4 +191,4 @@ def verify(links: Iterable[SealedLink], path: str = "", last_label: str | None =
         line = last.line + 1 if last is not None else 1
         missing = BrokenLink(position, line, f"a '{last_label}' link", "the end of the file", last_label)
         return Verification(position, missing)
-    return Verification(position, None)
+    return Verification(position, None, prev, last.line if last is not None else 0)

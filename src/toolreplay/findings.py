@@ -36,6 +36,11 @@ class Rule(enum.Enum):
     """A kind of finding. Definition order is the report order."""
 
     CHAIN_BROKEN = "chain-broken"
+    RECORDING_REWRITTEN = "recording-rewritten"
+    RECORDING_DELETED = "recording-deleted"
+    RECORDING_EDITED = "recording-edited"
+    RECORDING_UNSIGNED = "recording-unsigned"
+    SIGNATURE_INVALID = "signature-invalid"
     DESTRUCTIVE_CALL = "destructive-call"
     DESTRUCTIVE_SEEN = "destructive-seen"
     PERMISSION_OVERREACH = "permission-overreach"
@@ -68,6 +73,7 @@ class RuleInfo:
     tags: tuple[str, ...]
     # False for what is worth a look but is no difference shown to be the edit's: --fail-on changed passes it
     a_change: bool = True
+    levels: tuple[Level, ...] = ()  # the other levels a config may give it
 
 
 RULES: dict[Rule, RuleInfo] = {
@@ -78,6 +84,62 @@ RULES: dict[Rule, RuleInfo] = {
         "a call, its arguments or its result was changed, added or removed after sealing.",
         "Restore the recording from version control, or record it again and seal it with `toolreplay seal`. "
         "Never edit a sealed file by hand.",
+        Level.ERROR,
+        "8.0",
+        ("security", "integrity"),
+    ),
+    Rule.RECORDING_REWRITTEN: RuleInfo(
+        "RecordingRewritten",
+        "A sealed recording committed at the base was rewritten or cut short.",
+        "Compared with the pull request's base (check --base), a sealed recording's links are no longer the base's "
+        "links followed by new ones: a link was changed, removed or cut off, or the file is no longer sealed. "
+        "Sealing a file again makes its own chain intact; it does not make its history so.",
+        "Restore the recording from the base commit. To change what was recorded, add a new recording beside it "
+        "(or extend this one) and let the review see the new links.",
+        Level.ERROR,
+        "8.0",
+        ("security", "integrity"),
+    ),
+    Rule.RECORDING_DELETED: RuleInfo(
+        "RecordingDeleted",
+        "A recording committed at the base is gone.",
+        "A recording the check covers at the pull request's base (check --base) no longer exists: removed, or "
+        "renamed, in the pull request.",
+        "Restore it, or, where removing it is intended, say why in the pull request; a renamed recording is "
+        "reported as removed, and its new name as new.",
+        Level.ERROR,
+        "6.0",
+        ("security", "integrity"),
+    ),
+    Rule.RECORDING_EDITED: RuleInfo(
+        "RecordingEdited",
+        "An unsealed recording committed at the base was edited.",
+        "Compared with the pull request's base (check --base), an unsealed recording differs from the one "
+        "committed there; nothing proves which of its calls and answers were recorded and which were written.",
+        "Review the edit as code. Recordings that should not change can be sealed (`toolreplay seal`), so any "
+        "rewrite is an error; the config's `unsealed-edits` sets this finding's level.",
+        Level.WARNING,
+        "4.0",
+        ("integrity",),
+        levels=(Level.ERROR, Level.NOTE),
+    ),
+    Rule.RECORDING_UNSIGNED: RuleInfo(
+        "RecordingUnsigned",
+        "A sealed recording has no signature, and the config asks for one.",
+        "The config names allowed signers (`signers:`), and this sealed recording has no signature beside it "
+        "(FILE.sig): anyone who can edit the file could have sealed it.",
+        "Sign it with a key of an allowed signer, outside the repository: `toolreplay seal FILE --sign KEY`.",
+        Level.ERROR,
+        "7.0",
+        ("security", "integrity"),
+    ),
+    Rule.SIGNATURE_INVALID: RuleInfo(
+        "SignatureInvalid",
+        "A sealed recording's signature does not hold.",
+        "The signature beside a sealed recording (FILE.sig) is not an allowed signer's signature of this file's "
+        "head and number of links: the file was changed or cut short after it was signed, the signature is "
+        "another file's, or its key is not one the allowed signers hold for toolreplay-seal.",
+        "Find out who changed the file. If the change is intended, an allowed signer signs it again.",
         Level.ERROR,
         "8.0",
         ("security", "integrity"),
@@ -191,22 +253,28 @@ RULES: dict[Rule, RuleInfo] = {
 }
 
 
-def fails(rule: Rule, fail_on: FailOn) -> bool:
+def fails(rule: Rule, fail_on: FailOn, level: Level | None = None) -> bool:
     """Whether a finding of this kind fails a command under ``fail_on``: ``destructive`` and ``any-destructive``
     fail on errors (each analysis decides which destructive calls are errors under its rule), ``changed`` on every
     finding that is a change, ``never`` on none."""
+    level = level or RULES[rule].level  # a finding's own, where the config set one
     if fail_on is FailOn.NEVER:
         return False
     if fail_on is FailOn.CHANGED:
-        return RULES[rule].a_change or RULES[rule].level is Level.ERROR
-    return RULES[rule].level is Level.ERROR
+        return RULES[rule].a_change or level is Level.ERROR
+    return level is Level.ERROR
 
 
 def decide(rules: Iterable[Rule], fail_on: FailOn) -> Verdict:
     """FAIL when a finding fails under ``fail_on``, WARN when there is any finding, PASS when there is none."""
+    return decide_levels(((rule, rule.level) for rule in rules), fail_on)
+
+
+def decide_levels(findings: Iterable[tuple[Rule, Level]], fail_on: FailOn) -> Verdict:
+    """:func:`decide` of findings each at its own level (a rule's, or the one the config gave it)."""
     found = False
-    for rule in rules:
-        if fails(rule, fail_on):
+    for rule, level in findings:
+        if fails(rule, fail_on, level):
             return Verdict.FAIL
         found = True
     return Verdict.WARN if found else Verdict.PASS

@@ -17,7 +17,7 @@ from collections import Counter
 from toolreplay.canonical import JSONObject
 from toolreplay.classify import CallClass
 from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict, Level, Rule, decide, fails
+from toolreplay.findings import ChangeVerdict, Level, Rule, decide_levels, fails
 from toolreplay.model import Origin
 from toolreplay.records import record
 from toolreplay.verdict import FailOn, Verdict
@@ -38,6 +38,7 @@ class Analysis(enum.Enum):
     """What a unit does to its recording; the definition order is the report order."""
 
     VERIFY = "verify"
+    BASE = "base"  # a recording against the pull request's base (check --base)
     AUDIT = "audit"
     SCOPE = "scope"
     REPLAY = "replay"
@@ -76,10 +77,11 @@ class CheckFinding:
     related: tuple[Location, ...] = ()
     absent_from: str | None = None
     fingerprint: str
+    severity: Level | None = None  # a level other than its rule's, where the config sets one (never in JSON)
 
     @property
     def level(self) -> Level:
-        return self.rule.level
+        return self.severity or self.rule.level
 
 
 @record
@@ -222,11 +224,11 @@ class CheckReport:
     @property
     def failing(self) -> tuple[CheckFinding, ...]:
         """The findings that fail the check under ``fail_on``."""
-        return tuple(f for f in self.findings if fails(f.rule, self.fail_on))
+        return tuple(f for f in self.findings if fails(f.rule, self.fail_on, f.level))
 
     @property
     def verdict(self) -> Verdict:
-        return decide((f.rule for f in self.findings), self.fail_on)
+        return decide_levels(((f.rule, f.level) for f in self.findings), self.fail_on)
 
     @property
     def recordings(self) -> tuple[str, ...]:

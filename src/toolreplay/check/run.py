@@ -30,7 +30,8 @@ from toolreplay import __version__
 from toolreplay.agent_spec import shown_from
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
-from toolreplay.chain import verify
+from toolreplay.chain import Verification, verify
+from toolreplay.check.base import Base, BaseFile, edited_line, sealed_departure
 from toolreplay.check.locate import (
     CandidateInputs,
     Paths,
@@ -43,9 +44,16 @@ from toolreplay.check.views import call_view, diff_view, recording_view, run_dif
 from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.diff import DiffResult, PairKind
 from toolreplay.errors import InputError
-from toolreplay.findings import ChangeVerdict, Rule
+from toolreplay.findings import ChangeVerdict, Level, Rule
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
-from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
+from toolreplay.formats.recording import (
+    Kind,
+    calls_and_classifier,
+    detect_kind,
+    load_session,
+    read_links,
+    sniff_kind,
+)
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.model import Call, Finding, Session
@@ -102,14 +110,15 @@ class Unit:
     scope: ScopeSetting | None = None
     job: ReplayJob | None = None
     group: CompareGroup | None = None
+    base: BaseFile | None = None  # the recording as committed at the pull request's base
 
     @property
     def path(self) -> str:
         return self.recording.path
 
 
-def plan(config: Config, paths: Paths) -> list[Unit]:
-    """Every unit of the check, in report order."""
+def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[Unit]:
+    """Every unit of the check, in report order; ``based``: the recordings at the pull request's base."""
     units: list[Unit] = []
     listed_sealed = set(config.sealed)
     found: dict[str, Recording] = {}
@@ -127,6 +136,11 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
             )
         if kind.sealed:
             units.append(Unit(f"verify {paths.show(path)}", Analysis.VERIFY, found[path]))
+    for old in based:
+        if not old.kind.sealed and config.unsealed_edits == "ignore":
+            continue
+        now = recording(old.path) if os.path.lexists(old.path) else Recording(old.path, old.kind)
+        units.append(Unit(f"base {paths.show(old.path)}", Analysis.BASE, now, base=old))
     units.extend(Unit(f"audit {paths.show(path)}", Analysis.AUDIT, found[path]) for path in config.recordings)
     for setting in config.scopes:
         applies = setting.recordings or config.recordings
@@ -158,6 +172,8 @@ def plan(config: Config, paths: Paths) -> list[Unit]:
 
 def unit_weight(unit: Unit) -> float:
     """A unit's expected cost, comparable within its analysis: bytes to read, times runs for a replay."""
+    if unit.base is not None:
+        return float(len(unit.base.data)) or 1.0
     paths = [unit.path]
     if unit.group is not None:
         paths = [unit.group.recorded, *unit.group.candidates, *unit.group.baseline]
@@ -203,13 +219,16 @@ def config_digest(config: Config) -> str:
 class PreparedCheck:
     """A check planned and this shard's units resolved: every file it will read is known, nothing has run."""
 
-    def __init__(self, config: Config, paths: Paths, shard: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self, config: Config, paths: Paths, shard: tuple[int, int] | None = None, base: Base | None = None
+    ) -> None:
         self.config = config
         self.paths = paths
         self.shard = shard
-        self.units = plan(config, paths)
+        based = base.recordings(config.recordings, config.patterns, config.discovered) if base is not None else ()
+        self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
-        self._checker = _Checker(config, paths)
+        self._checker = _Checker(config, paths, base)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
         self.notes: list[str] = []  # and what it did that is no warning (what the run cache gave back)
@@ -229,9 +248,11 @@ class PreparedCheck:
 class _Checker:
     """Runs units, reading each file and each scope once."""
 
-    def __init__(self, config: Config, paths: Paths) -> None:
+    def __init__(self, config: Config, paths: Paths, base: Base | None = None) -> None:
         self.config = config
         self.paths = paths
+        self.base = base
+        self._signers: str | None = None  # the allowed signers file read (the base's, under --base)
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root
             self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
@@ -289,7 +310,9 @@ class _Checker:
         broken = result.broken
         if broken is None:
             summary = f"chain intact ({count(result.links, 'link')})"
-            return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary)
+            if self.config.signers is None:
+                return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary)
+            return self._signed(unit, result, summary)
         part = f" ({broken.label})" if broken.label else ""
         message = (
             f"the hash chain breaks at index {broken.index}{part}: expected {broken.expected}, found "
@@ -303,6 +326,87 @@ class _Checker:
         )
         summary = f"chain broken at index {broken.index}{part}"
         return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary, findings=(finding,))
+
+    def _signed(self, unit: Unit, result: Verification, summary: str) -> UnitResult:
+        """A sealed recording whose chain is intact, and its signature, where the config names allowed signers."""
+        from toolreplay import signing  # noqa: PLC0415 - only a check that asks for signatures runs ssh-keygen
+
+        shown = self.paths.show(unit.path)
+        where = Location(shown, max(result.last_line, 1))
+        path = signing.signature_of(unit.path)
+        signature = signing.read_signature(path)
+        rule, message = None, ""
+        if signature is None:
+            rule = Rule.RECORDING_UNSIGNED
+            message = f"no signature beside it ({self.paths.show(path)}), and the config asks for one (signers:)"
+        else:
+            message_bytes = signing.statement(unit.recording.kind.value, result.head, result.links)
+            checked = signing.check(message_bytes, signature, self.signers(), None, signing.NAMESPACE)
+            if checked.good:
+                summary += f", signed by {', '.join(checked.signers)}"
+            else:
+                rule, message = Rule.SIGNATURE_INVALID, f"its signature does not hold: {checked.reason}"
+        inputs = (self.paths.show(path),) if signature is not None else ()
+        if rule is None:
+            return UnitResult(key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary, inputs=inputs)
+        finding = CheckFinding(rule=rule, message=message, location=where, fingerprint=fingerprint(rule.value, shown))
+        summary += ", " + ("unsigned" if rule is Rule.RECORDING_UNSIGNED else "signature does not hold")
+        return UnitResult(
+            key=unit.key, analysis=Analysis.VERIFY, subject=shown, summary=summary, inputs=inputs, findings=(finding,)
+        )
+
+    def signers(self) -> str:
+        """The allowed signers file: under --base, the one committed at the base where it is there, so a pull
+        request cannot let its own key in."""
+        if self._signers is None:
+            named = self.config.signers
+            assert named is not None
+            self._signers = named
+            if self.base is not None:
+                committed = self.base.file(named)
+                if committed is not None:
+                    import atexit  # noqa: PLC0415
+                    import tempfile  # noqa: PLC0415
+
+                    with tempfile.NamedTemporaryFile(prefix="toolreplay-signers-", delete=False) as copy:
+                        copy.write(committed)
+                    atexit.register(os.unlink, copy.name)
+                    self._signers = copy.name
+        return self._signers
+
+    def against_base(self, unit: Unit) -> UnitResult:
+        """A recording against the one committed at the pull request's base."""
+        old = _needed(unit.base, unit)
+        shown = self.paths.show(unit.path)
+        level = None
+        if not old.kind.sealed:
+            level = {"error": Level.ERROR, "note": Level.NOTE}.get(self.config.unsealed_edits)
+        if not os.path.lexists(unit.path):
+            rule, line = Rule.RECORDING_DELETED, 1
+            message = f"the {old.kind.value} committed at the base is gone (removed or renamed)"
+            summary = "removed since the base"
+        elif old.kind.sealed:
+            departure = sealed_departure(old, unit.path, sniff_kind(unit.path))
+            if departure is None:
+                summary = "the base's links unchanged"
+                return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary=summary)
+            rule, line, message, summary = Rule.RECORDING_REWRITTEN, departure.line, departure.message, "rewritten"
+        else:
+            edited = edited_line(old, unit.path)
+            if edited is None:
+                return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary="as at the base")
+            rule, line, summary = Rule.RECORDING_EDITED, edited, f"edited from line {edited}"
+            message = f"differs from the {old.kind.value} committed at the base, from this line on"
+        if rule is Rule.RECORDING_DELETED and old.kind.sealed:
+            level = None
+        finding = CheckFinding(
+            rule=rule,
+            message=message,
+            location=Location(shown, line),
+            fingerprint=fingerprint(rule.value, shown),
+            severity=level,
+        )
+        return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary=summary, findings=(finding,))
 
     def _call_findings(
         self, rule_of: Iterable[tuple[Rule, str, Call]], shown: str, related: tuple[Location, ...] = ()
@@ -440,6 +544,7 @@ class _Checker:
 
 _EXECUTE: dict[Analysis, Callable[[_Checker, Unit], UnitResult]] = {
     Analysis.VERIFY: _Checker.verify,
+    Analysis.BASE: _Checker.against_base,
     Analysis.AUDIT: _Checker.audit,
     Analysis.SCOPE: _Checker.scope,
     Analysis.REPLAY: _Checker.replay,

@@ -69,6 +69,13 @@ def _discovered(directory: str) -> Config:
     a broken chain, a permission overreach or a new destructive call; under
     changed, any finding; under never, nothing.
 
+    --base REF (the pull request's base commit) also holds every recording
+    committed at REF to what it was there: a sealed one may only grow (a
+    rewritten link is recording-rewritten at its line, even where the file was
+    sealed again), a removed one is recording-deleted, an edit to an unsealed
+    one is recording-edited (the config's unsealed-edits sets its level). A
+    shallow clone fetches REF from origin.
+
     --shard K/N runs shard K of N (a share of each analysis, balanced by its
     expected cost), for a CI matrix; 'toolreplay merge' combines the shards'
     --json reports.
@@ -82,6 +89,11 @@ def _discovered(directory: str) -> Config:
     "--allow-outside-root",
     is_flag=True,
     help="Let the config name files outside the repository root (by .., an absolute path or a symlink).",
+)
+@click.option(
+    "--base",
+    metavar="REF",
+    help="Hold the recordings committed at REF (the pull request's base) to what they were there.",
 )
 @click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
@@ -99,6 +111,7 @@ def command(
     reports: ReportFiles,
     github_annotations: bool,
     allow_outside_root: bool,
+    base: str | None,
     cache: str | None,
     no_cache: bool,
     no_code: bool,
@@ -124,7 +137,12 @@ def command(
         config = with_cache(config, cache, no_cache)
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
-    prepared = PreparedCheck(config, Paths(top), chosen_shard)
+    based = None
+    if base is not None:
+        from toolreplay.check.base import Base  # noqa: PLC0415 - only a check against a base runs git
+
+        based = Base(base, top)
+    prepared = PreparedCheck(config, Paths(top), chosen_shard, based)
     guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
     code = emit_reports(report, reports, github_annotations, top)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import click
 
 from toolreplay.chain import seal, seal_parts
-from toolreplay.cli.output import guard_outputs, write_lines
-from toolreplay.errors import InputError
+from toolreplay.cli.output import guard_outputs, write_lines, write_text
+from toolreplay.errors import InputError, UsageError
+from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import Kind, detect_kind
 from toolreplay.formats.sealed_session import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript
@@ -55,6 +57,13 @@ def held_back(lines: Iterator[bytes]) -> Iterator[bytes]:
     system prompt, each tool definition, each message and the final reply, so
     editing any of them breaks the chain there. Check a sealed file later with
     'toolreplay verify'.
+
+    --sign KEY also signs the sealed file's head with an SSH key, as git signs
+    commits (ssh-keygen -Y sign, namespace toolreplay-seal): the signature goes
+    to OUTPUT.sig, or, for FILE already sealed (its chain checked first), to
+    FILE.sig. 'toolreplay verify --allowed-signers' checks it. KEY must lie
+    outside the repository; a public key whose private key the SSH agent holds
+    will do.
     """,
 )
 @click.argument("transcript", metavar="FILE")
@@ -65,7 +74,78 @@ def held_back(lines: Iterator[bytes]) -> Iterator[bytes]:
     help="Write the sealed links to FILE instead of stdout. FILE is replaced only once "
     "every link is written, so a malformed input leaves no half-sealed file.",
 )
-def command(transcript: str, output: str | None) -> int:
+@click.option(
+    "--sign",
+    "keys",
+    metavar="KEY",
+    multiple=True,
+    help="Sign the sealed file's head with this SSH key too, into a .sig file beside it.",
+)
+def command(transcript: str, output: str | None, keys: tuple[str, ...]) -> int:
+    if len(keys) > 1:
+        raise UsageError("--sign is given more than once; a sealed file has one signature: give one key")
+    key = keys[0] if keys else None
+    if key is not None:
+        from toolreplay import signing  # noqa: PLC0415 - only a signing seal runs ssh-keygen
+
+        signing.key_outside(key, transcript, *([output] if output else []))
+        if detect_kind(transcript).sealed:
+            if output is not None:
+                raise UsageError(f"{transcript} is already sealed: sign it without -o, into {transcript}.sig")
+            return _sign_sealed(transcript, key)
+        if output is None:
+            raise UsageError("--sign needs -o: the signature goes beside the sealed file, as OUTPUT.sig")
     guard_outputs({"-o": output}, [transcript])
-    write_lines(sealed_lines(transcript, to_file=output is not None), output)
+    if key is None:
+        write_lines(sealed_lines(transcript, to_file=output is not None), output)
+        return 0
+    assert output is not None
+    head = _seal_signed(transcript, output, key)
+    write_text(f"signed: {output}.sig (head {head})\n")
+    return 0
+
+
+class _Tally:
+    """The links passing through: how many, and the last."""
+
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        self.lines, self.count, self.last = lines, 0, b""
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self.lines:
+            self.count += 1
+            self.last = line
+            yield line
+
+
+def _seal_signed(path: str, output: str, key: str) -> str:
+    """Seal ``path`` into ``output``, then sign its head into ``output``.sig; the head signed."""
+    from toolreplay import signing  # noqa: PLC0415
+    from toolreplay.chain import GENESIS  # noqa: PLC0415
+
+    kind = Kind.SEALED_TRANSCRIPT if detect_kind(path) is Kind.TRANSCRIPT else Kind.SEALED_SESSION
+    tally = _Tally(sealed_lines(path))
+    write_lines(tally, output)
+    head = str(json.loads(tally.last)["digest"]) if tally.count else GENESIS
+    signature = signing.sign(signing.statement(kind.value, head, tally.count), key)
+    write_atomic(signing.signature_of(output), [signature])
+    return head
+
+
+def _sign_sealed(path: str, key: str) -> int:
+    """Sign a file already sealed, once its chain is checked intact."""
+    from toolreplay import signing  # noqa: PLC0415
+    from toolreplay.chain import verify  # noqa: PLC0415
+    from toolreplay.formats.recording import read_links  # noqa: PLC0415
+    from toolreplay.report.text import render_verification  # noqa: PLC0415
+
+    kind = detect_kind(path)
+    links, last_label = read_links(path, kind)
+    result = verify(links, path, last_label)
+    if not result.intact:
+        write_text(render_verification(result) + "not signed: the chain is broken\n")
+        return 1
+    signature = signing.sign(signing.statement(kind.value, result.head, result.links), key)
+    write_atomic(signing.signature_of(path), [signature])
+    write_text(f"signed: {path}.sig (head {result.head})\n")
     return 0

@@ -1,12 +1,13 @@
-"""``toolreplay verify``: recompute a sealed file's chain."""
+"""``toolreplay verify``: recompute a sealed file's chain, and check its signature where asked."""
 
 from __future__ import annotations
 
 import click
 
-from toolreplay.chain import verify
+from toolreplay.chain import Verification, verify
 from toolreplay.cli.output import write_text
-from toolreplay.formats.recording import read_links
+from toolreplay.errors import UsageError
+from toolreplay.formats.recording import detect_kind, read_links
 from toolreplay.report.text import render_verification
 from toolreplay.verdict import Exit, exit_for
 
@@ -20,11 +21,51 @@ from toolreplay.verdict import Exit, exit_for
     exits 1; for a sealed session the part (such as messages[3]) is named too.
     The chain shows a sealed file was not edited since it was sealed; it is not
     a signature, so whoever can edit the file can also seal it again.
+
+    With --allowed-signers, the signature 'toolreplay seal --sign' made
+    (SEALED.sig) is checked too, against an OpenSSH allowed_signers file as git
+    reads one: who signed is printed, or why the signature does not hold (none,
+    another file's, a key no allowed signer holds, another namespace), and a
+    signature that does not hold exits 1.
     """,
 )
 @click.argument("sealed", metavar="SEALED")
-def command(sealed: str) -> Exit:
-    links, last_label = read_links(sealed)
+@click.option(
+    "--allowed-signers",
+    "allowed",
+    metavar="FILE",
+    help="Check SEALED's signature against this allowed_signers file (ssh-keygen's format).",
+)
+@click.option("--identity", metavar="ID", help="Only a signature by this allowed signer holds.")
+@click.option("--signature", metavar="FILE", help="The signature to check (default: SEALED.sig).")
+def command(sealed: str, allowed: str | None, identity: str | None, signature: str | None) -> Exit:
+    if allowed is None and (identity is not None or signature is not None):
+        given = "--identity" if identity is not None else "--signature"
+        raise UsageError(f"{given} needs --allowed-signers: the file that says whose signatures hold")
+    kind = detect_kind(sealed)
+    links, last_label = read_links(sealed, kind)
     result = verify(links, sealed, last_label)
     write_text(render_verification(result))
-    return exit_for(not result.intact)
+    if allowed is None:
+        return exit_for(not result.intact)
+    if not result.intact:
+        write_text("signature: not checked, as the chain is broken\n")
+        return exit_for(True)
+    return exit_for(not _signature_holds(sealed, kind.value, result, allowed, identity, signature))
+
+
+def _signature_holds(
+    sealed: str, kind: str, result: Verification, allowed: str, identity: str | None, signature: str | None
+) -> bool:
+    from toolreplay import signing  # noqa: PLC0415 - only a signature check runs ssh-keygen
+    from toolreplay.report.text import render_signature  # noqa: PLC0415
+
+    path = signature or signing.signature_of(sealed)
+    found = signing.read_signature(path)
+    if found is None:
+        write_text(render_signature(None, path))
+        return False
+    message = signing.statement(kind, result.head, result.links)
+    checked = signing.check(message, found, allowed, identity, signing.NAMESPACE)
+    write_text(render_signature(checked, path))
+    return checked.good

@@ -51,13 +51,14 @@ VERSION = 4
 REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
+_UNWRITTEN = frozenset({"severity"})  # a finding's level is written as "level", its rule's or its own
 _NAMES = {"klass": "class"}  # a field whose JSON name is not its own (class is Python's)
 _ORIGINS = {origin.words: origin for origin in Origin}  # a report says how a call was answered in words
 
 
 def _fields(record: type) -> tuple[str, ...]:
     """A record's fields by their JSON names, in its order; a finding adds its level (its rule's) after its rule."""
-    names = tuple(_NAMES.get(field.name, field.name) for field in dataclasses.fields(record))
+    names = tuple(_NAMES.get(f.name, f.name) for f in dataclasses.fields(record) if f.name not in _UNWRITTEN)
     return ("rule", "level", *names[1:]) if record is CheckFinding else names
 
 
@@ -69,7 +70,11 @@ def _encode(value: object) -> JSONValue:
         encoded: JSONValue = value.value
         return encoded
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {_NAMES.get(f.name, f.name): _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        fields = {
+            _NAMES.get(f.name, f.name): _encode(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.name not in _UNWRITTEN
+        }
         if isinstance(value, CheckFinding):
             fields = {"rule": fields.pop("rule"), "level": value.level.value, **fields}
         return fields
@@ -164,9 +169,12 @@ def _read_location(node: Node) -> Location:
 def _read_finding(node: Node) -> CheckFinding:
     _shape(node, CheckFinding, "a finding")
     rule = _enum(node.member("rule"), Rule)
-    if node.value["level"] != rule.level.value:
-        raise node.member("level").fail(f"must be '{rule.level.value}' for {rule.value}")
+    levels = {level.value: level for level in (rule.level, *rule.info.levels)}
+    if node.value["level"] not in levels:
+        raise node.member("level").fail(f"must be {' or '.join(repr(v) for v in levels)} for {rule.value}")
+    level = levels[node.value["level"]]
     return CheckFinding(
+        severity=None if level is rule.level else level,
         rule=rule,
         message=_text(node, "message"),
         location=_read_location(node.member("location")),

@@ -89,6 +89,10 @@ class Config:
     repository: Path | None = None  # files the check reads must lie under it; None: anywhere
     html: str | None = None  # where check writes its HTML page, unless --html says elsewhere
     redact_off: tuple[str, ...] = ()  # secret shapes the logs of cmd: runs leave alone, as the recordings did
+    signers: str | None = None  # an allowed_signers file: each sealed recording must carry a signature it holds
+    unsealed_edits: str = "warning"  # the level of an unsealed recording's edit against --base, or "ignore"
+    patterns: tuple[str, ...] = ()  # the recording globs, absolute: what --base counts at the base
+    discovered: str | None = None  # the directory the recordings were found under, with no config
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -96,6 +100,7 @@ class Config:
         named += self.recordings
         named += [scope.file for scope in self.scopes]
         named += [self.rules] if self.rules else []
+        named += [self.signers] if self.signers else []
         for job in self.replays:
             named += job.sessions
             chosen = job.settings
@@ -123,7 +128,10 @@ _TOP_KEYS = (
     "html",
     "no-redact",
     "prices",
+    "signers",
+    "unsealed-edits",
 )
+UNSEALED_EDITS = ("error", "warning", "note", "ignore")
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS if name != "prices"))  # prices: the top's
 
 
@@ -220,6 +228,11 @@ class _ConfigReader:
             found.update(dict.fromkeys(self.inside(item, key, match, match) for match in matches))
         return tuple(found)
 
+    def patterns(self, node: Node) -> tuple[str, ...]:
+        """A glob or a list of globs as absolute patterns (what ``check --base`` matches the base's paths with)."""
+        items = list(node.elements()) if isinstance(node.value, list) else [node]
+        return tuple(os.path.normpath(os.path.join(os.path.abspath(self.base), item.string())) for item in items)
+
     def alpha(self, node: Node) -> float:
         try:
             return parse_alpha(_setting_text(node, "alpha"))
@@ -253,12 +266,16 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
     sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
     recordings = tuple(dict.fromkeys((*sessions, *transcripts, *sealed)))
+    patterns = tuple(
+        p for key in ("sessions", "transcripts", "sealed") if key in top.value for p in reader.patterns(top.member(key))
+    )
     if not recordings and "compare" not in top.value:
         raise InputError("the config names no recordings: add sessions, transcripts or sealed", path, top.line)
     alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
     design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
+    signers, unsealed = get("signers"), get("unsealed-edits")
     prices = _prices(top.member("prices")) if "prices" in top.value else ()
     return Config(
         path=path,
@@ -279,6 +296,9 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         repository=top_root,
         html=reader.output(html, "html") if html is not None else None,
         redact_off=_redact_off(reader, top.member("no-redact")) if "no-redact" in top.value else (),
+        signers=reader.file(signers, "signers") if signers is not None else None,
+        unsealed_edits=reader.choice(unsealed, "unsealed-edits", UNSEALED_EDITS) if unsealed is not None else "warning",
+        patterns=patterns,
     )
 
 
@@ -480,4 +500,4 @@ def discover(directory: str) -> Config:
                 sealed.append(path)
             if kind in (Kind.SESSION, Kind.SEALED_SESSION):
                 sessions.append(path)
-    return Config(None, tuple(recordings), tuple(sealed), tuple(sessions))
+    return Config(None, tuple(recordings), tuple(sealed), tuple(sessions), discovered=directory)

@@ -225,7 +225,11 @@ def sniff_kind(path: str | Path) -> Kind | None:
     first JSON line shaped like a transcript entry or a sealed link. A file
     that looks like a recording but is broken is reported when it is read.
     """
-    head = read_head(path, _SNIFF_BYTES)
+    return sniff_bytes(read_head(path, _SNIFF_BYTES))
+
+
+def sniff_bytes(head: bytes) -> Kind | None:
+    """What :func:`sniff_kind` tells from a file's first bytes (those of a file in git's history, say)."""
     if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
         return Kind.SESSION
     first_line = head.lstrip().split(b"\n", 1)[0]

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the results rendered here; each command loads only the anal
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport, UnrecordedCall
     from toolreplay.scope import ScopeReport
+    from toolreplay.signing import SignatureCheck
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:
@@ -67,6 +68,16 @@ def render_verification(result: Verification) -> str:
             f"found: {broken.found}",
         ]
     )
+
+
+def render_signature(checked: SignatureCheck | None, path: str) -> str:
+    """``signature: good, by NAME (KEY)``, or why it does not hold; ``checked`` None: there is no signature."""
+    if checked is None:
+        return _lines([f"signature: none ({for_terminal(path)} does not exist)"])
+    if checked.good:
+        names = ", ".join(for_terminal(name) for name in checked.signers)
+        return _lines([f"signature: good, by {names}" + (f" ({for_terminal(checked.key)})" if checked.key else "")])
+    return _lines([f"signature: does not hold: {for_terminal(checked.reason)}"])
 
 
 def _source(source: JSONObject) -> str:
