@@ -106,10 +106,12 @@ RULES: dict[Rule, RuleInfo] = {
         "A recording the check covers at the pull request's base (check --base) no longer exists: removed, or "
         "renamed, in the pull request.",
         "Restore it, or, where removing it is intended, say why in the pull request; a renamed recording is "
-        "reported as removed, and its new name as new.",
+        "reported as removed, and its new name as new. An unsealed recording's removal has the level the config's "
+        "`unsealed-edits` gives.",
         Level.ERROR,
         "6.0",
         ("security", "integrity"),
+        levels=(Level.WARNING, Level.NOTE),  # an unsealed recording's, at the config's unsealed-edits
     ),
     Rule.RECORDING_EDITED: RuleInfo(
         "RecordingEdited",

@@ -378,9 +378,7 @@ class _Checker:
         """A recording against the one committed at the pull request's base."""
         old = _needed(unit.base, unit)
         shown = self.paths.show(unit.path)
-        level = None
-        if not old.kind.sealed:
-            level = {"error": Level.ERROR, "note": Level.NOTE}.get(self.config.unsealed_edits)
+        level = None if old.kind.sealed else Level(self.config.unsealed_edits)  # never "ignore": not planned
         if not os.path.lexists(unit.path):
             rule, line = Rule.RECORDING_DELETED, 1
             message = f"the {old.kind.value} committed at the base is gone (removed or renamed)"
@@ -397,14 +395,12 @@ class _Checker:
                 return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary="as at the base")
             rule, line, summary = Rule.RECORDING_EDITED, edited, f"edited from line {edited}"
             message = f"differs from the {old.kind.value} committed at the base, from this line on"
-        if rule is Rule.RECORDING_DELETED and old.kind.sealed:
-            level = None
         finding = CheckFinding(
             rule=rule,
             message=message,
             location=Location(shown, line),
             fingerprint=fingerprint(rule.value, shown),
-            severity=level,
+            severity=None if level is rule.level else level,
         )
         return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary=summary, findings=(finding,))
 
