@@ -89,6 +89,12 @@ def check() -> int:
         args += ["--config", _env("INPUT_CONFIG")]
     if _env("INPUT_FAIL_ON"):
         args += ["--fail-on", _env("INPUT_FAIL_ON")]
+    if _env("INPUT_BASE"):
+        if seen != out:
+            raise SystemExit(
+                "toolreplay: the image has no git, which base needs: leave image empty, or set base to ''"
+            )
+        args += ["--base", _env("INPUT_BASE")]
     cache = _env("INPUT_CACHE_DIR")
     if cache:  # every replay's runs kept there, whatever the config says (the workflow keeps the directory)
         Path(cache).mkdir(parents=True, exist_ok=True)
@@ -109,6 +115,8 @@ def check() -> int:
         _output("verdict", "ERROR")
         _output("exit-code", str(status or 2))
         return status or 2
+    if _env("INPUT_SIGN_KEY"):
+        _sign([summary, sarif, report, page])
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     _append("GITHUB_STEP_SUMMARY", summary.read_text(encoding="utf-8"))
     _output("verdict", str(data["verdict"]))
@@ -119,6 +127,25 @@ def check() -> int:
         _output("html-file", str(page))
     _output("exit-code", str(status))
     return 0  # the action's last step fails per fail-on, once every report is out
+
+
+def _sign(reports: list[Path]) -> None:
+    """Sign each report into REPORT.sig with the key the workflow gave (a secret), held only for this."""
+    key = Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay-sign-key"
+    descriptor = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(_env("INPUT_SIGN_KEY").strip() + "\n")
+        for path in reports:
+            if path.is_file():
+                Path(f"{path}.sig").unlink(missing_ok=True)  # ssh-keygen would ask before replacing it
+                signer = ["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "toolreplay-report", str(path)]
+                done = subprocess.run(signer, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    said = done.stderr.strip().splitlines()
+                    raise SystemExit(f"toolreplay: could not sign {path.name}: {said[-1] if said else done.returncode}")
+    finally:
+        key.unlink(missing_ok=True)
 
 
 class _Api:

@@ -371,7 +371,11 @@ def test_the_action_declares_its_interface() -> None:
     assert set(action["outputs"]) == {"verdict", "findings", "sarif-file", "summary-file", "html-file", "report-url"}
     upload = next(step for step in action["runs"]["steps"] if step.get("id") == "report")
     assert upload["uses"].startswith("actions/upload-artifact@")
-    assert upload["with"]["path"] == "${{ steps.check.outputs.html-file }}"
+    assert upload["with"]["path"].splitlines() == [
+        "${{ steps.check.outputs.html-file }}",
+        "${{ steps.check.outputs.html-file }}.sig",
+    ]
+    assert action["inputs"]["base"]["default"] == "${{ github.event.pull_request.base.sha }}"
     names = [step["name"] for step in action["runs"]["steps"]]
     # the report is uploaded and linked before the comment, and before anything that may fail on its own
     assert (
@@ -415,3 +419,43 @@ def test_the_docs_say_a_cmd_agents_program_is_installed_before_the_action(doc: s
             assert uses == "toolreplay/toolreplay@<commit SHA>" or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses)
     inputs = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
     assert "cmd: agent's program and its dependencies must be installed in the job" in inputs["config"]["description"]
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
+def test_the_base_is_passed_and_the_reports_are_signed(github: dict[str, str], tmp_path: Path) -> None:
+    """The pull request's base holds the samples; the pull request rewrites a sealed recording and seals it
+    again. The action holds it to the base, and signs every report with the key the workflow gave."""
+    workspace = Path(github["GITHUB_WORKSPACE"])
+    shutil.rmtree(workspace / ".git")
+    git = ["git", "-C", str(workspace), "-c", "user.email=ci@example.com", "-c", "user.name=CI"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    sealed = workspace / "samples" / "sealed" / "clean.sealed.jsonl"
+    links = sealed.read_text(encoding="utf-8").splitlines()
+    calls = [{k: v for k, v in json.loads(link).items() if k not in ("prev", "digest")} for link in links]
+    calls[-1]["response"] = {"rewritten": True}
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    subprocess.run([str(Path(sys.executable).parent / "toolreplay"), "seal", str(plain), "-o", str(sealed)], check=True)
+    key = tmp_path / "signing-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    result = _step("check", {**github, "INPUT_BASE": base, "INPUT_SIGN_KEY": key.read_text(encoding="utf-8")})
+    assert result.returncode == 0, result.stderr
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert "recording-rewritten" in summary
+    assert (
+        f"::error file=samples/sealed/clean.sealed.jsonl,line={len(links)},title=toolreplay recording-rewritten::"
+        in (result.stdout)
+    )
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text("ci@example.com " + " ".join(Path(f"{key}.pub").read_text().split()[:2]) + "\n")
+    outputs = _outputs(github["GITHUB_OUTPUT"])
+    for name in ("summary-file", "sarif-file", "html-file"):
+        report = Path(outputs[name])
+        verify = ["ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I", "ci@example.com", "-n", "toolreplay-report"]
+        with report.open("rb") as data:
+            done = subprocess.run([*verify, "-s", f"{report}.sig"], stdin=data, capture_output=True, check=False)
+        assert done.returncode == 0, (name, done.stderr)
+    assert not list(Path(github["RUNNER_TEMP"]).glob("*sign-key*"))  # the key is gone once it signed
