@@ -12,6 +12,7 @@ installed. Every input arrives through the environment (``INPUT_*`` and the
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -78,7 +79,22 @@ def _command(workspace: Path, out: Path) -> tuple[list[str], Path]:
     return [str(venv / "bin" / "toolreplay")], out
 
 
+def _fetch_base(workspace: Path, base: str, token: str) -> None:
+    """Fetch the base commit into a shallow checkout, with the token as actions/checkout sends it (a checkout
+    with persist-credentials: false keeps none); where it cannot be fetched, the check says so in one line."""
+    present = subprocess.run(["git", "-C", str(workspace), "cat-file", "-e", f"{base}^{{commit}}"], check=False,
+                             capture_output=True)  # fmt: skip
+    if present.returncode == 0 or not token:
+        return
+    server = _env("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    header = f"http.{server}/.extraheader=AUTHORIZATION: basic {basic}"
+    fetch = ["git", "-C", str(workspace), "-c", header, "fetch", "--quiet", "--no-tags", "--depth=1", "origin", base]
+    subprocess.run(fetch, capture_output=True, check=False, timeout=300)
+
+
 def check() -> int:
+    token = os.environ.pop("INPUT_TOKEN", "")  # for fetching the base only: never in the check's environment
     workspace = Path(_env("GITHUB_WORKSPACE", os.getcwd())).resolve()
     out = Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay"
     out.mkdir(parents=True, exist_ok=True)
@@ -91,9 +107,8 @@ def check() -> int:
         args += ["--fail-on", _env("INPUT_FAIL_ON")]
     if _env("INPUT_BASE"):
         if seen != out:
-            raise SystemExit(
-                "toolreplay: the image has no git, which base needs: leave image empty, or set base to ''"
-            )
+            raise SystemExit("toolreplay: the image has no git, which base needs: leave image empty, or set base to ''")
+        _fetch_base(workspace, _env("INPUT_BASE"), token)
         args += ["--base", _env("INPUT_BASE")]
     cache = _env("INPUT_CACHE_DIR")
     if cache:  # every replay's runs kept there, whatever the config says (the workflow keeps the directory)

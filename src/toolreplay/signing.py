@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -122,6 +123,12 @@ def read_signature(path: str) -> bytes | None:
     """A signature file's bytes, or None where there is none; refused when it is no armored signature."""
     if not os.path.lexists(path):
         return None
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False  # a link to nothing
+    if not regular:
+        return b""  # a FIFO or a device is never opened: it could stall the check, and it is no signature
     with open_binary(path) as handle:
         data = handle.read(_MAX_SIGNATURE + 1)
     if len(data) > _MAX_SIGNATURE or not data.lstrip().startswith(ARMOR):
@@ -129,13 +136,19 @@ def read_signature(path: str) -> bytes | None:
     return data
 
 
+def require_allowed(allowed: str) -> None:
+    """Refuse an allowed signers file that is not a regular file (a FIFO would stall ssh-keygen)."""
+    if not Path(allowed).is_file():
+        problem = "not a regular file" if os.path.lexists(allowed) else "no such file"
+        raise InputError(f"{problem}: name the allowed signers file (ssh-keygen's allowed_signers)", allowed)
+
+
 def check(message: bytes, signature: bytes, allowed: str, identity: str | None, namespace: str) -> SignatureCheck:
     """Check ``signature`` of ``message`` against the ``allowed_signers`` file: as ``identity`` where given, else as
     whichever allowed signer holds the key."""
+    require_allowed(allowed)
     if not signature:
         return SignatureCheck(False, reason="not an OpenSSH signature (no '-----BEGIN SSH SIGNATURE-----')")
-    if not Path(allowed).is_file():
-        raise InputError("no such allowed signers file", allowed)
     allowed_path = os.path.abspath(allowed)
     with tempfile.TemporaryDirectory(prefix="toolreplay-sig-") as scratch:
         signature_file = os.path.join(scratch, "signature.sig")  # a copy: never a FIFO, never the user's file

@@ -7,6 +7,7 @@ built by the test with git itself, its base commit and its pull request's commit
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -257,6 +258,23 @@ def test_hostile_signatures_and_allowed_signers_lines_with_options(tmp_path: Pat
         assert (_verdict(sealed, allowed)[0] == 0) is holds, options
     Path(f"{sealed}.sig").unlink()
     assert _verdict(sealed, keys["allowed"]) == (1, f"signature: none ({sealed}.sig does not exist)")
+    os.mkfifo(f"{sealed}.sig")  # never opened: a FIFO nobody writes would stall the check
+    assert _verdict(sealed, keys["allowed"]) == (
+        1,
+        "signature: does not hold: not an OpenSSH signature (no '-----BEGIN SSH SIGNATURE-----')",
+    )
+    Path(f"{sealed}.sig").unlink()
+    os.mkfifo(tmp_path / "allowed_fifo")
+    refused = run_cli(
+        "verify",
+        str(sealed),
+        "--allowed-signers",
+        str(tmp_path / "allowed_fifo"),
+        "--signature",
+        str(tmp_path / "nosig"),
+    )
+    assert (refused.code, refused.stdout) == (2, "")
+    assert "not a regular file" in refused.stderr
 
 
 def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, keys: dict[str, Path]) -> None:
@@ -264,7 +282,10 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, keys: dict[str, Pa
     cases = [
         (("verify", str(sealed), "--identity", "x"), "--identity needs --allowed-signers"),
         (("seal", str(TRANSCRIPT), "--sign", str(keys["alice"])), "--sign needs -o"),
-        (("verify", str(sealed), "--allowed-signers", str(tmp_path / "none")), "no such allowed signers file"),
+        (
+            ("verify", str(sealed), "--allowed-signers", str(tmp_path / "none")),
+            "no such file: name the allowed signers file",
+        ),
         (
             ("seal", str(TRANSCRIPT), "-o", str(tmp_path / "x.jsonl"), "--sign", str(tmp_path / "nokey")),
             "no such key file",

@@ -42,6 +42,10 @@ def command(sealed: str, allowed: str | None, identity: str | None, signature: s
     if allowed is None and (identity is not None or signature is not None):
         given = "--identity" if identity is not None else "--signature"
         raise UsageError(f"{given} needs --allowed-signers: the file that says whose signatures hold")
+    if allowed is not None:
+        from toolreplay.signing import require_allowed  # noqa: PLC0415 - only a signature check needs it
+
+        require_allowed(allowed)  # before anything is printed
     kind = detect_kind(sealed)
     links, last_label = read_links(sealed, kind)
     result = verify(links, sealed, last_label)
