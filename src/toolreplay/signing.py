@@ -84,7 +84,8 @@ def _said(done: subprocess.CompletedProcess[bytes], otherwise: str = "") -> str:
     """What ssh-keygen said of its failure, in its own words: its last line that is not a generic one."""
     lines = [line.strip() for line in done.stderr.decode("utf-8", "replace").splitlines()]
     generic = {"", "Could not verify signature.", "Signing data on standard input", "Signing file -"}
-    said = [line for line in lines if line not in generic]
+    said = [line.removeprefix("Enter passphrase: ") for line in lines if line not in generic]
+    said = [line for line in said if line and not line.startswith("Enter passphrase")]
     return said[-1] if said else otherwise or f"ssh-keygen exited with {done.returncode}"
 
 
@@ -92,8 +93,7 @@ def key_outside(key: str, *inside: str) -> None:
     """Refuse a signing key that lies in the repository of any of ``inside``: a pull request can edit those."""
     resolved = Path(key).resolve()
     for path in inside:
-        root = _repository(Path(path).resolve().parent)
-        if root is not None and root in resolved.parents:
+        if any(root in resolved.parents for root in _repositories(Path(path).resolve().parent)):
             raise InputError(
                 "the signing key is inside the repository under test, where a pull request can replace it; "
                 "keep it outside (a CI secret written to a temporary file)",
@@ -101,18 +101,15 @@ def key_outside(key: str, *inside: str) -> None:
             )
 
 
-def _repository(directory: Path) -> Path | None:
-    """The git repository ``directory`` lies in, if any."""
-    for candidate in (directory, *directory.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+def _repositories(directory: Path) -> list[Path]:
+    """Every git repository ``directory`` lies in: the nearest, and any it is nested in."""
+    return [candidate for candidate in (directory, *directory.parents) if (candidate / ".git").exists()]
 
 
 def sign(message: bytes, key: str, namespace: str = NAMESPACE) -> bytes:
     """The armored OpenSSH signature of ``message`` by ``key`` (a private key, or a public one held by the agent)."""
     if not Path(key).is_file():
-        raise InputError("no such key file", key)
+        raise InputError("not a key file" if os.path.lexists(key) else "no such key file", key)
     done = _run(["-Y", "sign", "-f", os.path.abspath(key), "-n", namespace], message)
     if done.returncode != 0 or not done.stdout.startswith(ARMOR):
         raise InputError(f"ssh-keygen could not sign with this key: {_said(done)}", key)
@@ -120,7 +117,8 @@ def sign(message: bytes, key: str, namespace: str = NAMESPACE) -> bytes:
 
 
 def read_signature(path: str) -> bytes | None:
-    """A signature file's bytes, or None where there is none; refused when it is no armored signature."""
+    """A signature file's bytes, or None where there is none. A file that is no armored signature reads as the
+    reason it is none, after a NUL (which no signature holds), for :func:`check` to say."""
     if not os.path.lexists(path):
         return None
     try:
@@ -128,11 +126,13 @@ def read_signature(path: str) -> bytes | None:
     except OSError:
         regular = False  # a link to nothing
     if not regular:
-        return b""  # a FIFO or a device is never opened: it could stall the check, and it is no signature
+        return b"\0not a regular file"  # a FIFO or a device is never opened: it could stall the check
     with open_binary(path) as handle:
         data = handle.read(_MAX_SIGNATURE + 1)
-    if len(data) > _MAX_SIGNATURE or not data.lstrip().startswith(ARMOR):
-        return b""
+    if len(data) > _MAX_SIGNATURE:
+        return b"\0larger than any signature (over 64 KB)"
+    if not data.lstrip().startswith(ARMOR):
+        return b"\0not an OpenSSH signature (no '-----BEGIN SSH SIGNATURE-----')"
     return data
 
 
@@ -147,8 +147,8 @@ def check(message: bytes, signature: bytes, allowed: str, identity: str | None, 
     """Check ``signature`` of ``message`` against the ``allowed_signers`` file: as ``identity`` where given, else as
     whichever allowed signer holds the key."""
     require_allowed(allowed)
-    if not signature:
-        return SignatureCheck(False, reason="not an OpenSSH signature (no '-----BEGIN SSH SIGNATURE-----')")
+    if signature.startswith(b"\0"):
+        return SignatureCheck(False, reason=signature[1:].decode())
     allowed_path = os.path.abspath(allowed)
     with tempfile.TemporaryDirectory(prefix="toolreplay-sig-") as scratch:
         signature_file = os.path.join(scratch, "signature.sig")  # a copy: never a FIFO, never the user's file
@@ -161,7 +161,11 @@ def check(message: bytes, signature: bytes, allowed: str, identity: str | None, 
             found = _run(["-Y", "find-principals", "-s", signature_file, "-f", allowed_path])
             names = tuple(line for line in found.stdout.decode("utf-8", "replace").splitlines() if line)
             if found.returncode != 0 or not names:
-                return SignatureCheck(False, reason=f"no allowed signer holds the key that signed ({_said(found)})")
+                return SignatureCheck(
+                    False,
+                    reason="no allowed signer holds the key that signed, or none holds it now (see valid-after and "
+                    f"valid-before) ({_said(found)})",
+                )
         verify = ["-Y", "verify", "-f", allowed_path, "-I", names[0], "-n", namespace, "-s", signature_file]
         done = _run(verify, message)
     if done.returncode != 0:

@@ -193,7 +193,10 @@ def test_a_signer_not_allowed_and_another_files_signature_do_not_hold(tmp_path: 
     assert run_cli("seal", str(sealed), "--sign", str(keys["bob"])).code == 0  # Bob signs over Alice
     code, said = _verdict(sealed, keys["allowed"])
     assert code == 1
-    assert said == "signature: does not hold: no allowed signer holds the key that signed (No principal matched.)"
+    assert said == (
+        "signature: does not hold: no allowed signer holds the key that signed, or none holds it now (see valid-after "
+        "and valid-before) (No principal matched.)"
+    )
     other = tmp_path / "other"
     other.mkdir()
     elsewhere = _sealed(other, SAMPLES / "session-dirty.jsonl")
@@ -259,10 +262,10 @@ def test_hostile_signatures_and_allowed_signers_lines_with_options(tmp_path: Pat
     Path(f"{sealed}.sig").unlink()
     assert _verdict(sealed, keys["allowed"]) == (1, f"signature: none ({sealed}.sig does not exist)")
     os.mkfifo(f"{sealed}.sig")  # never opened: a FIFO nobody writes would stall the check
-    assert _verdict(sealed, keys["allowed"]) == (
-        1,
-        "signature: does not hold: not an OpenSSH signature (no '-----BEGIN SSH SIGNATURE-----')",
-    )
+    assert _verdict(sealed, keys["allowed"]) == (1, "signature: does not hold: not a regular file")
+    Path(f"{sealed}.sig").unlink()
+    Path(f"{sealed}.sig").write_bytes(good + b" " * 70_000)
+    assert _verdict(sealed, keys["allowed"]) == (1, "signature: does not hold: larger than any signature (over 64 KB)")
     Path(f"{sealed}.sig").unlink()
     os.mkfifo(tmp_path / "allowed_fifo")
     refused = run_cli(
@@ -479,3 +482,110 @@ def test_a_base_that_cannot_be_read_is_one_line_and_exit_2(base_repo: tuple[Path
 )
 def test_the_base_is_matched_with_the_configs_globs(pattern: str, path: str, matches: bool) -> None:
     assert bool(glob_pattern(pattern).match(path)) is matches
+
+
+# --- what an adversarial pass found ------------------------------------------------------------------------------
+
+
+def _plain_repo(tmp_path: Path, config: str) -> Path:
+    repo = _repository(tmp_path / "repo")
+    (repo / "rec").mkdir()
+    (repo / ".toolreplay.yml").write_text(config, encoding="utf-8")
+    return repo
+
+
+def test_a_sealed_session_is_held_to_its_base_as_sealed(tmp_path: Path) -> None:
+    """A sealed session's first link holds the session's header, format marker and all: it is still sealed."""
+    repo = _plain_repo(tmp_path, "sealed: rec/*.json\nunsealed-edits: ignore\n")
+    assert run_cli("seal", str(SESSION), "-o", "rec/s.json", cwd=repo).code == 0
+    assert run_cli("seal", str(SESSION), "-o", "rec/t.json", cwd=repo).code == 0
+    base = _commit(repo, "base")
+    edited = SAMPLES / "ops" / "session-edited.json"
+    assert run_cli("seal", str(edited), "-o", "rec/s.json", cwd=repo).code == 0
+    (repo / "rec" / "t.json").unlink()
+    (repo / "rec" / "u.json").write_bytes((repo / "rec" / "s.json").read_bytes())  # the glob still matches
+    code, found = _findings(repo, "--base", base)
+    assert code == 1
+    assert [(rule, level) for rule, level, _ in found] == [
+        ("recording-rewritten", "error"),
+        ("recording-deleted", "error"),
+    ]
+
+
+def test_a_first_line_of_any_length_and_any_arguments_is_read_as_what_it_is(tmp_path: Path) -> None:
+    repo = _plain_repo(tmp_path, "transcripts: rec/*.jsonl\n")
+    calls = [json.loads(line) for line in TRANSCRIPT.read_text(encoding="utf-8").splitlines()]
+    calls[0]["response"] = {"text": "x" * 10_000}  # a first link far past any sniffed prefix
+    calls[1]["args"] = {"format": "toolreplay-session"}  # a session's marker, as an argument
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    assert run_cli("seal", str(plain), "-o", "rec/big.jsonl", cwd=repo).code == 0
+    base = _commit(repo, "base")
+    calls[2]["response"] = {"hits": 0}
+    plain.write_text("".join(json.dumps(call) + "\n" for call in calls), encoding="utf-8")
+    assert run_cli("seal", str(plain), "-o", "rec/big.jsonl", cwd=repo).code == 0
+    assert _findings(repo, "--base", base) == (1, [("recording-rewritten", "error", "rec/big.jsonl:3")])
+
+
+def test_narrowing_the_globs_does_not_hide_a_removed_recording(tmp_path: Path) -> None:
+    repo = _plain_repo(tmp_path, "sealed: rec/*.jsonl\n")
+    for name in ("a", "b"):
+        assert run_cli("seal", str(TRANSCRIPT), "-o", f"rec/{name}.jsonl", cwd=repo).code == 0
+    shutil.copy(TRANSCRIPT, repo / "loose.jsonl")  # the base's config does not name it
+    base = _commit(repo, "base")
+    (repo / "rec" / "b.jsonl").unlink()
+    (repo / ".toolreplay.yml").write_text("sealed: rec/a.jsonl\n", encoding="utf-8")
+    assert _findings(repo, "--base", base) == (1, [("recording-deleted", "error", "rec/b.jsonl:1")])
+    # A base with no config: every recording in it counted, as the check without one found them.
+    bare = _repository(tmp_path / "bare")
+    assert run_cli("seal", str(TRANSCRIPT), "-o", "other.jsonl", cwd=bare).code == 0
+    (bare / "package.json").write_text('{\n  "name": "not a recording"\n}\n', encoding="utf-8")
+    first = _commit(bare, "base")
+    (bare / "other.jsonl").unlink()
+    (bare / "package.json").unlink()
+    (bare / "rec").mkdir()
+    shutil.copy(TRANSCRIPT, bare / "rec" / "t.jsonl")
+    (bare / ".toolreplay.yml").write_text("transcripts: rec/*.jsonl\n", encoding="utf-8")
+    assert _findings(bare, "--base", first) == (1, [("recording-deleted", "error", "other.jsonl:1")])
+
+
+def test_signers_under_base_are_the_ones_the_bases_config_named(
+    base_repo: tuple[Path, str], keys: dict[str, Path]
+) -> None:
+    repo, base = base_repo
+    (repo / "mine").write_text(f"mallory@example.com {_public(keys['bob'])}\n", encoding="utf-8")
+    (repo / ".toolreplay.yml").write_text("transcripts: rec/*.jsonl\nsigners: mine\n", encoding="utf-8")
+    assert run_cli("seal", str(TRANSCRIPT), "-o", "rec/new.jsonl", "--sign", str(keys["bob"]), cwd=repo).code == 0
+    code, found = _findings(repo, "--base", base)
+    assert code == 1
+    assert found == [("signature-invalid", "error", "rec/new.jsonl:4")]
+
+
+def test_a_recording_replaced_by_a_fifo_is_found_not_waited_for(base_repo: tuple[Path, str]) -> None:
+    repo, base = base_repo
+    (repo / "rec" / "plain.jsonl").unlink()
+    os.mkfifo(repo / "rec" / "plain.jsonl")
+    code, found = _findings(repo, "--base", base)
+    assert (code, found) == (0, [("recording-edited", "warning", "rec/plain.jsonl:1")])
+
+
+def test_signing_never_loses_what_was_there(tmp_path: Path, keys: dict[str, Path]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    refused = run_cli("seal", str(empty), "-o", str(tmp_path / "e.jsonl"), "--sign", str(keys["alice"]))
+    assert refused.code == 2
+    assert "has no call to seal, so nothing to sign" in refused.stderr
+    recorded = tmp_path / "r.sig"  # a recording whose name is what -o r's signature would be called
+    shutil.copy(TRANSCRIPT, recorded)
+    clash = run_cli("seal", str(recorded), "-o", str(tmp_path / "r"), "--sign", str(keys["alice"]))
+    assert clash.code == 2
+    assert recorded.read_bytes() == TRANSCRIPT.read_bytes()
+    out = _signed_copy(tmp_path, keys)
+    before = out.read_bytes(), Path(f"{out}.sig").read_bytes()
+    locked = tmp_path / "locked"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "secret", "-f", str(locked)], check=True)
+    failed = run_cli("seal", str(SAMPLES / "session-dirty.jsonl"), "-o", str(out), "--sign", str(locked))
+    assert failed.code == 2
+    assert "Enter passphrase" not in failed.stderr
+    assert (out.read_bytes(), Path(f"{out}.sig").read_bytes()) == before
+    assert run_cli("verify", str(out), "--allowed-signers", str(keys["allowed"])).code == 0

@@ -23,7 +23,7 @@ from pathlib import Path
 from toolreplay.canonical import canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
-from toolreplay.formats.recording import Kind, sniff_bytes
+from toolreplay.formats.recording import Kind, detect_kind, kind_of_bytes
 from toolreplay.records import record
 
 _TIMEOUT = 300.0  # seconds a git command may take (a fetch over a slow network)
@@ -124,17 +124,28 @@ class Base:
             )
         return found
 
-    def recordings(self, now: Iterable[str], patterns: Iterable[str], discover: str | None) -> list[BaseFile]:
-        """The recordings at the base the check answers for: the paths of ``now`` (the files it reads) and the
-        base's paths that ``patterns`` match (absolute globs) or, with ``discover``, that lie under it."""
+    def recordings(
+        self, now: Iterable[str], patterns: Iterable[str], discover: str | None, config: str | None = None
+    ) -> list[BaseFile]:
+        """The recordings at the base the check answers for: the paths of ``now`` (the files it reads), the
+        base's paths that ``patterns`` match (absolute globs) or, with ``discover``, that lie under it; and
+        those the base's own ``config`` named (its globs, or every recording, where the base had no config), so
+        a pull request that narrows the globs does not hide a file it removed."""
         root = self.root.resolve()
         named = {self._relative(path, root): path for path in now}
-        matchers = [glob_pattern(Path(p).resolve().as_posix()) for p in patterns]
+        patterns = list(patterns)
         under = Path(discover).resolve() if discover is not None else None
+        if config is not None:
+            committed = self.file(config)
+            if committed is None:
+                under = root  # the base had no config: the check found every recording in the repository
+            else:
+                patterns += _config_patterns(committed, Path(config).resolve().parent)
+        matchers = [glob_pattern(Path(p).resolve().as_posix()) for p in patterns]
         listed = self._git("ls-tree", "-r", "-z", "--full-tree", self.commit)
         if listed.returncode != 0:
             raise InputError(f"--base {self.ref}: cannot list its files ({listed.stderr.decode(errors='replace')})")
-        wanted: list[tuple[str, str]] = []  # (path as the check names it, blob id)
+        wanted: list[tuple[str, str, bool]] = []  # (path as the check names it, blob id, found by discovery)
         for entry in listed.stdout.split(b"\0"):
             if not entry:
                 continue
@@ -145,21 +156,33 @@ class Base:
             relative = os.fsdecode(raw_path)
             absolute = (root / relative).as_posix()
             if relative in named:
-                wanted.append((named[relative], oid.decode()))
-            elif any(m.match(absolute) for m in matchers) or (
+                wanted.append((named[relative], oid.decode(), False))
+            elif any(m.match(absolute) for m in matchers):
+                wanted.append((os.path.relpath(root / relative), oid.decode(), False))
+            elif (
                 under is not None
                 and relative.endswith((".json", ".jsonl"))
                 and (under == root or under in (root / relative).parents)
                 and not _SKIP.intersection(Path(relative).parts[:-1])
                 and not any(part.startswith(".") for part in Path(relative).parts[:-1])
             ):
-                wanted.append((os.path.relpath(root / relative), oid.decode()))
+                wanted.append((os.path.relpath(root / relative), oid.decode(), True))
         files: list[BaseFile] = []
-        for (path, _), data in zip(wanted, self._blobs([oid for _, oid in wanted]), strict=True):
-            kind = _kind_of(data)
+        for (path, _, found), data in zip(wanted, self._blobs([oid for _, oid, _ in wanted]), strict=True):
+            kind = kind_of_bytes(data, path)
+            if kind is Kind.SESSION and found and b'"toolreplay-session"' not in data[:4096]:
+                kind = None  # found, not named: a JSON file is a session only where it says so, as discovery reads
             if kind is not None:
                 files.append(BaseFile(path, kind, data))
         return files
+
+    def signers(self, config: str | None) -> bytes | None:
+        """The allowed signers the base's own config named, as committed at the base; None where it named none."""
+        committed = self.file(config) if config is not None else None
+        named = _config_value(committed, "signers") if committed is not None else None
+        if not isinstance(named, str) or config is None:
+            return None
+        return self.file(os.path.join(os.path.dirname(config), named))
 
     def file(self, path: str) -> bytes | None:
         """A file as committed at the base, or None where it was not there."""
@@ -188,8 +211,40 @@ class Base:
             at = header_end + 1 + size + 1
 
 
-def _kind_of(data: bytes) -> Kind | None:
-    return sniff_bytes(data[:4096])
+def _config_value(text: bytes, key: str) -> object:
+    """A top-level value of a config as committed at the base, read leniently (it was checked when it was new)."""
+    import yaml  # noqa: PLC0415
+
+    try:
+        document = yaml.safe_load(text.decode("utf-8", "replace"))
+    except yaml.YAMLError:
+        return None
+    return document.get(key) if isinstance(document, dict) else None
+
+
+def _config_patterns(text: bytes, directory: Path) -> list[str]:
+    """The recording globs of a config as committed at the base, absolute."""
+    patterns: list[str] = []
+    for key in ("sessions", "transcripts", "sealed"):
+        value = _config_value(text, key)
+        items = value if isinstance(value, list) else [value]
+        patterns += [
+            os.path.normpath(os.path.join(directory, item)) for item in items if isinstance(item, str) and item
+        ]
+    return patterns
+
+
+def kind_now(path: str) -> Kind | None:
+    """A recording's kind as it is now; None where it is no regular file or no recording (a FIFO, a device, a
+    directory is never opened)."""
+    import stat  # noqa: PLC0415
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        return detect_kind(path, logs=True)
+    except (OSError, InputError):
+        return None
 
 
 @record

@@ -31,7 +31,7 @@ from toolreplay.agent_spec import shown_from
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import Verification, verify
-from toolreplay.check.base import Base, BaseFile, edited_line, sealed_departure
+from toolreplay.check.base import Base, BaseFile, edited_line, kind_now, sealed_departure
 from toolreplay.check.locate import (
     CandidateInputs,
     Paths,
@@ -52,7 +52,6 @@ from toolreplay.formats.recording import (
     detect_kind,
     load_session,
     read_links,
-    sniff_kind,
 )
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
@@ -139,7 +138,7 @@ def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[U
     for old in based:
         if not old.kind.sealed and config.unsealed_edits == "ignore":
             continue
-        now = recording(old.path) if os.path.lexists(old.path) else Recording(old.path, old.kind)
+        now = found.get(old.path) or Recording(old.path, kind_now(old.path) or old.kind)  # a FIFO is never opened
         units.append(Unit(f"base {paths.show(old.path)}", Analysis.BASE, now, base=old))
     units.extend(Unit(f"audit {paths.show(path)}", Analysis.AUDIT, found[path]) for path in config.recordings)
     for setting in config.scopes:
@@ -225,7 +224,11 @@ class PreparedCheck:
         self.config = config
         self.paths = paths
         self.shard = shard
-        based = base.recordings(config.recordings, config.patterns, config.discovered) if base is not None else ()
+        based = (
+            base.recordings(config.recordings, config.patterns, config.discovered, config.path)
+            if base is not None
+            else ()
+        )
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
         self._checker = _Checker(config, paths, base)
@@ -356,14 +359,14 @@ class _Checker:
         )
 
     def signers(self) -> str:
-        """The allowed signers file: under --base, the one committed at the base where it is there, so a pull
-        request cannot let its own key in."""
+        """The allowed signers file: under --base, the one the base's config named, as committed at the base,
+        whatever the pull request's config names, so a pull request cannot let its own key in."""
         if self._signers is None:
             named = self.config.signers
             assert named is not None
             self._signers = named
             if self.base is not None:
-                committed = self.base.file(named)
+                committed = self.base.signers(self.config.path)
                 if committed is not None:
                     import atexit  # noqa: PLC0415
                     import tempfile  # noqa: PLC0415
@@ -384,13 +387,13 @@ class _Checker:
             message = f"the {old.kind.value} committed at the base is gone (removed or renamed)"
             summary = "removed since the base"
         elif old.kind.sealed:
-            departure = sealed_departure(old, unit.path, sniff_kind(unit.path))
+            departure = sealed_departure(old, unit.path, kind_now(unit.path))
             if departure is None:
                 summary = "the base's links unchanged"
                 return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary=summary)
             rule, line, message, summary = Rule.RECORDING_REWRITTEN, departure.line, departure.message, "rewritten"
         else:
-            edited = edited_line(old, unit.path)
+            edited = edited_line(old, unit.path) if kind_now(unit.path) is not None else 1  # a FIFO is never read
             if edited is None:
                 return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary="as at the base")
             rule, line, summary = Rule.RECORDING_EDITED, edited, f"edited from line {edited}"

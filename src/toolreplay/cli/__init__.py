@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("toolreplay.cli.serve", "Serve a session's recorded answers as an MCP stdio server."),
     "show": ("toolreplay.cli.show", "Print a session's calls with their class, and its final reply."),
     "seal": ("toolreplay.cli.seal", "Print a transcript or a session sealed into a SHA-256 hash chain."),
+    "tools": ("toolreplay.cli.tools", "Compare, lint and pin tool surfaces: what changed under the agent."),
     "verify": ("toolreplay.cli.verify", "Check a sealed file's chain; name the first broken link."),
     "version": ("toolreplay.cli.version", "Print the version."),
 }

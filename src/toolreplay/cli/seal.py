@@ -10,6 +10,7 @@ import click
 from toolreplay.chain import seal, seal_parts
 from toolreplay.cli.output import guard_outputs, write_lines, write_text
 from toolreplay.errors import InputError, UsageError
+from toolreplay.escape import one_line
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import Kind, detect_kind
 from toolreplay.formats.sealed_session import streamed_named_parts
@@ -95,13 +96,14 @@ def command(transcript: str, output: str | None, keys: tuple[str, ...]) -> int:
             return _sign_sealed(transcript, key)
         if output is None:
             raise UsageError("--sign needs -o: the signature goes beside the sealed file, as OUTPUT.sig")
+        guard_outputs({"-o": output, "--sign's signature": f"{output}.sig"}, [transcript])
     guard_outputs({"-o": output}, [transcript])
     if key is None:
         write_lines(sealed_lines(transcript, to_file=output is not None), output)
         return 0
     assert output is not None
     head = _seal_signed(transcript, output, key)
-    write_text(f"signed: {output}.sig (head {head})\n")
+    write_text(f"signed: {one_line(output)}.sig (head {head})\n")
     return 0
 
 
@@ -119,16 +121,33 @@ class _Tally:
 
 
 def _seal_signed(path: str, output: str, key: str) -> str:
-    """Seal ``path`` into ``output``, then sign its head into ``output``.sig; the head signed."""
+    """Seal ``path`` and sign its head, then put the sealed file in place at ``output`` and the signature beside
+    it: a signing that fails leaves ``output`` and its signature as they were. The head signed."""
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
     from toolreplay import signing  # noqa: PLC0415
-    from toolreplay.chain import GENESIS  # noqa: PLC0415
 
     kind = Kind.SEALED_TRANSCRIPT if detect_kind(path) is Kind.TRANSCRIPT else Kind.SEALED_SESSION
-    tally = _Tally(sealed_lines(path))
-    write_lines(tally, output)
-    head = str(json.loads(tally.last)["digest"]) if tally.count else GENESIS
-    signature = signing.sign(signing.statement(kind.value, head, tally.count), key)
-    write_atomic(signing.signature_of(output), [signature])
+    target = signing.signature_of(output)
+    if os.path.isdir(target):
+        raise InputError("is a directory; the signature goes to a file of this name", target)
+    scratch = tempfile.mkdtemp(prefix="toolreplay-seal-", dir=os.path.dirname(os.path.abspath(output)))
+    try:
+        sealed = os.path.join(scratch, "sealed.jsonl")
+        tally = _Tally(sealed_lines(path))
+        write_lines(tally, sealed)
+        if not tally.count:
+            raise InputError("has no call to seal, so nothing to sign", path)
+        head = str(json.loads(tally.last)["digest"])
+        signature = signing.sign(signing.statement(kind.value, head, tally.count), key)
+        with open(sealed, "rb") as held:
+            write_atomic(output, iter(lambda: held.read(1 << 20), b""))  # as -o writes: its mode kept, atomic
+        write_atomic(target, [signature])
+    finally:
+        import shutil  # noqa: PLC0415
+
+        shutil.rmtree(scratch, ignore_errors=True)
     return head
 
 
@@ -145,7 +164,9 @@ def _sign_sealed(path: str, key: str) -> int:
     if not result.intact:
         write_text(render_verification(result) + "not signed: the chain is broken\n")
         return 1
+    if not result.links:
+        raise InputError("has no link, so nothing to sign", path)
     signature = signing.sign(signing.statement(kind.value, result.head, result.links), key)
     write_atomic(signing.signature_of(path), [signature])
-    write_text(f"signed: {path}.sig (head {result.head})\n")
+    write_text(f"signed: {one_line(path)}.sig (head {result.head})\n")
     return 0

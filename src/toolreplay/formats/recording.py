@@ -85,7 +85,29 @@ def detect_kind(path: str | Path, logs: bool = False) -> Kind:
     found = first_object(path)
     if found is None:
         return Kind.TRANSCRIPT
-    raw, first = found
+    return _kind_of_first(*found, path, logs)
+
+
+def kind_of_bytes(data: bytes, path: str) -> Kind | None:
+    """What :func:`detect_kind` (with ``logs``) tells from a file's whole bytes (a file in git's history, say);
+    None for a file no command reads as a recording."""
+    from toolreplay.formats.jsonl import decode_object  # noqa: PLC0415
+
+    for number, raw in enumerate(data.splitlines(keepends=True), start=1):
+        if raw.isspace():
+            continue
+        try:
+            first = decode_object(raw, path, number)
+        except InputError:
+            first = None
+        try:
+            return _kind_of_first(raw, first, path, logs=True)
+        except InputError:
+            return None
+    return None
+
+
+def _kind_of_first(raw: bytes, first: JSONObject | None, path: str | Path, logs: bool) -> Kind:
     if first is None:
         # A first line that is not JSON: the opening of a pretty-printed document (a
         # lone brace, or its "format" field) is a session, whose reader says what is

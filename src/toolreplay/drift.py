@@ -1,0 +1,218 @@
+"""How a tool surface changed between two sources: each change by kind, at a level set by its effect.
+
+Tools are matched by server and name; a tool removed and one added with the same input schema (and the same
+server) are one tool renamed. Per tool the kinds are compared field by field. The levels follow what a change
+does to recorded calls and to how toolreplay reads them: a tool removed, or a new required argument, breaks the
+recorded calls (error); annotations that make a call read as *less* dangerous (a destructive tool no longer so,
+read-only newly claimed) reclassify recorded calls (error); a description or an argument's type changes what the
+model is told (warning); the rest is a note. A config may give any kind another level.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Iterator
+
+from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.findings import Level
+from toolreplay.formats.surface import Surface, SurfaceTool
+from toolreplay.records import record
+
+
+class DriftKind(enum.Enum):
+    """A kind of change to a tool; definition order is report order."""
+
+    REMOVED = "tool-removed"
+    ANNOTATION_WEAKENED = "annotation-weakened"
+    ARGUMENT_REQUIRED = "argument-required"
+    RENAMED = "tool-renamed"
+    DESCRIPTION_CHANGED = "description-changed"
+    ARGUMENT_REMOVED = "argument-removed"
+    ARGUMENT_TYPE_CHANGED = "argument-type-changed"
+    ENUM_NARROWED = "enum-narrowed"
+    ADDED = "tool-added"
+    TITLE_CHANGED = "title-changed"
+    ANNOTATION_CHANGED = "annotation-changed"
+    ARGUMENT_ADDED = "argument-added"
+    ENUM_WIDENED = "enum-widened"
+    SCHEMA_CHANGED = "schema-changed"
+    OUTPUT_SCHEMA_CHANGED = "output-schema-changed"
+    INSTRUCTIONS_CHANGED = "instructions-changed"
+
+
+LEVELS: dict[DriftKind, Level] = {
+    DriftKind.REMOVED: Level.ERROR,
+    DriftKind.ANNOTATION_WEAKENED: Level.ERROR,
+    DriftKind.ARGUMENT_REQUIRED: Level.ERROR,
+    DriftKind.RENAMED: Level.WARNING,
+    DriftKind.DESCRIPTION_CHANGED: Level.WARNING,
+    DriftKind.ARGUMENT_REMOVED: Level.WARNING,
+    DriftKind.ARGUMENT_TYPE_CHANGED: Level.WARNING,
+    DriftKind.ENUM_NARROWED: Level.WARNING,
+    DriftKind.INSTRUCTIONS_CHANGED: Level.WARNING,
+    DriftKind.ADDED: Level.NOTE,
+    DriftKind.TITLE_CHANGED: Level.NOTE,
+    DriftKind.ANNOTATION_CHANGED: Level.NOTE,
+    DriftKind.ARGUMENT_ADDED: Level.NOTE,
+    DriftKind.ENUM_WIDENED: Level.NOTE,
+    DriftKind.SCHEMA_CHANGED: Level.NOTE,
+    DriftKind.OUTPUT_SCHEMA_CHANGED: Level.NOTE,
+}
+
+
+@record
+class Drift:
+    """One change: its kind, the tool (as the new source names it, or the old where it is gone), in words, and
+    where the new source holds it (the old one's place for a removal)."""
+
+    kind: DriftKind
+    tool: str
+    detail: str
+    path: str
+    line: int
+
+    @property
+    def level(self) -> Level:
+        return LEVELS[self.kind]
+
+
+def destructive(tool: SurfaceTool) -> bool:
+    """Whether a client reading the annotations as MCP defines them takes the tool for destructive: not read-only,
+    and ``destructiveHint`` not false (its default is true)."""
+    notes = tool.annotations
+    return notes.get("readOnlyHint") is not True and notes.get("destructiveHint") is not False
+
+
+def _words(old: str, new: str, limit: int = 12) -> str:
+    """A word diff, its changes only: ``-removed +added``, at most ``limit`` of them."""
+    a, b = old.split(), new.split()
+    parts: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace"):
+            parts.append("-" + " ".join(a[i1:i2]))
+        if tag in ("insert", "replace"):
+            parts.append("+" + " ".join(b[j1:j2]))
+    shown = parts[:limit] + ([f"(and {len(parts) - limit} more)"] if len(parts) > limit else [])
+    return " ".join(shown) or "whitespace only"
+
+
+def _properties(schema: JSONObject) -> dict[str, JSONValue]:
+    properties = schema.get("properties")
+    return dict(properties) if isinstance(properties, dict) else {}
+
+
+def _required(schema: JSONObject) -> set[str]:
+    required = schema.get("required")
+    return {name for name in required if isinstance(name, str)} if isinstance(required, list) else set()
+
+
+def _type(schema: JSONValue) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    kind = schema.get("type")
+    return canonical_bytes(kind).decode() if kind is not None else "any"
+
+
+def _schema_changes(old: SurfaceTool, new: SurfaceTool) -> list[tuple[DriftKind, str]]:
+    before, after = old.input_schema, new.input_schema
+    was, now = _properties(before), _properties(after)
+    found = [
+        (DriftKind.ARGUMENT_REQUIRED, f"'{name}' is required now: every recorded call without it breaks")
+        for name in sorted(_required(after) - _required(before))
+    ]
+    found += [(DriftKind.ARGUMENT_REMOVED, f"'{name}' is gone") for name in sorted(was.keys() - now.keys())]
+    found += [
+        (DriftKind.ARGUMENT_ADDED, f"'{name}' (optional)")
+        for name in sorted(now.keys() - was.keys() - _required(after))
+    ]
+    for name in sorted(was.keys() & now.keys()):
+        a, b = was[name], now[name]
+        if _type(a) != _type(b):
+            found.append((DriftKind.ARGUMENT_TYPE_CHANGED, f"'{name}': {_type(a)} to {_type(b)}"))
+        found += _enum_change(name, a, b)
+    if not found and canonical_bytes(before) != canonical_bytes(after):
+        found.append((DriftKind.SCHEMA_CHANGED, "the input schema changed (its descriptions, formats or bounds)"))
+    return found
+
+
+def _enum_change(name: str, a: JSONValue, b: JSONValue) -> list[tuple[DriftKind, str]]:
+    old_enum = a.get("enum") if isinstance(a, dict) else None
+    new_enum = b.get("enum") if isinstance(b, dict) else None
+    left = {canonical_bytes(v).decode() for v in old_enum} if isinstance(old_enum, list) else None
+    right = {canonical_bytes(v).decode() for v in new_enum} if isinstance(new_enum, list) else None
+    if left == right:
+        return []
+    if right is not None and (left is None or not left <= right):
+        gone = sorted((left or set()) - right)
+        return [
+            (DriftKind.ENUM_NARROWED, f"'{name}' allows fewer values" + (f": {', '.join(gone)} gone" if gone else ""))
+        ]
+    added = sorted((right or set()) - (left or set()))
+    return [(DriftKind.ENUM_WIDENED, f"'{name}' allows more values" + (f": {', '.join(added)}" if added else ""))]
+
+
+def tool_changes(old: SurfaceTool, new: SurfaceTool) -> Iterator[tuple[DriftKind, str]]:
+    """Every change from ``old`` to ``new`` of one tool, by kind."""
+    if old.description != new.description:
+        yield DriftKind.DESCRIPTION_CHANGED, _words(old.description, new.description)
+    if old.title != new.title:
+        yield DriftKind.TITLE_CHANGED, f"{old.title!r} to {new.title!r}"
+    if canonical_bytes(old.annotations) != canonical_bytes(new.annotations):
+        changed = sorted(
+            key
+            for key in old.annotations.keys() | new.annotations.keys()
+            if canonical_bytes(old.annotations.get(key)) != canonical_bytes(new.annotations.get(key))
+        )
+        said = ", ".join(f"{key} {old.annotations.get(key)!r} to {new.annotations.get(key)!r}" for key in changed)
+        weakened = (destructive(old) and not destructive(new)) or (
+            old.annotations.get("readOnlyHint") is not True and new.annotations.get("readOnlyHint") is True
+        )
+        if weakened:
+            yield (
+                DriftKind.ANNOTATION_WEAKENED,
+                f"reads as less dangerous now ({said}): recorded calls are reclassified",
+            )
+        else:
+            yield DriftKind.ANNOTATION_CHANGED, said
+    yield from _schema_changes(old, new)
+    if canonical_bytes(old.output_schema) != canonical_bytes(new.output_schema):
+        yield DriftKind.OUTPUT_SCHEMA_CHANGED, "the output schema changed"
+
+
+def diff_surfaces(old: Surface, new: Surface) -> list[Drift]:
+    """Every change from ``old`` to ``new``, in report order (kind, then tool)."""
+    before = {tool.key: tool for tool in old.tools}
+    after = {tool.key: tool for tool in new.tools}
+    gone = [before[key] for key in before if key not in after]
+    came = [after[key] for key in after if key not in before]
+    found: list[Drift] = []
+    for tool in list(gone):
+        twin = next(
+            (
+                candidate
+                for candidate in came
+                if candidate.server == tool.server
+                and canonical_bytes(candidate.input_schema) == canonical_bytes(tool.input_schema)
+            ),
+            None,
+        )
+        if twin is not None:
+            gone.remove(tool)
+            came.remove(twin)
+            found.append(Drift(DriftKind.RENAMED, twin.shown, f"was '{tool.name}'", twin.path, twin.line))
+            found += [Drift(kind, twin.shown, said, twin.path, twin.line) for kind, said in tool_changes(tool, twin)]
+    found += [Drift(DriftKind.REMOVED, tool.shown, "no longer listed", tool.path, tool.line) for tool in gone]
+    found += [Drift(DriftKind.ADDED, tool.shown, "newly listed", tool.path, tool.line) for tool in came]
+    for key, tool in after.items():
+        if key in before:
+            found += [
+                Drift(kind, tool.shown, said, tool.path, tool.line) for kind, said in tool_changes(before[key], tool)
+            ]
+    old_said = {item.server: item for item in old.instructions}
+    for item in new.instructions:
+        if item.server in old_said and old_said[item.server].text != item.text:
+            words = _words(old_said[item.server].text, item.text)
+            found.append(Drift(DriftKind.INSTRUCTIONS_CHANGED, item.server or "(server)", words, item.path, item.line))
+    order = list(DriftKind)
+    return sorted(found, key=lambda drift: (order.index(drift.kind), drift.tool))
