@@ -41,6 +41,8 @@ class Rule(enum.Enum):
     RECORDING_EDITED = "recording-edited"
     RECORDING_UNSIGNED = "recording-unsigned"
     SIGNATURE_INVALID = "signature-invalid"
+    TOOL_CHANGED = "tool-changed"
+    TOOL_TEXT = "tool-text"
     DESTRUCTIVE_CALL = "destructive-call"
     DESTRUCTIVE_SEEN = "destructive-seen"
     PERMISSION_OVERREACH = "permission-overreach"
@@ -145,6 +147,33 @@ RULES: dict[Rule, RuleInfo] = {
         Level.ERROR,
         "8.0",
         ("security", "integrity"),
+    ),
+    Rule.TOOL_CHANGED: RuleInfo(
+        "ToolSurfaceChanged",
+        "A tool the agent is shown differs from the one pinned in the tools lock.",
+        "A recorded session or log, or a replay's candidate tools, lists a tool that the tools lock (`tools pin`) "
+        "holds otherwise: removed, renamed, its annotations weakened, a new required argument, its description, "
+        "title or schema changed. The message names the kind; its level is the kind's (docs/formats.md, 'Tool "
+        "surfaces'), or the config's `tools: levels:`.",
+        "If the change is intended, pin the surface again in the same pull request (`toolreplay tools pin ... -o "
+        "tools.lock`), so the review shows the lock's diff; if not, find what changed the server.",
+        Level.WARNING,
+        "5.0",
+        ("security", "tools"),
+        levels=(Level.ERROR, Level.NOTE),
+    ),
+    Rule.TOOL_TEXT: RuleInfo(
+        "ToolTextSuspect",
+        "A tool's description, title or instructions hold text aimed at the model.",
+        "Read as a model reads it (escapes decoded, invisible characters removed, case folded), a text of the tool "
+        "surface matches a lint rule: invisible or bidirectional characters, instructions to the model, hidden "
+        "markup, a secret's path, an address, another server's tool, an encoded blob. The message names the rule.",
+        "Read the text as the model would. If it is as the server's authors meant it, accept the finding in the "
+        "config (`tools: accept:`, with the reason); if not, do not give the agent this server.",
+        Level.ERROR,
+        "7.0",
+        ("security", "tools"),
+        levels=(Level.WARNING,),
     ),
     Rule.DESTRUCTIVE_CALL: RuleInfo(
         "DestructiveCall",

@@ -42,6 +42,7 @@ class Analysis(enum.Enum):
     AUDIT = "audit"
     SCOPE = "scope"
     REPLAY = "replay"
+    TOOLS = "tools"  # a recorded (or candidate) tool surface against the lock, and its texts linted
     COMPARE = "compare"
     DIFF = "diff"  # only ``diff``'s own report: a check has no diff analysis
 

@@ -163,6 +163,11 @@ def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[U
                     job.line,
                 )
             units.append(Unit(f"replay {number} {paths.show(path)}", Analysis.REPLAY, found[path], job=job))
+    if config.tools is not None:
+        surfaces = [*config.sessions, *(job.settings.tools for job in config.replays if job.settings.tools)]
+        for path in dict.fromkeys(surfaces):
+            kind = found[path].kind if path in found else Kind.SESSION
+            units.append(Unit(f"tools {paths.show(path)}", Analysis.TOOLS, Recording(path, kind)))
     for number, group in enumerate(config.compares, start=1):
         key = f"compare {number} {paths.show(group.recorded)}"
         units.append(Unit(key, Analysis.COMPARE, recording(group.recorded), group=group))
@@ -407,6 +412,76 @@ class _Checker:
         )
         return UnitResult(key=unit.key, analysis=Analysis.BASE, subject=shown, summary=summary, findings=(finding,))
 
+    def tools(self, unit: Unit) -> UnitResult:
+        """A tool surface against the lock, and its texts linted."""
+        from toolreplay.drift import LEVELS, DriftKind, diff_surfaces  # noqa: PLC0415 - the tools analysis only
+        from toolreplay.formats.surface import Surface, read_surface  # noqa: PLC0415
+        from toolreplay.formats.tools_lock import read_lock  # noqa: PLC0415
+        from toolreplay.tool_lint import LintRule, lint_surface  # noqa: PLC0415
+
+        setting = self.config.tools
+        assert setting is not None
+        kinds = {kind.value: kind for kind in DriftKind}
+        levels = dict(LEVELS)
+        for name, level, line in setting.levels:
+            if name not in kinds:
+                raise InputError(
+                    f"'{name}' is no kind of change; the kinds: {', '.join(kinds)}", self.config.path, line
+                )
+            levels[kinds[name]] = Level(level)
+        rules = {rule.value for rule in LintRule}
+        for rule_name, _, _, line in setting.accept:
+            if rule_name not in rules:
+                raise InputError(
+                    f"'{rule_name}' is no lint rule; the rules: {', '.join(sorted(rules))}", self.config.path, line
+                )
+        shown = self.paths.show(unit.path)
+        surface = read_surface(unit.path)
+        findings: list[CheckFinding] = []
+        inputs: tuple[str, ...] = ()
+        if setting.lock is not None:
+            lock = read_lock(setting.lock)
+            servers = {tool.server for tool in surface.tools}
+            pinned = Surface(lock.path, tuple(tool for tool in lock.tools if tool.server in servers))
+            inputs = (self.paths.show(setting.lock),)
+            for drift in diff_surfaces(pinned, surface):
+                drift_level = levels[drift.kind]
+                where = Location(self.paths.show(drift.path), max(drift.line, 1))
+                findings.append(
+                    CheckFinding(
+                        rule=Rule.TOOL_CHANGED,
+                        message=f"{drift.kind.value}: {drift.tool}: {drift.detail} (against {inputs[0]})",
+                        location=where,
+                        fingerprint=fingerprint(Rule.TOOL_CHANGED.value, shown, drift.kind.value, drift.tool),
+                        severity=None if drift_level is Rule.TOOL_CHANGED.level else drift_level,
+                    )
+                )
+        warned = {LintRule.ADDRESS, LintRule.SHADOWING, LintRule.BLOB}  # the likelier to be meant
+        accepted = {(rule, tool) for rule, tool, _, _ in setting.accept}
+        for lint in lint_surface(surface) if setting.lint else []:
+            if (lint.rule.value, lint.tool) in accepted:
+                continue
+            findings.append(
+                CheckFinding(
+                    rule=Rule.TOOL_TEXT,
+                    message=f"{lint.rule.value}: {lint.tool} {lint.field}: {lint.excerpt}",
+                    location=Location(shown, max(lint.line, 1)),
+                    fingerprint=fingerprint(Rule.TOOL_TEXT.value, shown, lint.rule.value, lint.tool, lint.field),
+                    severity=Level.WARNING if lint.rule in warned else None,
+                )
+            )
+        summary = f"{count(len(surface.tools), 'tool')}" + (
+            f", {count(len(findings), 'finding')}" if findings else ", clean"
+        )
+        return UnitResult(
+            key=unit.key,
+            analysis=Analysis.TOOLS,
+            subject=shown,
+            summary=summary,
+            inputs=inputs,
+            findings=tuple(findings),
+        )
+
     def _call_findings(
         self, rule_of: Iterable[tuple[Rule, str, Call]], shown: str, related: tuple[Location, ...] = ()
     ) -> tuple[CheckFinding, ...]:
@@ -547,6 +622,7 @@ _EXECUTE: dict[Analysis, Callable[[_Checker, Unit], UnitResult]] = {
     Analysis.AUDIT: _Checker.audit,
     Analysis.SCOPE: _Checker.scope,
     Analysis.REPLAY: _Checker.replay,
+    Analysis.TOOLS: _Checker.tools,
     Analysis.COMPARE: _Checker.compare,
 }
 

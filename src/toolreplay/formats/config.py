@@ -50,6 +50,18 @@ class ScopeSetting:
 
 
 @record
+class ToolsSetting:
+    """The tools analysis: the lock the recorded surfaces must match, whether their texts are linted, other levels
+    for kinds of change (kind, level, line), and lint findings accepted (rule, tool, reason, line). The kinds and
+    rules are held to the analysis's own names when the check is planned (reading a config loads no analysis)."""
+
+    lock: str | None
+    lint: bool
+    levels: tuple[tuple[str, str, int], ...]
+    accept: tuple[tuple[str, str, str, int], ...]
+
+
+@record
 class ReplayJob:
     """Sessions to replay with one set of settings; the lines of the entry and of its agent."""
 
@@ -92,6 +104,7 @@ class Config:
     signers: str | None = None  # an allowed_signers file: each sealed recording must carry a signature it holds
     unsealed_edits: str = "warning"  # the level of an unsealed recording's edit against --base, or "ignore"
     patterns: tuple[str, ...] = ()  # the recording globs, absolute: what --base counts at the base
+    tools: ToolsSetting | None = None  # the tools analysis, where the config asks for one
     discovered: str | None = None  # the directory the recordings were found under, with no config
 
     def files(self) -> tuple[str, ...]:
@@ -101,6 +114,7 @@ class Config:
         named += [scope.file for scope in self.scopes]
         named += [self.rules] if self.rules else []
         named += [self.signers] if self.signers else []
+        named += [self.tools.lock] if self.tools is not None and self.tools.lock else []
         for job in self.replays:
             named += job.sessions
             chosen = job.settings
@@ -130,6 +144,7 @@ _TOP_KEYS = (
     "prices",
     "signers",
     "unsealed-edits",
+    "tools",
 )
 UNSEALED_EDITS = ("error", "warning", "note", "ignore")
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS if name != "prices"))  # prices: the top's
@@ -299,6 +314,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
         signers=reader.file(signers, "signers") if signers is not None else None,
         unsealed_edits=reader.choice(unsealed, "unsealed-edits", UNSEALED_EDITS) if unsealed is not None else "warning",
         patterns=patterns,
+        tools=_tools(reader, top.member("tools")) if "tools" in top.value else None,
     )
 
 
@@ -341,6 +357,28 @@ def _scopes(reader: _ConfigReader, node: Node) -> Iterator[ScopeSetting]:
             raise InputError("a scope needs 'file'", item.path, item.line)
         applies = reader.globs(entry.member("recordings"), "recordings") if "recordings" in entry.value else ()
         yield ScopeSetting(reader.file(entry.member("file"), "file"), applies)
+
+
+def _tools(reader: _ConfigReader, node: Node) -> ToolsSetting:
+    """``tools:``: ``lock``, ``lint``, ``levels`` (a kind of change: error, warning or note) and ``accept``."""
+    entry = _entry(node, "the tools analysis", ("lock", "lint", "levels", "accept"))
+    lock = reader.file(entry.member("lock"), "lock") if "lock" in entry.value else None
+    lint = reader.named(entry.member("lint"), "lint").boolean() if "lint" in entry.value else True
+    levels: list[tuple[str, str, int]] = []
+    if "levels" in entry.value:
+        for kind, level in entry.member("levels").object().members():
+            levels.append((kind, reader.choice(level, kind, ("error", "warning", "note")), level.line))
+    accepted: list[tuple[str, str, str, int]] = []
+    for item in _items(entry.member("accept"), "accept") if "accept" in entry.value else []:
+        accept = _entry(item, "an accepted finding", ("rule", "tool", "reason")).require("rule", "tool", "reason")
+        reason = accept.member("reason").string()
+        if not reason.strip():
+            raise accept.member("reason").fail("an accepted finding needs its reason, in words")
+        rule, tool = accept.member("rule").string(non_empty=True), accept.member("tool").string(non_empty=True)
+        accepted.append((rule, tool, reason, item.line))
+    if lock is None and not lint:
+        raise node.fail("the tools analysis does nothing without 'lock' and with 'lint: false'")
+    return ToolsSetting(lock, lint, tuple(levels), tuple(accepted))
 
 
 def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> AgentSpec:

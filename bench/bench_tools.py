@@ -1,0 +1,97 @@
+"""Benchmark: `tools diff` and `tools lint` of a surface of 1,000 tools with long descriptions.
+
+    python bench/bench_tools.py [--tools 1000] [--rounds 3]
+
+Two tools files of ``--tools`` tools each, every description about 2,000 characters of ordinary prose and every
+input schema a few described arguments; the second with a tenth of the tools changed (a description reworded, an
+argument made required, an annotation dropped). Times the two commands as the CLI runs them (in this process,
+output to /dev/null), best of ``--rounds``. Target: each under a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from toolreplay.cli import main
+
+WORDS = [
+    "the",
+    "file",
+    "a",
+    "directory",
+    "path",
+    "reads",
+    "writes",
+    "returns",
+    "list",
+    "of",
+    "entries",
+    "with",
+    "their",
+    "sizes",
+    "and",
+    "dates",
+    "in",
+    "order",
+]
+
+
+def _tool(rng: random.Random, index: int, changed: bool) -> dict[str, object]:
+    description = " ".join(rng.choice(WORDS) for _ in range(330)).capitalize() + "."
+    properties = {f"arg{i}": {"type": "string", "description": " ".join(rng.choice(WORDS) for _ in range(12))}
+                  for i in range(4)}  # fmt: skip
+    tool: dict[str, object] = {
+        "name": f"tool_{index:04d}",
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties, "required": ["arg0"]},
+        "annotations": {"readOnlyHint": False, "destructiveHint": True},
+    }
+    if changed:
+        tool["description"] = description.replace(" the ", " a ", 3)
+        tool["inputSchema"] = {"type": "object", "properties": properties, "required": ["arg0", "arg1"]}
+        tool["annotations"] = {"readOnlyHint": False}
+    return tool
+
+
+def _timed(*args: str) -> float:
+    started = time.perf_counter()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(args))
+    if code not in (0, 1):
+        raise SystemExit(f"toolreplay {' '.join(args)} exited with {code}")
+    return time.perf_counter() - started
+
+
+def main_() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="toolreplay-bench-") as scratch:
+        old, new = Path(scratch) / "old.json", Path(scratch) / "new.json"
+        for path, every in ((old, 0), (new, 10)):
+            rng = random.Random(1)
+            tools = [_tool(rng, i, every > 0 and i % every == 0) for i in range(options.tools)]
+            path.write_text(json.dumps(tools), encoding="utf-8")
+        size = new.stat().st_size
+        diff = min(_timed("tools", "diff", str(old), str(new)) for _ in range(options.rounds))
+        lint = min(_timed("tools", "lint", str(new)) for _ in range(options.rounds))
+    print(
+        f"{options.tools:,} tools, {size / 1e6:.1f} MB: tools diff {diff:.2f} s, tools lint {lint:.2f} s "
+        "(target: 1 s each)"
+    )
+
+
+if __name__ == "__main__":
+    main_()
