@@ -6,6 +6,9 @@ Two tools files of ``--tools`` tools each, every description about 2,000 charact
 input schema a few described arguments; the second with a tenth of the tools changed (a description reworded, an
 argument made required, an annotation dropped). Times the two commands as the CLI runs them (in this process,
 output to /dev/null), best of ``--rounds``. Target: each under a second.
+
+Then the samples' check (a copy of samples/ in a scratch repository) with and without a tools analysis (lint and a
+lock of the sessions' surfaces) added to its config, alternated, best of each. Target: under 5% added.
 """
 
 from __future__ import annotations
@@ -73,6 +76,48 @@ def _timed(*args: str) -> float:
     return time.perf_counter() - started
 
 
+def _check_overhead(rounds: int) -> None:
+    import shutil  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="toolreplay-bench-") as scratch:
+        repo = Path(scratch)
+        (repo / ".git").mkdir()
+        shutil.copytree(root / "samples", repo / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+        config = (repo / "samples" / ".toolreplay.yml").read_text(encoding="utf-8")
+        plain, tooled = repo / "samples" / "plain.yml", repo / "samples" / "tooled.yml"
+        plain.write_text(config, encoding="utf-8")
+        here = os.getcwd()
+        os.chdir(repo)
+        try:
+            _timed("tools", "pin", "samples/ops/session.json", "samples/rules/session.json", "-o", "samples/tools.lock")
+            tooled.write_text(config + "tools:\n  lock: tools.lock\n", encoding="utf-8")
+            without, with_tools = float("inf"), float("inf")
+            for _ in range(rounds):
+                without = min(without, _timed("check", "--config", str(plain), "--no-cache"))
+                with_tools = min(with_tools, _timed("check", "--config", str(tooled), "--no-cache"))
+            processes = [_process(str(plain)), _process(str(tooled))]
+            for _ in range(rounds):
+                processes = [min(processes[0], _process(str(plain))), min(processes[1], _process(str(tooled)))]
+        finally:
+            os.chdir(here)
+    print(f"the samples' check, in this process: {without * 1000:.1f} ms, with a tools analysis "
+          f"{with_tools * 1000:.1f} ms: +{(with_tools / without - 1) * 100:.1f}%")  # fmt: skip
+    print(f"the samples' check as a command: {processes[0]:.3f} s, with a tools analysis {processes[1]:.3f} s: "
+          f"+{(processes[1] / processes[0] - 1) * 100:.1f}% (target: under 5%)")  # fmt: skip
+
+
+def _process(config: str) -> float:
+    import subprocess  # noqa: PLC0415
+
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "toolreplay", "check", "--config", config, "--no-cache"],
+                          capture_output=True, check=False)  # fmt: skip
+    if done.returncode not in (0, 1):
+        raise SystemExit(done.stderr.decode())
+    return time.perf_counter() - started
+
+
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=1000)
@@ -87,6 +132,7 @@ def main_() -> None:
         size = new.stat().st_size
         diff = min(_timed("tools", "diff", str(old), str(new)) for _ in range(options.rounds))
         lint = min(_timed("tools", "lint", str(new)) for _ in range(options.rounds))
+    _check_overhead(options.rounds)
     print(
         f"{options.tools:,} tools, {size / 1e6:.1f} MB: tools diff {diff:.2f} s, tools lint {lint:.2f} s "
         "(target: 1 s each)"

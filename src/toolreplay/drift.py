@@ -10,7 +10,6 @@ model is told (warning); the rest is a note. A config may give any kind another 
 
 from __future__ import annotations
 
-import difflib
 import enum
 from collections.abc import Iterator
 
@@ -86,6 +85,8 @@ def destructive(tool: SurfaceTool) -> bool:
 
 def _words(old: str, new: str, limit: int = 12) -> str:
     """A word diff, its changes only: ``-removed +added``, at most ``limit`` of them."""
+    import difflib  # noqa: PLC0415 - only a changed description needs it
+
     a, b = old.split(), new.split()
     parts: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

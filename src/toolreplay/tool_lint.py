@@ -10,6 +10,7 @@ accepts one finding with a reason.
 from __future__ import annotations
 
 import enum
+import functools
 import html
 import re
 import unicodedata
@@ -45,37 +46,45 @@ RATIONALE: dict[LintRule, str] = {
     LintRule.BLOB: "long base64 or hex runs: instructions or data no reviewer can read",
 }
 
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f]"
-)
-_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_INSTRUCTIONS = re.compile(
-    r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|other) (?:instructions|rules|prompts?)"
-    r"|disregard (?:all |any |the )?(?:previous|prior|above|earlier) "
-    r"|do not (?:tell|inform|mention|reveal|notify) (?:this to )?the user"
-    r"|don'?t (?:tell|inform|mention) the user"
-    r"|without (?:telling|informing|asking) the user"
-    r"|before (?:using|calling|you use|you call) (?:this|any) tool"
-    r"|you (?:must|should) (?:always |first |also )?(?:call|use|read|send|include|pass)"
-    r"|(?:always|first) (?:call|read|send|pass) .{0,40}(?:before|first)"
-    r"|(?:system|developer) prompt"
-    r"|this is (?:very |extremely )?important"
-    r"|(?:keep|it is) (?:this )?(?:a )?secret"
-)
-_MARKUP = re.compile(
-    r"<!--|<\s*/?\s*(?:important|system|instructions?|secret|hidden|note|assistant|user|admin)\b[^>]*>"
-)
-_PATHS = re.compile(
-    r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?:^|[\s/'\"`])\.env\b|\.aws/credentials|\.netrc|/etc/shadow|\.git-credentials"
-)
-_ADDRESS = re.compile(r"\b(?:https?|ftp|wss?)://[^\s)>\]]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
-_BLOB = re.compile(r"[A-Za-z0-9+/]{64,}={0,2}|\b[0-9a-fA-F]{64,}\b")
+_PATTERNS: dict[LintRule, str] = {
+    LintRule.INVISIBLE: (
+        "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f]"
+    ),
+    LintRule.BIDI: ("[\u200e\u200f\u202a-\u202e\u2066-\u2069]"),
+    LintRule.INSTRUCTION: (
+        r"ignore (?:all |any |the )?(?:previous|prior|above|earlier|other) (?:instructions|rules|prompts?)"
+        r"|disregard (?:all |any |the )?(?:previous|prior|above|earlier) "
+        r"|do not (?:tell|inform|mention|reveal|notify) (?:this to )?the user"
+        r"|don'?t (?:tell|inform|mention) the user"
+        r"|without (?:telling|informing|asking) the user"
+        r"|before (?:using|calling|you use|you call) (?:this|any) tool"
+        r"|you (?:must|should) (?:always |first |also )?(?:call|use|read|send|include|pass)"
+        r"|(?:always|first) (?:call|read|send|pass) .{0,40}(?:before|first)"
+        r"|(?:system|developer) prompt"
+        r"|this is (?:very |extremely )?important"
+        r"|(?:keep|it is) (?:this )?(?:a )?secret"
+    ),
+    LintRule.MARKUP: (
+        r"<!--|<\s*/?\s*(?:important|system|instructions?|secret|hidden|note|assistant|user|admin)\b[^>]*>"
+    ),
+    LintRule.SENSITIVE_PATH: (
+        r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?:^|[\s/'\"`])\.env\b|\.aws/credentials|\.netrc|/etc/shadow|\.git-credentials"
+    ),
+    LintRule.ADDRESS: (r"\b(?:https?|ftp|wss?)://[^\s)>\]]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
+    LintRule.BLOB: (r"[A-Za-z0-9+/]{64,}={0,2}|\b[0-9a-fA-F]{64,}\b"),
+}
+
+
+@functools.cache
+def _pattern(rule: LintRule) -> re.Pattern[str]:
+    """A rule's pattern, compiled on first use (a check without a tools analysis never compiles one)."""
+    return re.compile(_PATTERNS[rule])
 
 
 def unmask(text: str) -> str:
     """The text as a model reads it, whatever a display hides: entities decoded, normalized, folded."""
     text = html.unescape(html.unescape(text))
-    text = _BIDI.sub("", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))
+    text = _pattern(LintRule.BIDI).sub("", _pattern(LintRule.INVISIBLE).sub("", unicodedata.normalize("NFKC", text)))
     return re.sub(r"\s+", " ", text.casefold()).strip()
 
 
@@ -119,21 +128,16 @@ def _excerpt(text: str, start: int, end: int) -> str:
 
 def lint_text(text: str, others: frozenset[str] = frozenset()) -> Iterator[tuple[LintRule, str]]:
     """Each rule ``text`` breaks, with an excerpt; ``others``: the other servers' tool names (and server names)."""
-    for rule, pattern in ((LintRule.INVISIBLE, _INVISIBLE), (LintRule.BIDI, _BIDI)):
-        found = pattern.search(text)
+    for rule in (LintRule.INVISIBLE, LintRule.BIDI):
+        found = _pattern(rule).search(text)
         if found:
             yield rule, f"U+{ord(found.group()):04X} at character {found.start()}"
     unmasked = unmask(text)
-    for rule, pattern in (
-        (LintRule.INSTRUCTION, _INSTRUCTIONS),
-        (LintRule.MARKUP, _MARKUP),
-        (LintRule.SENSITIVE_PATH, _PATHS),
-        (LintRule.ADDRESS, _ADDRESS),
-    ):
-        found = pattern.search(unmasked)
+    for rule in (LintRule.INSTRUCTION, LintRule.MARKUP, LintRule.SENSITIVE_PATH, LintRule.ADDRESS):
+        found = _pattern(rule).search(unmasked)
         if found:
             yield rule, _excerpt(unmasked, found.start(), found.end())
-    found = _BLOB.search(html.unescape(text))
+    found = _pattern(LintRule.BLOB).search(html.unescape(text))
     if found:
         yield LintRule.BLOB, f"{len(found.group())} characters at character {found.start()}"
     for name in sorted(others):

@@ -268,11 +268,12 @@ def test_a_lock_edited_by_hand_is_refused_at_its_entry(tmp_path: Path) -> None:
     assert run_cli("tools", "pin", str(tools), "-o", str(lock)).code == 0
     text = lock.read_text(encoding="utf-8")
     rows = text.splitlines()
-    first = rows.index("[[tool]]") + 1
-    second = rows.index("[[tool]]", first) + 1
+    first = rows.index("    {") + 1
+    second = rows.index("    {", first) + 1
     edits: list[tuple[Callable[[str], str], int]] = [
-        (lambda t: t.replace('description = "Delete a directory."', 'description = "Deletes nothing."', 1), first),
-        (lambda t: t.replace(t.split('digest = "')[2][:20], "0" * 20, 1), second),  # a digest pasted over
+        (lambda t: t.replace('"description": "Delete a directory."', '"description": "Deletes nothing."', 1), first),
+        (lambda t: t.replace(t.split('"digest": "')[2][:20], "0" * 20, 1), second),  # a digest pasted over
+        (lambda t: t.replace('"destructiveHint": true', '"destructiveHint": false', 1), first),
         (lambda t: t.replace('\\"destructiveHint\\":true', '\\"destructiveHint\\":false', 1), first),
     ]
     for edit, line in edits:
@@ -283,6 +284,9 @@ def test_a_lock_edited_by_hand_is_refused_at_its_entry(tmp_path: Path) -> None:
         assert done.code == 2, done.stdout
         assert done.stderr.startswith(f"toolreplay: error: {edited}:{line}: "), done.stderr
         assert done.stderr.endswith("the lock was edited by hand; regenerate it (toolreplay tools pin)\n")
+    not_json = tmp_path / "broken.lock"
+    not_json.write_text(text[:-20], encoding="utf-8")
+    assert run_cli("tools", "diff", str(not_json), str(tools)).code == 2
 
 
 def test_bad_surfaces_are_one_line_and_exit_2(tmp_path: Path) -> None:

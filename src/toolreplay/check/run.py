@@ -24,14 +24,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay import __version__
 from toolreplay.agent_spec import shown_from
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import Verification, verify
-from toolreplay.check.base import Base, BaseFile, edited_line, kind_now, sealed_departure
 from toolreplay.check.locate import (
     CandidateInputs,
     Paths,
@@ -46,6 +45,10 @@ from toolreplay.diff import DiffResult, PairKind
 from toolreplay.errors import InputError
 from toolreplay.findings import ChangeVerdict, Level, Rule
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
+
+if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
+    from toolreplay.check.base import Base, BaseFile
+    from toolreplay.formats.tools_lock import Lock
 from toolreplay.formats.recording import (
     Kind,
     calls_and_classifier,
@@ -138,6 +141,8 @@ def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[U
     for old in based:
         if not old.kind.sealed and config.unsealed_edits == "ignore":
             continue
+        from toolreplay.check.base import kind_now  # noqa: PLC0415 - only a check against a base
+
         now = found.get(old.path) or Recording(old.path, kind_now(old.path) or old.kind)  # a FIFO is never opened
         units.append(Unit(f"base {paths.show(old.path)}", Analysis.BASE, now, base=old))
     units.extend(Unit(f"audit {paths.show(path)}", Analysis.AUDIT, found[path]) for path in config.recordings)
@@ -261,6 +266,7 @@ class _Checker:
         self.paths = paths
         self.base = base
         self._signers: str | None = None  # the allowed signers file read (the base's, under --base)
+        self._lock: Lock | None = None  # the tools lock, read once
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root
             self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
@@ -384,6 +390,8 @@ class _Checker:
 
     def against_base(self, unit: Unit) -> UnitResult:
         """A recording against the one committed at the pull request's base."""
+        from toolreplay.check.base import edited_line, kind_now, sealed_departure  # noqa: PLC0415
+
         old = _needed(unit.base, unit)
         shown = self.paths.show(unit.path)
         level = None if old.kind.sealed else Level(self.config.unsealed_edits)  # never "ignore": not planned
@@ -415,7 +423,7 @@ class _Checker:
     def tools(self, unit: Unit) -> UnitResult:
         """A tool surface against the lock, and its texts linted."""
         from toolreplay.drift import LEVELS, DriftKind, diff_surfaces  # noqa: PLC0415 - the tools analysis only
-        from toolreplay.formats.surface import Surface, read_surface  # noqa: PLC0415
+        from toolreplay.formats.surface import Surface, read_surface, session_surface  # noqa: PLC0415
         from toolreplay.formats.tools_lock import read_lock  # noqa: PLC0415
         from toolreplay.tool_lint import LintRule, lint_surface  # noqa: PLC0415
 
@@ -436,11 +444,16 @@ class _Checker:
                     f"'{rule_name}' is no lint rule; the rules: {', '.join(sorted(rules))}", self.config.path, line
                 )
         shown = self.paths.show(unit.path)
-        surface = read_surface(unit.path)
+        if unit.path in self.config.sessions:
+            surface = session_surface(self.session(unit.path), unit.path)  # read once, with the replays
+        else:
+            surface = read_surface(unit.path)
         findings: list[CheckFinding] = []
         inputs: tuple[str, ...] = ()
         if setting.lock is not None:
-            lock = read_lock(setting.lock)
+            if self._lock is None:
+                self._lock = read_lock(setting.lock)  # once for every surface held to it
+            lock = self._lock
             servers = {tool.server for tool in surface.tools}
             pinned = Surface(lock.path, tuple(tool for tool in lock.tools if tool.server in servers))
             inputs = (self.paths.show(setting.lock),)

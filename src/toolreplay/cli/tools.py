@@ -12,7 +12,7 @@ from toolreplay.escape import for_terminal
 from toolreplay.findings import Level
 from toolreplay.verdict import Exit, exit_for
 
-_SOURCES = """SOURCE is a session, a record-mcp log, a tools file (a JSON array of
+_SOURCES = """Each of OLD, NEW and SOURCE is a session, a record-mcp log, a tools file (a JSON array of
     tool definitions, or a tools/list result) or a tools.lock."""
 
 
@@ -103,8 +103,8 @@ def lint(sources: tuple[str, ...]) -> Exit:
 
     The lock (TOML) holds, per server and tool, the digest of the tool as the
     server sent it and its fields in readable form; a change to the surface is
-    then a reviewable diff of the lock. 'check' compares recordings to it
-    (tools-lock: in the config).
+    then a reviewable diff of the lock. 'check' holds the recorded surfaces
+    to it (tools: lock: in the config).
     """,
 )
 @click.argument("sources", metavar="SOURCE...", nargs=-1, required=True)

@@ -17,6 +17,7 @@ from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, describe, parse_json
+from toolreplay.model import Session
 from toolreplay.records import record
 
 
@@ -164,11 +165,16 @@ def read_log_surface(path: str) -> Surface:
 
 def read_session_surface(path: str) -> Surface:
     """A session: its servers' listings where it kept them, else the tools it was shown."""
-    from toolreplay.formats.mcp_log import server_listing  # noqa: PLC0415
     from toolreplay.formats.recording import load_session  # noqa: PLC0415
+
+    return session_surface(load_session(path), path)
+
+
+def session_surface(session: Session, path: str) -> Surface:
+    """The surface of a session already read (``path``: its file)."""
+    from toolreplay.formats.mcp_log import server_listing  # noqa: PLC0415
     from toolreplay.formats.session import tool_document  # noqa: PLC0415
 
-    session = load_session(path)
     context = session.context
     if context is None:
         raise InputError("a transcript holds no tool definitions; give a session, a log or a tools file", path)
