@@ -24,6 +24,7 @@ from pathlib import Path
 
 from toolreplay.canonical import canonical_bytes
 from toolreplay.errors import InputError
+from toolreplay.external import run_program
 from toolreplay.formats.files import open_binary
 from toolreplay.records import record
 
@@ -65,19 +66,7 @@ def _keygen() -> str:
 
 
 def _run(args: list[str], message: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            [_keygen(), *args],
-            input=message,
-            stdin=None if message is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise InputError(f"ssh-keygen did not answer in {_TIMEOUT:.0f} s") from None
-    except OSError as exc:
-        raise InputError(f"cannot run ssh-keygen: {exc.strerror or exc}") from None
+    return run_program([_keygen(), *args], message, _TIMEOUT, "ssh-keygen did not answer", "cannot run ssh-keygen")
 
 
 def _said(done: subprocess.CompletedProcess[bytes], otherwise: str = "") -> str:

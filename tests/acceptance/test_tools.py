@@ -209,8 +209,17 @@ def _lint(tmp_path: Path, description: str, extra: tuple[dict[str, Any], ...] = 
     return done.code, done.stdout
 
 
-@pytest.mark.parametrize("how", ["plain", "case", "zero-width", "entities"])
-@pytest.mark.parametrize("rule", sorted(POISONED))
+# An encoded blob is letters and digits: a change of case or a character between them makes another blob, not a
+# hidden one, so it is tried plain only.
+HIDINGS = [
+    (rule, how)
+    for rule in sorted(POISONED)
+    for how in ("plain", "case", "zero-width", "entities")
+    if rule != "encoded-blob" or how == "plain"
+]
+
+
+@pytest.mark.parametrize(("rule", "how"), HIDINGS)
 def test_each_lint_rule_finds_its_poison_however_hidden(tmp_path: Path, rule: str, how: str) -> None:
     text = _hidden(POISONED[rule], how)
     if rule == "cross-server-reference":
@@ -219,8 +228,6 @@ def test_each_lint_rule_finds_its_poison_however_hidden(tmp_path: Path, rule: st
         log.write_text(_two_server_log(text), encoding="utf-8")
         done = run_cli("tools", "lint", str(log))
         code, out = done.code, done.stdout
-    elif rule == "encoded-blob" and how != "plain":
-        pytest.skip("an encoded blob is letters and digits: case and zero-width characters are the blob's own")
     else:
         code, out = _lint(tmp_path, text)
     assert code == 1, out

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from toolreplay.canonical import canonical_bytes
 from toolreplay.errors import InputError
+from toolreplay.external import run_program
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.recording import Kind, detect_kind, kind_of_bytes
 from toolreplay.records import record
@@ -87,20 +88,14 @@ class Base:
 
     def _git(self, *args: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-        try:
-            return subprocess.run(
-                ["git", "-C", str(self.root), *args],
-                input=data,
-                stdin=None if data is not None else subprocess.DEVNULL,
-                capture_output=True,
-                timeout=_TIMEOUT,
-                env=env,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise InputError(f"--base {self.ref}: git did not answer in {_TIMEOUT:.0f} s") from None
-        except OSError as exc:
-            raise InputError(f"--base needs git, and it cannot run: {exc.strerror or exc}") from None
+        return run_program(
+            ["git", "-C", str(self.root), *args],
+            data,
+            _TIMEOUT,
+            f"--base {self.ref}: git did not answer",
+            "--base needs git, and it cannot run",
+            env,
+        )
 
     def _commit_of(self, name: str) -> str | None:
         done = self._git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
