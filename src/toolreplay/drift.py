@@ -11,11 +11,12 @@ model is told (warning); the rest is a note. A config may give any kind another 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.findings import Level
 from toolreplay.formats.surface import Surface, SurfaceTool
+from toolreplay.model import ToolDef
 from toolreplay.records import record
 
 
@@ -217,3 +218,27 @@ def diff_surfaces(old: Surface, new: Surface) -> list[Drift]:
             found.append(Drift(DriftKind.INSTRUCTIONS_CHANGED, item.server or "(server)", words, item.path, item.line))
     order = list(DriftKind)
     return sorted(found, key=lambda drift: (order.index(drift.kind), drift.tool))
+
+
+def tools_given(recorded: Iterable[ToolDef], given: Iterable[ToolDef], source: str) -> list[Drift]:
+    """How the tools a replay was given (``source``, its ``--tools`` file) differ from those the session recorded."""
+    from toolreplay.formats.session import tool_document  # noqa: PLC0415
+
+    def surface(tools: Iterable[ToolDef]) -> Surface:
+        return Surface(source, tuple(SurfaceTool("", tool_document(tool), source, 1) for tool in tools))
+
+    return diff_surfaces(surface(recorded), surface(given))
+
+
+def explained(changes: Iterable[Drift], involved: Iterable[str]) -> list[str]:
+    """A replay's words for the tools' changes, errors and warnings first, each said to concern a behaviour the
+    replay found where the behaviour's tool is the changed one (a deletion after ``destructiveHint`` was dropped)."""
+    touched = set(involved)
+    shown = [change for change in changes if change.level is not Level.NOTE] + [
+        change for change in changes if change.level is Level.NOTE
+    ]
+    return [
+        f"  {change.level.value:<8} {change.kind.value} {change.tool}: {change.detail}"
+        + (" (a behaviour above calls it)" if change.tool in touched else "")
+        for change in shown
+    ]

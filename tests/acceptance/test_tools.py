@@ -397,3 +397,27 @@ def test_a_bad_tools_analysis_is_refused_at_its_line(tmp_path: Path, tools: str,
     assert done.code == 2, done.stdout
     assert done.stderr.startswith(f"toolreplay: error: .toolreplay.yml:{line}: "), done.stderr
     assert words in done.stderr
+
+
+def test_a_replay_given_other_tools_names_their_changes_beside_its_behaviours(tmp_path: Path) -> None:
+    """The deletion a replay finds reads as a write once destructiveHint is dropped: the report says why."""
+    tools = json.loads((SAMPLES / "ops" / "session.json").read_text(encoding="utf-8"))["tools"]
+    for tool in tools:
+        if tool["name"] == "delete_path":
+            tool["annotations"]["destructiveHint"] = False
+    given = tmp_path / "tools-v2.json"
+    given.write_text(json.dumps(tools), encoding="utf-8")
+    args = ["--agent", "scripted:ops/agent.py", "--system", "ops/prompt-v2.txt", "--tools", str(given)]
+    args += ["--repeat", "10", "--on-unrecorded", "stub", "--stubs", "ops/stubs.json"]
+    done = run_cli("replay", "ops/session.json", *args)
+    assert done.code == 0, done.stderr  # a deletion, read through the weakened annotation as a write: WARN
+    assert done.stdout.endswith(
+        f"the tools given ({given}) differ from the recorded ones:\n"
+        "  error    annotation-weakened delete_path: reads as less dangerous now (destructiveHint True to False): "
+        "recorded calls are reclassified (a behaviour above calls it)\n"
+    )
+    unchanged = tmp_path / "tools.json"
+    unchanged.write_text(json.dumps(json.loads((SAMPLES / "ops" / "session.json").read_text())["tools"]))
+    same = run_cli("replay", "ops/session.json", *args[:4], "--tools", str(unchanged), *args[6:])
+    assert "the tools given" not in same.stdout
+    assert same.code == 1  # with the recorded annotations, the same deletion fails the replay

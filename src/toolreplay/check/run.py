@@ -592,7 +592,22 @@ class _Checker:
         if self.config.path is not None:
             fallback = Location(self.paths.show(self.config.path), job.agent_line)
         where = candidate_inputs(session, settings, candidate, self.paths, fallback)
-        return replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
+        result = replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
+        if settings.tools is None or session.context is None:
+            return result
+        from toolreplay.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
+
+        changes = tools_given(session.context.tools, candidate.tools, settings.tools)
+        if not changes:
+            return result
+        involved = {row.tool for row in result.changes}
+        said = "; ".join(
+            f"{c.kind.value} {c.tool}" + (", which a behaviour calls" if c.tool in involved else "")
+            for c in changes
+            if c.level is not Level.NOTE
+        )
+        summary = f"{result.summary}; the tools given differ from the recorded ({count(len(changes), 'change')}"
+        return replace(result, summary=summary + (f": {said})" if said else ")"))
 
     def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> str:
         """A Python file the check will run, once it is known to lie in the repository.

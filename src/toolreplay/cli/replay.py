@@ -139,26 +139,49 @@ def command(
         outputs.write(
             _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on), outputs.root)
         )
-    if runs_out is not None or outputs.as_json:
-        from toolreplay.report.json_report import render_noise_json, render_replay_json, run_lines  # noqa: PLC0415
     if runs_out is not None:
+        from toolreplay.report.json_report import run_lines  # noqa: PLC0415
+
         lines = run_lines(outcome.runs)
         if settings.noise:
             lines += run_lines(outcome.baseline_runs, "baseline")
         write_lines(lines, runs_out)
+    return _told(outcome, outputs, session, candidate, settings)
+
+
+def _told(
+    outcome: ReplayOutcome, outputs: Outputs, session: Session, candidate: Candidate, settings: ReplaySettings
+) -> Exit:
+    """The report on stdout, as JSON or text (with the tools' changes, given --tools), and the exit code."""
+    from toolreplay.report.json_report import render_noise_json, render_replay_json  # noqa: PLC0415
+
     if outcome.noise is not None:
         noise = outcome.noise
         if outputs.as_json:
             write_json(render_noise_json(noise))
         else:
             write_text(render_noise(noise, settings.system, settings.tools))
+            _tools_changed(session, candidate, settings, [c.tool for c in noise.candidate.changes])
         return noise.verdict.exit_code
     replayed = outcome.report
     if outputs.as_json:
         write_json(render_replay_json(replayed))
     else:
         write_text(render_replay(replayed, settings.system, settings.tools))
+        _tools_changed(session, candidate, settings, [c.tool for c in replayed.changes])
     return replayed.verdict.exit_code
+
+
+def _tools_changed(session: Session, candidate: Candidate, settings: ReplaySettings, involved: list[str]) -> None:
+    """With --tools, how the tools given differ from the recorded ones, next to the behaviours they may explain."""
+    if settings.tools is None or session.context is None:
+        return
+    from toolreplay.drift import explained, tools_given  # noqa: PLC0415 - only a replay given other tools
+
+    changes = tools_given(session.context.tools, candidate.tools, settings.tools)
+    if changes:
+        lines = [f"the tools given ({settings.tools}) differ from the recorded ones:", *explained(changes, involved)]
+        write_text(for_terminal("\n".join(lines)) + "\n")
 
 
 def _as_report(
