@@ -421,3 +421,29 @@ def test_a_replay_given_other_tools_names_their_changes_beside_its_behaviours(tm
     same = run_cli("replay", "ops/session.json", *args[:4], "--tools", str(unchanged), *args[6:])
     assert "the tools given" not in same.stdout
     assert same.code == 1  # with the recorded annotations, the same deletion fails the replay
+
+
+def test_a_live_server_over_stdio_and_http_is_its_recorded_surface(tmp_path: Path) -> None:
+    from tests.fixtures.listening import saying_url  # noqa: PLC0415
+
+    server = [sys.executable, str(SAMPLES / "mcp" / "server.py")]
+    log = tmp_path / "sample.jsonl"
+    _listed(log, server)
+    lock = tmp_path / "live.lock"
+    assert run_cli("tools", "pin", "-o", str(lock), "--live", "--", *server).code == 0
+    assert _changes(log, lock) == (0, set())
+    done = run_cli("tools", "diff", str(log), "--live", "--", *server)
+    assert (done.code, done.stdout.splitlines()[-1]) == (0, "no change")
+    with saying_url([sys.executable, "-m", "toolreplay", "serve", str(log), "--http"], "toolreplay serve:") as url:
+        over_http = run_cli("tools", "diff", str(lock), "--live-url", url)
+    assert (over_http.code, over_http.stdout.splitlines()[-1]) == (0, "no change"), over_http.stderr
+    for args, words in (
+        (("tools", "diff", str(lock), "--live"), "--live needs the server's command after --"),
+        (("tools", "diff", str(lock)), "give OLD and NEW (or --live -- SERVER...), not 1 source"),
+        (("tools", "lint", "--live", "--live-url", "http://127.0.0.1:9/mcp", "--", "x"), "give one way"),
+        (("tools", "diff", str(lock), "--live", "--", str(tmp_path / "nothing")), "cannot start"),
+    ):
+        refused = run_cli(*args)
+        assert refused.code == 2, args
+        assert words in refused.stderr, refused.stderr
+        assert refused.stderr.count("\n") == 1

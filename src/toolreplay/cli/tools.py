@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,9 +13,37 @@ from toolreplay.errors import UsageError
 from toolreplay.escape import for_terminal
 from toolreplay.findings import Level
 from toolreplay.verdict import Exit, exit_for
+from toolreplay.wording import count
+
+if TYPE_CHECKING:
+    from toolreplay.formats.surface import Surface
 
 _SOURCES = """Each of OLD, NEW and SOURCE is a session, a record-mcp log, a tools file (a JSON array of
-    tool definitions, or a tools/list result) or a tools.lock."""
+    tool definitions, or a tools/list result) or a tools.lock. With --live, the
+    server is asked now instead: its command after -- (over stdio), or
+    --live-url URL (Streamable HTTP); --server-name names its tools' server as a
+    log or lock does."""
+
+
+def _live_options(command: Callable[..., Exit]) -> Callable[..., Exit]:
+    command = click.option("--server-name", default="", metavar="NAME", help="The live server's name.")(command)
+    command = click.option("--live-url", metavar="URL", help="Ask the server at URL now (Streamable HTTP).")(command)
+    return click.option("--live", is_flag=True, help="Ask the server whose command follows -- now (stdio).")(command)
+
+
+def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface | None:
+    """The live surface the options ask for, or None."""
+    if live and url is not None:
+        raise UsageError("--live and --live-url: give one way to reach the server")
+    if not live and url is None:
+        return None
+    if live and not command:
+        raise UsageError("--live needs the server's command after --")
+    if url is not None and command:
+        raise UsageError(f"--live-url takes no command; {command[0]!r} is one too many")
+    from toolreplay.mcp.listing import live_surface  # noqa: PLC0415 - only a live surface starts a server
+
+    return live_surface(command, url, name)
 
 
 @click.group(
@@ -30,6 +60,16 @@ def _level(level: Level) -> str:
     return {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}[level]
 
 
+def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) -> list[Surface]:
+    """The files' surfaces, or the live one (the arguments then the server's command)."""
+    from toolreplay.formats.surface import read_surface  # noqa: PLC0415
+
+    asked = _live(live, url, list(sources) if live else [], name)
+    if asked is not None:
+        return [asked]
+    return [read_surface(source) for source in sources]
+
+
 @command.command(
     "diff",
     help=f"""What changed from the tools of OLD to those of NEW, tool by tool.
@@ -44,13 +84,19 @@ def _level(level: Level) -> str:
     """,
 )
 @click.argument("old", metavar="OLD")
-@click.argument("new", metavar="NEW")
+@click.argument("rest", metavar="NEW|-- SERVER...", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
-def diff(old: str, new: str, as_json: bool) -> Exit:
+@_live_options
+def diff(old: str, rest: tuple[str, ...], as_json: bool, live: bool, live_url: str | None, server_name: str) -> Exit:
     from toolreplay.drift import diff_surfaces  # noqa: PLC0415
     from toolreplay.formats.surface import read_surface  # noqa: PLC0415
 
-    before, after = read_surface(old), read_surface(new)
+    asked = _live(live, live_url, list(rest), server_name)
+    if asked is None and len(rest) != 1:
+        raise UsageError(f"give OLD and NEW (or --live -- SERVER...), not {count(len(rest) + 1, 'source')}")
+    before = read_surface(old)
+    after = asked if asked is not None else read_surface(rest[0])
+    new = after.source
     changes = diff_surfaces(before, after)
     if as_json:
         rows = [
@@ -82,12 +128,14 @@ def diff(old: str, new: str, as_json: bool) -> Exit:
     on any finding.
     """,
 )
-@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True)
-def lint(sources: tuple[str, ...]) -> Exit:
-    from toolreplay.formats.surface import read_surface  # noqa: PLC0415
+@click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
+@_live_options
+def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name: str) -> Exit:
     from toolreplay.tool_lint import lint_surface  # noqa: PLC0415
 
-    found = [finding for source in sources for finding in lint_surface(read_surface(source))]
+    found = [
+        finding for surface in _surfaces(sources, live, live_url, server_name) for finding in lint_surface(surface)
+    ]
     lines = [f"{f.path}:{f.line}  {f.rule.value:<22} {f.tool} {f.field}: {f.excerpt}" for f in found] or [
         "tools lint: nothing found"
     ]
@@ -107,17 +155,17 @@ def lint(sources: tuple[str, ...]) -> Exit:
     to it (tools: lock: in the config).
     """,
 )
-@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True)
+@click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @click.option("-o", "--output", metavar="FILE", required=True, help="Where the lock goes (tools.lock).")
-def pin(sources: tuple[str, ...], output: str) -> Exit:
+@_live_options
+def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None, server_name: str) -> Exit:
     from toolreplay.formats.files import write_atomic  # noqa: PLC0415
-    from toolreplay.formats.surface import read_surface  # noqa: PLC0415
     from toolreplay.formats.tools_lock import write_lock  # noqa: PLC0415
 
     if not output.endswith(".lock"):
         raise UsageError(f"-o {output}: a lock's name ends in .lock (tools.lock), so it reads back as one")
-    guard_outputs({"-o": output}, list(sources))
-    surfaces = [read_surface(source) for source in sources]
+    guard_outputs({"-o": output}, [] if live else list(sources))
+    surfaces = _surfaces(sources, live, live_url, server_name)
     write_atomic(output, [write_lock(surfaces)])
     write_text(f"pinned: {sum(len(s.tools) for s in surfaces)} tools into {for_terminal(output)}\n")
     return exit_for(False)

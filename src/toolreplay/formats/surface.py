@@ -96,7 +96,7 @@ class Surface:
     instructions: tuple[Instructions, ...] = ()
 
 
-def _checked(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
+def checked(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
     seen: dict[tuple[str, str], int] = {}
     kept: list[SurfaceTool] = []
     for tool in tools:
@@ -110,7 +110,7 @@ def _checked(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]
     return tuple(kept)
 
 
-def _named(raw: JSONValue, path: str, line: int) -> JSONObject:
+def named(raw: JSONValue, path: str, line: int) -> JSONObject:
     if not isinstance(raw, dict):
         raise InputError(f"a tool must be an object, found {describe(raw)}", path, line)
     if not isinstance(raw.get("name"), str) or not raw["name"]:
@@ -125,8 +125,8 @@ def read_tools_file(path: str) -> Surface:
     if isinstance(root.value, dict):
         node = root.object().only(("tools", "nextCursor"), "a tools/list result").member("tools")
     items = list(node.array().elements())
-    tools = (SurfaceTool("", _named(item.value, path, item.line), path, item.line) for item in items)
-    return Surface(path, _checked(tools, path))
+    tools = (SurfaceTool("", named(item.value, path, item.line), path, item.line) for item in items)
+    return Surface(path, checked(tools, path))
 
 
 def read_log_surface(path: str) -> Surface:
@@ -154,13 +154,13 @@ def read_log_surface(path: str) -> Surface:
             params = exchange.request.get("params")
             if not (isinstance(params, dict) and params.get("cursor")):
                 listed = []
-            listed += [SurfaceTool(server, _named(raw, path, exchange.line), path, exchange.line) for raw in page]
+            listed += [SurfaceTool(server, named(raw, path, exchange.line), path, exchange.line) for raw in page]
         if listed or said is not None:
             latest[server] = (listed, said)  # a later run of the same server says what it lists now
     for listed, said in latest.values():
         tools += listed
         instructions += [said] if said is not None else []
-    return Surface(path, _checked(tools, path), tuple(instructions))
+    return Surface(path, checked(tools, path), tuple(instructions))
 
 
 def read_session_surface(path: str) -> Surface:
@@ -181,11 +181,11 @@ def session_surface(session: Session, path: str) -> Surface:
     tools: list[SurfaceTool] = []
     instructions: list[Instructions] = []
     for server in context.servers:
-        tools += [SurfaceTool(server.name, _named(raw, path, 1), path, 1) for raw in server_listing(server)]
+        tools += [SurfaceTool(server.name, named(raw, path, 1), path, 1) for raw in server_listing(server)]
         instructions += _server_instructions(server.name, server.exchanges, path)
     if not tools:
         tools = [SurfaceTool("", tool_document(tool), path, 1) for tool in context.tools]
-    return Surface(path, _checked(tools, path), tuple(instructions))
+    return Surface(path, checked(tools, path), tuple(instructions))
 
 
 def _server_instructions(server: str, exchanges: Iterable[JSONObject], path: str) -> Iterator[Instructions]:
