@@ -84,11 +84,32 @@ def destructive(tool: SurfaceTool) -> bool:
     return notes.get("readOnlyHint") is not True and notes.get("destructiveHint") is not False
 
 
+_WORD_PAIRS = 4_000_000  # words of one text times words of the other, at most, for a word diff
+
+
+_DEFAULTS = {"readOnlyHint": "false", "destructiveHint": "true", "idempotentHint": "false", "openWorldHint": "true"}
+
+
+def _hint(notes: JSONObject, key: str) -> str:
+    """An annotation's value in words: absent ones read as MCP's defaults."""
+    if key not in notes:
+        default = {
+            "readOnlyHint": "false",
+            "destructiveHint": "true",
+            "idempotentHint": "false",
+            "openWorldHint": "true",
+        }
+        return f"absent (MCP's default: {default[key]})" if key in default else "absent"
+    return canonical_bytes(notes[key]).decode()
+
+
 def _words(old: str, new: str, limit: int = 12) -> str:
     """A word diff, its changes only: ``-removed +added``, at most ``limit`` of them."""
     import difflib  # noqa: PLC0415 - only a changed description needs it
 
     a, b = old.split(), new.split()
+    if len(a) * len(b) > _WORD_PAIRS:  # a word diff's time grows with the product: past this, counts only
+        return f"{len(a):,} words to {len(b):,} (too long to compare word by word)"
     parts: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag in ("delete", "replace"):
@@ -159,14 +180,14 @@ def tool_changes(old: SurfaceTool, new: SurfaceTool) -> Iterator[tuple[DriftKind
     if old.description != new.description:
         yield DriftKind.DESCRIPTION_CHANGED, _words(old.description, new.description)
     if old.title != new.title:
-        yield DriftKind.TITLE_CHANGED, f"{old.title!r} to {new.title!r}"
+        yield DriftKind.TITLE_CHANGED, f"{canonical_bytes(old.title).decode()} to {canonical_bytes(new.title).decode()}"
     if canonical_bytes(old.annotations) != canonical_bytes(new.annotations):
         changed = sorted(
             key
             for key in old.annotations.keys() | new.annotations.keys()
             if canonical_bytes(old.annotations.get(key)) != canonical_bytes(new.annotations.get(key))
         )
-        said = ", ".join(f"{key} {old.annotations.get(key)!r} to {new.annotations.get(key)!r}" for key in changed)
+        said = ", ".join(f"{key} {_hint(old.annotations, key)} to {_hint(new.annotations, key)}" for key in changed)
         weakened = (destructive(old) and not destructive(new)) or (
             old.annotations.get("readOnlyHint") is not True and new.annotations.get("readOnlyHint") is True
         )

@@ -47,8 +47,9 @@ RATIONALE: dict[LintRule, str] = {
 }
 
 _PATTERNS: dict[LintRule, str] = {
-    LintRule.INVISIBLE: (
-        "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\ufeff\U000e0000-\U000e007f]"
+    LintRule.INVISIBLE: (  # format characters, fillers, variation selectors, tag characters
+        "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u3164\ufe00-\ufe0f"
+        "\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
     ),
     LintRule.BIDI: ("[\u200e\u200f\u202a-\u202e\u2066-\u2069]"),
     LintRule.INSTRUCTION: (
@@ -70,8 +71,9 @@ _PATTERNS: dict[LintRule, str] = {
     LintRule.SENSITIVE_PATH: (
         r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?:^|[\s/'\"`])\.env\b|\.aws/credentials|\.netrc|/etc/shadow|\.git-credentials"
     ),
-    LintRule.ADDRESS: (r"\b(?:https?|ftp|wss?)://[^\s)>\]]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
-    LintRule.BLOB: (r"[A-Za-z0-9+/]{64,}={0,2}|\b[0-9a-fA-F]{64,}\b"),
+    # Possessive runs: a long text of dots, dashes or letters never makes either pattern go back over itself.
+    LintRule.ADDRESS: (r"\b(?:https?|ftp|wss?)://[^\s)>\]]++|(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++"),
+    LintRule.BLOB: (r"[A-Za-z0-9+/_-]{64,}+={0,2}|\b[0-9a-fA-F]{64,}+\b"),
 }
 
 
@@ -83,9 +85,23 @@ def _pattern(rule: LintRule) -> re.Pattern[str]:
 
 def unmask(text: str) -> str:
     """The text as a model reads it, whatever a display hides: entities decoded, normalized, folded."""
-    text = html.unescape(html.unescape(text))
-    text = _pattern(LintRule.BIDI).sub("", _pattern(LintRule.INVISIBLE).sub("", unicodedata.normalize("NFKC", text)))
+    text = _decoded(text)
+    text = _FILLERS.sub(" ", unicodedata.normalize("NFKC", text))  # a filler stands where a space would
+    text = _pattern(LintRule.BIDI).sub("", _pattern(LintRule.INVISIBLE).sub("", text))
     return re.sub(r"\s+", " ", text.casefold()).strip()
+
+
+_FILLERS = re.compile("[\u115f\u1160\u3164\uffa0]")
+
+
+def _decoded(text: str) -> str:
+    """HTML entities decoded until none is left (at most eight rounds: an entity of an entity of ...)."""
+    for _ in range(8):
+        decoded = html.unescape(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
 
 
 @record
@@ -105,20 +121,21 @@ def _texts(tool: SurfaceTool) -> Iterator[tuple[str, str]]:
     if tool.title:
         yield "title", tool.title
     yield from _schema_texts(tool.input_schema, "inputSchema")
+    if tool.output_schema is not None:
+        yield from _schema_texts(tool.output_schema, "outputSchema")
 
 
-def _schema_texts(value: JSONValue, at: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    if depth > 64:
-        return
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if key in ("description", "title") and isinstance(inner, str):
-                yield f"{at}.{key}", inner
-            else:
-                yield from _schema_texts(inner, f"{at}.{key}", depth + 1)
-    elif isinstance(value, list):
-        for i, inner in enumerate(value):
-            yield from _schema_texts(inner, f"{at}[{i}]", depth + 1)
+def _schema_texts(value: JSONValue, at: str) -> Iterator[tuple[str, str]]:
+    """Every description and title in a schema, however deep (walked with a stack: the reader bounds the depth)."""
+    stack: list[tuple[JSONValue, str]] = [(value, at)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((inner, f"{where}.{key}") for key, inner in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((inner, f"{where}[{i}]") for i, inner in reversed(list(enumerate(node))))
+        elif isinstance(node, str) and where.endswith((".description", ".title")):
+            yield where, node
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
@@ -128,8 +145,9 @@ def _excerpt(text: str, start: int, end: int) -> str:
 
 def lint_text(text: str, others: frozenset[str] = frozenset()) -> Iterator[tuple[LintRule, str]]:
     """Each rule ``text`` breaks, with an excerpt; ``others``: the other servers' tool names (and server names)."""
+    shown = _decoded(text)  # a character written as an entity is the character, to a model
     for rule in (LintRule.INVISIBLE, LintRule.BIDI):
-        found = _pattern(rule).search(text)
+        found = _pattern(rule).search(shown)
         if found:
             yield rule, f"U+{ord(found.group()):04X} at character {found.start()}"
     unmasked = unmask(text)
@@ -137,11 +155,13 @@ def lint_text(text: str, others: frozenset[str] = frozenset()) -> Iterator[tuple
         found = _pattern(rule).search(unmasked)
         if found:
             yield rule, _excerpt(unmasked, found.start(), found.end())
-    found = _pattern(LintRule.BLOB).search(html.unescape(text))
+    found = _pattern(LintRule.BLOB).search(shown)
     if found:
         yield LintRule.BLOB, f"{len(found.group())} characters at character {found.start()}"
     for name in sorted(others):
-        if len(name) >= 4 and re.search(rf"(?<![\w-]){re.escape(name.casefold())}(?![\w-])", unmasked):
+        # A name alone, or as a client prefixes it (mcp__server__tool): letters, digits or a dash around it are
+        # another word's.
+        if len(name) >= 4 and re.search(rf"(?<![a-z0-9-]){re.escape(name.casefold())}(?![a-z0-9-])", unmasked):
             yield LintRule.SHADOWING, f"names '{name}', another server's"
             break
 

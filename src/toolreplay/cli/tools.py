@@ -10,7 +10,7 @@ import click
 
 from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.errors import UsageError
-from toolreplay.escape import for_terminal
+from toolreplay.escape import for_terminal, one_line
 from toolreplay.findings import Level
 from toolreplay.verdict import Exit, exit_for
 from toolreplay.wording import count
@@ -131,11 +131,15 @@ def diff(old: str, rest: tuple[str, ...], as_json: bool, live: bool, live_url: s
 @click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @_live_options
 def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name: str) -> Exit:
+    from toolreplay.formats.surface import Surface  # noqa: PLC0415
     from toolreplay.tool_lint import lint_surface  # noqa: PLC0415
 
-    found = [
-        finding for surface in _surfaces(sources, live, live_url, server_name) for finding in lint_surface(surface)
-    ]
+    surfaces = _surfaces(sources, live, live_url, server_name)
+    # One surface of them all, so a server's text that names another source's server's tool is found.
+    together = Surface(
+        "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
+    )
+    found = lint_surface(together)
     lines = [f"{f.path}:{f.line}  {f.rule.value:<22} {f.tool} {f.field}: {f.excerpt}" for f in found] or [
         "tools lint: nothing found"
     ]
@@ -149,7 +153,7 @@ def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name
 
     {_SOURCES}
 
-    The lock (TOML) holds, per server and tool, the digest of the tool as the
+    The lock (JSON) holds, per server and tool, the digest of the tool as the
     server sent it and its fields in readable form; a change to the surface is
     then a reviewable diff of the lock. 'check' holds the recorded surfaces
     to it (tools: lock: in the config).
@@ -166,6 +170,7 @@ def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None,
         raise UsageError(f"-o {output}: a lock's name ends in .lock (tools.lock), so it reads back as one")
     guard_outputs({"-o": output}, [] if live else list(sources))
     surfaces = _surfaces(sources, live, live_url, server_name)
-    write_atomic(output, [write_lock(surfaces)])
-    write_text(f"pinned: {sum(len(s.tools) for s in surfaces)} tools into {for_terminal(output)}\n")
+    data, tools = write_lock(surfaces)
+    write_atomic(output, [data])
+    write_text(f"pinned: {count(tools, 'tool')} into {one_line(output)}\n")
     return exit_for(False)

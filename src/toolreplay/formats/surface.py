@@ -110,11 +110,47 @@ def checked(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
     return tuple(kept)
 
 
+_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
 def named(raw: JSONValue, path: str, line: int) -> JSONObject:
+    """A tool definition, held to MCP's shape: a diff or a lint of a tool misread would say nothing true."""
     if not isinstance(raw, dict):
         raise InputError(f"a tool must be an object, found {describe(raw)}", path, line)
-    if not isinstance(raw.get("name"), str) or not raw["name"]:
-        raise InputError("a tool without a name", path, line)
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        found = "none" if name is None else describe(name)
+        raise InputError(f"a tool's name must be a non-empty string, found {found}", path, line)
+
+    def refused(what: str, expected: str, value: JSONValue) -> InputError:
+        return InputError(f"tool '{name}': {what} must be {expected}, found {describe(value)}", path, line)
+
+    if "inputSchema" in raw and "input_schema" in raw:
+        raise InputError(f"tool '{name}' gives both inputSchema and input_schema: give one", path, line)
+    for key in ("inputSchema", "input_schema", "outputSchema", "annotations"):
+        if key in raw and not isinstance(raw[key], dict):
+            raise refused(key, "an object", raw[key])
+    for key in ("title", "description"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise refused(key, "a string", raw[key])
+    annotations = raw.get("annotations")
+    if isinstance(annotations, dict):
+        for hint in _HINTS:
+            if annotations.get(hint) is not None and not isinstance(annotations[hint], bool):
+                raise refused(f"annotation '{hint}'", "true or false", annotations[hint])
+        if annotations.get("title") is not None and not isinstance(annotations["title"], str):
+            raise refused("annotation 'title'", "a string", annotations["title"])
+    schema = raw.get("inputSchema", raw.get("input_schema"))
+    if isinstance(schema, dict):
+        if "properties" in schema and not isinstance(schema["properties"], dict):
+            raise refused("the input schema's 'properties'", "an object", schema["properties"])
+        required = schema.get("required")
+        if required is not None and not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
+            raise refused("the input schema's 'required'", "an array of names", required)
+        properties = schema.get("properties")
+        for prop, inner in properties.items() if isinstance(properties, dict) else ():
+            if isinstance(inner, dict) and "enum" in inner and not isinstance(inner["enum"], list):
+                raise refused(f"argument '{prop}' 'enum'", "an array", inner["enum"])
     return raw
 
 
@@ -123,7 +159,10 @@ def read_tools_file(path: str) -> Surface:
     root = parse_json(read_text(path), path)
     node: Node = root
     if isinstance(root.value, dict):
-        node = root.object().only(("tools", "nextCursor"), "a tools/list result").member("tools")
+        result = root.object().only(("tools", "nextCursor", "_meta"), "a tools/list result").require("tools")
+        if result.value.get("nextCursor"):
+            raise InputError("a page of a listing (it has a nextCursor): give the tools of every page", path, root.line)
+        node = result.member("tools")
     items = list(node.array().elements())
     tools = (SurfaceTool("", named(item.value, path, item.line), path, item.line) for item in items)
     return Surface(path, checked(tools, path))
@@ -138,7 +177,8 @@ def read_log_surface(path: str) -> Surface:
     latest: dict[str, tuple[list[SurfaceTool], Instructions | None]] = {}
     for run in read_log(path):
         server = run.name or ""
-        listed: list[SurfaceTool] = []
+        listed: list[SurfaceTool] = []  # the listing being read, page by page
+        whole: list[SurfaceTool] | None = None  # the last listing read to its last page
         said: Instructions | None = None
         for exchange in run.exchanges:
             result = exchange.response.get("result")
@@ -155,8 +195,13 @@ def read_log_surface(path: str) -> Surface:
             if not (isinstance(params, dict) and params.get("cursor")):
                 listed = []
             listed += [SurfaceTool(server, named(raw, path, exchange.line), path, exchange.line) for raw in page]
-        if listed or said is not None:
-            latest[server] = (listed, said)  # a later run of the same server says what it lists now
+            if not (isinstance(result, dict) and result.get("nextCursor")):
+                whole = listed  # a listing counts once its last page is read: a first page alone says too little
+        if whole is None and listed:
+            shown = f"server {server}'s" if server else "its"
+            raise InputError(f"{shown} tools/list was never read to its last page (nextCursor not followed)", path)
+        if whole is not None or said is not None:
+            latest[server] = (whole or [], said)  # a later run of the same server says what it lists now
     for listed, said in latest.values():
         tools += listed
         instructions += [said] if said is not None else []

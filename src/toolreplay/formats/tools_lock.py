@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from toolreplay.canonical import JSONObject, canonical_bytes
 from toolreplay.errors import InputError
 from toolreplay.formats.files import read_text
-from toolreplay.formats.surface import Surface, SurfaceTool
+from toolreplay.formats.surface import Instructions, Surface, SurfaceTool, checked
 from toolreplay.records import record
 
 FORMAT = "toolreplay-tools-lock"
@@ -38,30 +38,63 @@ def _fields(tool: SurfaceTool) -> JSONObject:
     }
 
 
-def write_lock(surfaces: Iterable[Surface]) -> bytes:
-    """The lock's bytes for every tool of ``surfaces`` (a tool in two of them: the later one's)."""
+def pinned(surfaces: Iterable[Surface]) -> tuple[dict[tuple[str, str], SurfaceTool], dict[str, Instructions]]:
+    """Every tool and every server's instructions of ``surfaces``, each once: a tool two sources give alike is one
+    tool; given otherwise, neither is chosen over the other, and the pin is refused."""
     tools: dict[tuple[str, str], SurfaceTool] = {}
+    said: dict[str, Instructions] = {}
     for surface in surfaces:
         for tool in surface.tools:
+            known = tools.get(tool.key)
+            if known is not None and known.digest != tool.digest:
+                where = f"server {tool.server!r}'s " if tool.server else ""
+                raise InputError(
+                    f"{where}tool '{tool.name}' is listed otherwise in {known.path}: pin one source of each server's "
+                    "tools (or name the servers apart, record-mcp --name)",
+                    tool.path,
+                    tool.line,
+                )
             tools[tool.key] = tool
+        for item in surface.instructions:
+            known_said = said.get(item.server)
+            if known_said is not None and known_said.text != item.text:
+                raise InputError(f"the server's instructions differ from those in {known_said.path}", item.path)
+            said[item.server] = item
+    return tools, said
+
+
+def write_lock(surfaces: Iterable[Surface]) -> tuple[bytes, int]:
+    """The lock's bytes for every tool and every server's instructions of ``surfaces``, and how many tools."""
+    tools, said = pinned(surfaces)
     entries = [
         {"server": tool.server, "name": tool.name, "digest": tool.digest, **_fields(tool),
          "raw": canonical_bytes(tool.raw).decode()}
         for _, tool in sorted(tools.items())
     ]  # fmt: skip
-    document = {"format": FORMAT, "version": VERSION, "tools": entries}
-    return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    instructions = [{"server": server, "text": item.text} for server, item in sorted(said.items())]
+    document = {"format": FORMAT, "version": VERSION, "tools": entries, "instructions": instructions}
+    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace") if _has_surrogate(text) else text.encode("utf-8"), len(entries)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 @record
 class Lock:
-    """A lock as read, each tool with the line of its entry."""
+    """A lock as read, each tool with the line of its entry, and the servers' instructions."""
 
     path: str
     tools: tuple[SurfaceTool, ...]
+    instructions: tuple[Instructions, ...] = ()
 
     def surface(self) -> Surface:
-        return Surface(self.path, self.tools)
+        return Surface(self.path, self.tools, self.instructions)
 
 
 def read_lock(path: str) -> Lock:
@@ -73,13 +106,24 @@ def read_lock(path: str) -> Lock:
         raise InputError(f"not a tools.lock: {exc}", path, line) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT or document.get("version") != VERSION:
         raise InputError(f"not a tools.lock of version {VERSION} (regenerate it: toolreplay tools pin)", path, 1)
-    entries = document.get("tools")
-    if set(document) != {"format", "version", "tools"} or not isinstance(entries, list):
+    entries, said = document.get("tools"), document.get("instructions")
+    if set(document) != {"format", "version", "tools", "instructions"} or not isinstance(entries, list):
         raise InputError(
-            "a tools.lock holds 'format', 'version' and 'tools' (regenerate it: toolreplay tools pin)", path, 1
+            "a tools.lock holds 'format', 'version', 'tools' and 'instructions' (regenerate it: toolreplay tools pin)",
+            path,
+            1,
         )
     lines = _entry_lines(text, len(entries))
-    return Lock(path, tuple(_entry(entry, path, line) for entry, line in zip(entries, lines, strict=True)))
+    tools = checked((_entry(entry, path, line) for entry, line in zip(entries, lines, strict=True)), path)
+    if not isinstance(said, list) or not all(
+        isinstance(item, dict) and set(item) == {"server", "text"} and all(isinstance(v, str) for v in item.values())
+        for item in said
+    ):
+        raise InputError("its 'instructions' are not the servers' and their texts (regenerate it)", path, 1)
+    instructions = tuple(Instructions(item["server"], item["text"], path, 1) for item in said)
+    if len({item.server for item in instructions}) != len(instructions):
+        raise InputError("a server's instructions are given twice (regenerate it: toolreplay tools pin)", path, 1)
+    return Lock(path, tools, instructions)
 
 
 def _entry_lines(text: str, count: int) -> list[int]:
