@@ -118,6 +118,25 @@ def _process(config: str) -> float:
     return time.perf_counter() - started
 
 
+def _worst_shapes() -> None:
+    """The shapes that were quadratic: a description of 200,000 characters of dots or dashes (the address pattern
+    going back over itself), and two descriptions of 200,000 words (a word diff of every pair)."""
+    rng = random.Random(2)
+    words = [rng.choice(WORDS) for _ in range(200_000)]
+    with tempfile.TemporaryDirectory(prefix="toolreplay-bench-") as scratch:
+        times: list[str] = []
+        for label, text in (("a.", "a." * 100_000), ("a-", "a-" * 100_000)):
+            path = Path(scratch) / "one.json"
+            path.write_text(json.dumps([{"name": "t", "description": text, "inputSchema": {}}]), encoding="utf-8")
+            times.append(f"lint of '{label}' x 100,000: {_timed('tools', 'lint', str(path)):.2f} s")
+        old, new = Path(scratch) / "a.json", Path(scratch) / "b.json"
+        old.write_text(json.dumps([{"name": "t", "description": " ".join(words)}]), encoding="utf-8")
+        rng.shuffle(words)
+        new.write_text(json.dumps([{"name": "t", "description": " ".join(words)}]), encoding="utf-8")
+        times.append(f"diff of two 200,000-word descriptions: {_timed('tools', 'diff', str(old), str(new)):.2f} s")
+    print("worst shapes: " + "; ".join(times))
+
+
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tools", type=int, default=1000)
@@ -133,6 +152,7 @@ def main_() -> None:
         diff = min(_timed("tools", "diff", str(old), str(new)) for _ in range(options.rounds))
         lint = min(_timed("tools", "lint", str(new)) for _ in range(options.rounds))
     _check_overhead(options.rounds)
+    _worst_shapes()
     print(
         f"{options.tools:,} tools, {size / 1e6:.1f} MB: tools diff {diff:.2f} s, tools lint {lint:.2f} s "
         "(target: 1 s each)"
