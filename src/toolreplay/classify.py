@@ -10,12 +10,19 @@ destructive.
 Where a tool's annotations say read-only but a rule says it writes or destroys,
 the classification notes the mismatch: annotations from third-party servers are
 often wrong, and the rule is what the user asserted.
+
+A call can have more than one reading: a candidate's tools are given beside the
+recorded ones, and under ``check --base`` the base's rules stand beside the pull
+request's. Each reading classifies the call as above; the call is as dangerous as
+its most dangerous reading, so a candidate that drops a ``destructiveHint`` or a
+rules file that calls a deletion read-only cannot make the deletion harmless.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from toolreplay.canonical import JSONValue
@@ -62,6 +69,8 @@ class Policy:
     matcher: Matcher = EXACT
     strict: bool = False
     source: str | None = None
+    # other rules whose readings count too (the base's, under check --base), each with what to call it
+    also: tuple[tuple[str, Policy], ...] = ()
 
 
 @record
@@ -69,9 +78,10 @@ class Classification:
     """A call's class, where it came from, and what its annotations claimed if they disagree."""
 
     klass: CallClass
-    origin: str  # "rule", "annotations" or "none"
+    origin: str  # "rule", "annotations", "strict" or "none"
     rule: ClassRule | None = None
     annotated: CallClass | None = None
+    reading: str = ""  # which reading decided, where it was not the first (the recorded tools, the base's rules)
 
     @property
     def mismatch(self) -> bool:
@@ -94,24 +104,42 @@ def class_from_annotations(tool: ToolDef | None) -> CallClass:
 DEFAULT_MUTATORS = frozenset({"write_file", "delete_file", "create_file", "move_file", "run_command"})
 
 
-class Classifier:
-    """Classifies the calls of one recording."""
+# How dangerous a reading is, to pick the most dangerous: an unknown that a rule says is above a write.
+_DANGER = {CallClass.READ_ONLY: 0, CallClass.WRITE: 1, CallClass.UNKNOWN: 2, CallClass.DESTRUCTIVE: 3}
 
-    def __init__(self, policy: Policy = Policy(), tools: Iterable[ToolDef] = ()) -> None:
+
+def danger(found: Classification) -> int:
+    """How dangerous a reading makes a call; a reading that says nothing (no rule, no annotations) is below all."""
+    return -1 if found.origin == "none" else _DANGER[found.klass]
+
+
+class Classifier:
+    """Classifies the calls of one recording (``tools``); ``recorded``: the tools the recording had, where a
+    candidate was given others, whose annotations count too."""
+
+    def __init__(
+        self, policy: Policy = Policy(), tools: Iterable[ToolDef] = (), recorded: Iterable[ToolDef] = ()
+    ) -> None:
         self.policy = policy
         self.tools: Mapping[str, ToolDef] = {tool.name: tool for tool in tools}
+        given = {tool.name: tool for tool in recorded}
+        surfaces: list[tuple[str, Mapping[str, ToolDef]]] = [("", self.tools)]
+        if given and given != self.tools:
+            surfaces.append(("the recorded annotations", given))
+        self._readings = [
+            (label, rules, surface)
+            for rules_label, rules in (("", policy), *policy.also)
+            for surface_label, surface in surfaces
+            for label in [" and ".join(part for part in (rules_label, surface_label) if part)]
+        ]
 
     def classify(self, call: Call) -> Classification:
-        tool = self.tools.get(call.tool)
-        annotated = class_from_annotations(tool) if tool is not None and tool.annotations is not None else None
-        for rule in self.policy.rules:
-            if rule.matches(call):
-                return Classification(rule.klass, "rule", rule, annotated)
-        if annotated is not None:
-            return Classification(annotated, "annotations", None, annotated)
-        if self.policy.strict:
-            return Classification(CallClass.DESTRUCTIVE, "strict")
-        return Classification(CallClass.UNKNOWN, "none")
+        best = _reading(self.policy, self.tools, call)
+        for label, rules, surface in self._readings[1:]:
+            other = _reading(rules, surface, call)
+            if danger(other) > danger(best):
+                best = replace(other, reading=label)
+        return best
 
     def is_mutator(self, call: Call) -> bool:
         """Whether a call may change state, for the audit's redundancy rule.
@@ -124,3 +152,17 @@ class Classifier:
         if klass is CallClass.UNKNOWN:
             return call.tool in DEFAULT_MUTATORS
         return klass.mutates
+
+
+def _reading(policy: Policy, tools: Mapping[str, ToolDef], call: Call) -> Classification:
+    """One reading of a call: the first rule that matches it, else its tool's annotations, else nothing."""
+    tool = tools.get(call.tool)
+    annotated = class_from_annotations(tool) if tool is not None and tool.annotations is not None else None
+    for rule in policy.rules:
+        if rule.matches(call):
+            return Classification(rule.klass, "rule", rule, annotated)
+    if annotated is not None:
+        return Classification(annotated, "annotations", None, annotated)
+    if policy.strict:
+        return Classification(CallClass.DESTRUCTIVE, "strict")
+    return Classification(CallClass.UNKNOWN, "none")

@@ -35,6 +35,7 @@ class ChangeVerdict(enum.Enum):
 class Rule(enum.Enum):
     """A kind of finding. Definition order is the report order."""
 
+    POLICY_LOOSENED = "policy-loosened"
     CHAIN_BROKEN = "chain-broken"
     RECORDING_REWRITTEN = "recording-rewritten"
     RECORDING_DELETED = "recording-deleted"
@@ -79,6 +80,21 @@ class RuleInfo:
 
 
 RULES: dict[Rule, RuleInfo] = {
+    Rule.POLICY_LOOSENED: RuleInfo(
+        "PolicyLoosened",
+        "The pull request makes the check less strict than its base's policy.",
+        "Under check --base, the pull request's config is compared with the base's, setting by setting: an entry, "
+        "a matched file or a compare group gone; fewer runs, rounds or turns; a lower alpha; a weaker fail-on; a "
+        "tool added to a scope; signers, rules or a lock dropped; unsealed-edits lowered; another prompt, tools "
+        "file or agent replayed; a session replayed that the base does not hold. The message says what the "
+        "setting was and what it is. Under the default policy (base) the base's setting is what ran.",
+        "If the loosening is intended, say why in the pull request and have it reviewed as a change to the gate: "
+        "it takes effect once it is on the base branch. If not, restore the setting.",
+        Level.ERROR,
+        "7.0",
+        ("security", "policy"),
+        levels=(Level.WARNING,),  # under --policy pr, where people review the policy
+    ),
     Rule.CHAIN_BROKEN: RuleInfo(
         "ChainBroken",
         "A sealed recording was edited after it was sealed.",

@@ -37,6 +37,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 class Analysis(enum.Enum):
     """What a unit does to its recording; the definition order is the report order."""
 
+    POLICY = "policy"  # the pull request's config against the base's (check --base)
     VERIFY = "verify"
     BASE = "base"  # a recording against the pull request's base (check --base)
     AUDIT = "audit"

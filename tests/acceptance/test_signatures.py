@@ -423,8 +423,13 @@ def test_an_edit_to_an_unsealed_recording_is_reported_at_the_configured_level(
     merged = run_cli("merge", str(repo.parent / "report.json"), cwd=repo)
     assert merged.code == 1, merged.stderr
     assert "error    recording-edited  rec/plain.jsonl:2" in merged.stdout
+    # Lowered below the base's level, the base's level still governs, and the lowering is a finding at its line.
     config.write_text(config.read_text(encoding="utf-8").replace("error", "ignore"), encoding="utf-8")
-    assert _findings(repo, "--base", base) == (0, [])
+    line = config.read_text(encoding="utf-8").splitlines().index("unsealed-edits: ignore") + 1
+    lowered = ("policy-loosened", "error", f".toolreplay.yml:{line}")
+    assert _findings(repo, "--base", base) == (1, [lowered, ("recording-edited", "warning", "rec/plain.jsonl:2")])
+    # Where the workflow lets the pull request's policy govern, it does, and the lowering is a warning.
+    assert _findings(repo, "--base", base, "--policy", "pr") == (0, [(*lowered[:1], "warning", lowered[2])])
 
 
 def test_a_shallow_clone_fetches_its_base(base_repo: tuple[Path, str], tmp_path: Path) -> None:

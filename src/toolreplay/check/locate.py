@@ -27,10 +27,15 @@ class Paths:
     """Turns a path on this machine into the path a report shows: relative to the root, with '/'."""
 
     root: Path
+    # files the check reads from copies of its own (the base's policy files): each copy and the path it stands for
+    copies: tuple[tuple[str, str], ...] = ()
 
     def show(self, path: str | Path) -> str:
         """The path relative to the root; a name's bytes that are not UTF-8 written out (``x\\xff.json``), as a
-        report is text."""
+        report is text. A copy of a file as committed at the base is shown as that file, ``(base)``."""
+        for copy, original in self.copies:
+            if os.fspath(path) == copy:
+                return f"{self.show(original)} (base)"
         shown = Path(os.path.relpath(Path(path).resolve(), self.root)).as_posix()
         if shown.isascii():
             return shown

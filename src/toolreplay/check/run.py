@@ -48,6 +48,7 @@ from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSett
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
     from toolreplay.check.base import Base, BaseFile
+    from toolreplay.check.policy import Governed
     from toolreplay.formats.tools_lock import Lock
 from toolreplay.formats.recording import (
     Kind,
@@ -229,16 +230,19 @@ class PreparedCheck:
     """A check planned and this shard's units resolved: every file it will read is known, nothing has run."""
 
     def __init__(
-        self, config: Config, paths: Paths, shard: tuple[int, int] | None = None, base: Base | None = None
+        self,
+        config: Config,
+        paths: Paths,
+        shard: tuple[int, int] | None = None,
+        base: Base | None = None,
+        governed: Governed | None = None,
     ) -> None:
         self.config = config
         self.paths = paths
         self.shard = shard
-        based = (
-            base.recordings(config.recordings, config.patterns, config.discovered, config.path)
-            if base is not None
-            else ()
-        )
+        self.governed = governed
+        held = (*config.recordings, *(p for g in config.compares for p in (g.recorded, *g.candidates, *g.baseline)))
+        based = base.recordings(held, config.patterns, config.discovered, config.path) if base is not None else ()
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
         self._checker = _Checker(config, paths, base)
@@ -255,6 +259,11 @@ class PreparedCheck:
         config = self.config
         shown = self.paths.show(config.path) if config.path else None
         keys = tuple(unit.key for unit in self.units)
+        if self.governed is not None:  # said once, by the first shard
+            policy = policy_result(self.governed, self.paths)
+            keys = (policy.key, *keys)
+            if self.shard is None or self.shard[0] == 1:
+                results = (policy, *results)
         return CheckReport(shown, config_digest(config), config.fail_on, keys, results, self.shard)
 
 
@@ -270,6 +279,10 @@ class _Checker:
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root
             self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
+        if config.base_rules and config.base_rules != config.rules:  # the base's, beside: the more dangerous counts
+            self.policy = replace(
+                self.policy, also=(("the base's rules", read_rules(config.base_rules, config.strict)),)
+            )
         self._sessions: dict[str, Session] = {}
         self._candidates: dict[str, Candidate] = {}  # each replay unit's, by its key
         self._scopes: dict[str, Scope] = {}
@@ -664,6 +677,33 @@ def _needed(value: _Needed | None, unit: Unit) -> _Needed:
     return value
 
 
+def policy_result(governed: Governed, paths: Paths) -> UnitResult:
+    """The pull request's config against the base's: whose policy governed, the seed every replay was given, and
+    each loosening a finding at the pull request's line (an error; a warning where the pull request's policy
+    governs, as its reviewers chose)."""
+    level = Level.ERROR if governed.policy == "base" else Level.WARNING
+    config = governed.config.path
+    shown = paths.show(config) if config is not None else "the config"
+    findings = tuple(
+        CheckFinding(
+            rule=Rule.POLICY_LOOSENED,
+            message=loosened.message,
+            location=Location(paths.show(loosened.path) if loosened.path else shown, loosened.line),
+            fingerprint=fingerprint(Rule.POLICY_LOOSENED.value, loosened.setting, loosened.now),
+            severity=None if level is Rule.POLICY_LOOSENED.level else level,
+        )
+        for loosened in governed.loosenings
+    )
+    whose = "the base's policy governed" if governed.policy == "base" else "the pull request's policy governed"
+    if governed.base_config is None:
+        whose += " (the base has no config)"
+    summary = f"{whose}; seed {governed.seed} for every replay; "
+    summary += f"{count(len(findings), 'loosening')} of the base's policy" if findings else "nothing loosened"
+    return UnitResult(
+        key=f"policy {shown}", analysis=Analysis.POLICY, subject=shown, summary=summary, findings=findings
+    )
+
+
 def candidate_inputs(
     session: Session, settings: ReplaySettings, candidate: Candidate, paths: Paths, fallback: Location | None
 ) -> CandidateInputs:
@@ -768,7 +808,12 @@ def replay_result(
         number = rows[0].made_in[0]
         run = next(run for run in outcome.report.runs if run.number == number)
         diff = run_diff(
-            session, run, recorded, Classifier(policy, outcome.report.setup.tools), shown, f"edited run {number}"
+            session,
+            run,
+            recorded,
+            Classifier(policy, outcome.report.setup.tools, recorded.tools.values()),
+            shown,
+            f"edited run {number}",
         )
     return UnitResult(
         key=key,
@@ -815,7 +860,7 @@ def compare_result(
     if rows and rows[0].made_in:
         number = rows[0].made_in[0]
         run = report.candidate.runs[number - 1]
-        edited = Classifier(policy, report.candidate.setup.tools)
+        edited = Classifier(policy, report.candidate.setup.tools, recorded.tools.values())
         diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
     inputs = (*candidates, *baseline)
     return UnitResult(

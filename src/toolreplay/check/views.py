@@ -34,7 +34,8 @@ def run_views(
     report: ReplayReport, side: Side, policy: Policy, sources: Sequence[str] = (), recorded_lines: bool = False
 ) -> tuple[RunView, ...]:
     """Each run of a replay (or each compared session, named by ``sources``), classified with the tools it had."""
-    classify = Classifier(policy, report.setup.tools)
+    context = report.setup.recording.context
+    classify = Classifier(policy, report.setup.tools, context.tools if context is not None else ())
     views: list[RunView] = []
     for run in report.runs:
         calls = tuple(

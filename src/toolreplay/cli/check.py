@@ -74,7 +74,13 @@ def _discovered(directory: str) -> Config:
     rewritten link is recording-rewritten at its line, even where the file was
     sealed again), a removed one is recording-deleted, an edit to an unsealed
     one is recording-edited (the config's unsealed-edits sets its level). A
-    shallow clone fetches REF from origin.
+    shallow clone fetches REF from origin. The base's policy governs too: its
+    config is read as committed at REF (its rules, scopes, stubs, lock and
+    signers as committed there; the prompts, tools files and agents it names
+    from this tree), the stricter of each of its settings and this config's
+    runs, every seed comes from REF's id, and each way this config is less
+    strict is a policy-loosened finding at its line (--policy pr: this config
+    runs, and each loosening is a warning).
 
     --shard K/N runs shard K of N (a share of each analysis, balanced by its
     expected cost), for a CI matrix; 'toolreplay merge' combines the shards'
@@ -95,6 +101,15 @@ def _discovered(directory: str) -> Config:
     metavar="REF",
     help="Hold the recordings committed at REF (the pull request's base) to what they were there.",
 )
+@click.option(
+    "--policy",
+    type=click.Choice(["base", "pr"]),
+    default="base",
+    show_default=True,
+    help="Under --base, whose policy governs: the base's (the stricter of the base's and the pull request's "
+    "settings run) or the pull request's (for teams that review the config by code owners); either way each "
+    "loosening is a policy-loosened finding.",
+)
 @click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
 @click.option(
@@ -112,6 +127,7 @@ def command(
     github_annotations: bool,
     allow_outside_root: bool,
     base: str | None,
+    policy: str | None,
     cache: str | None,
     no_cache: bool,
     no_code: bool,
@@ -130,19 +146,29 @@ def command(
         top = Path(root).resolve()
     else:
         top = repository_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
-    config = read_config(config_file, top, allow_outside_root) if config_file is not None else _discovered(".")
+    based = governed = None
+    if base is not None:
+        from toolreplay.check.base import Base  # noqa: PLC0415 - only a check against a base runs git
+        from toolreplay.check.policy import config_named, govern  # noqa: PLC0415
+
+        based = Base(base, top)
+        config_file = config_named(config_file, based)
+    if config_file is not None and based is not None and policy is not None:
+        pr = read_config(config_file, top, allow_outside_root) if os.path.lexists(config_file) else None
+        governed = govern(pr, config_file, based, policy, top, allow_outside_root)
+        config = governed.config
+    elif config_file is not None:
+        config = read_config(config_file, top, allow_outside_root)
+    else:
+        config = _discovered(".")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
     if cache is not None or no_cache:
         config = with_cache(config, cache, no_cache)
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
-    based = None
-    if base is not None:
-        from toolreplay.check.base import Base  # noqa: PLC0415 - only a check against a base runs git
-
-        based = Base(base, top)
-    prepared = PreparedCheck(config, Paths(top), chosen_shard, based)
+    paths = Paths(top, governed.copies if governed is not None else ())
+    prepared = PreparedCheck(config, paths, chosen_shard, based, governed)
     guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
     code = emit_reports(report, reports, github_annotations, top)

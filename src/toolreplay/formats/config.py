@@ -16,7 +16,7 @@ import glob
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import field, replace
 from pathlib import Path
 
@@ -39,6 +39,11 @@ from toolreplay.settings import (
 from toolreplay.verdict import FailOn
 
 DEFAULT_CONFIG = ".toolreplay.yml"
+
+# The keys that name the policy's own files (rules, scopes, stubs, the lock, the signers), which ``check --base``
+# reads as the base committed them; every other file a config names is under review, and read from the tree.
+POLICY_KEYS = frozenset({"rules", "scope", "file", "stubs", "lock", "signers"})
+PolicyFiles = Callable[[str], "str | None"]
 
 
 @record
@@ -106,6 +111,7 @@ class Config:
     patterns: tuple[str, ...] = ()  # the recording globs, absolute: what --base counts at the base
     tools: ToolsSetting | None = None  # the tools analysis, where the config asks for one
     discovered: str | None = None  # the directory the recordings were found under, with no config
+    base_rules: str | None = None  # under check --base, the base's rules: another reading of every call
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -153,10 +159,13 @@ _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS if name != 
 class _ConfigReader:
     """Turns the config's nodes into settings, resolving paths against the config's directory."""
 
-    def __init__(self, path: str, root: Path | None, repository: Path | None = None) -> None:
+    def __init__(
+        self, path: str, root: Path | None, repository: Path | None = None, policy: PolicyFiles | None = None
+    ) -> None:
         self.base = Path(path).parent
         self.root = root  # files must stay under it; None allows any
         self.repository = repository or root  # where a report's missing directories may be made
+        self.policy = policy  # where the policy's files come from, when not from this tree (the base's config)
 
     def inside(self, node: Node, key: str, name: str, path: str, verb: str = "reads") -> str:
         """``path``, once it (through any symlink) is inside the repository."""
@@ -188,6 +197,10 @@ class _ConfigReader:
         if not name:
             raise InputError(f"'{key}' must name a file, not an empty string", node.path, node.line)
         path = self.base / name
+        if self.policy is not None and key in POLICY_KEYS:
+            committed = self.policy(os.path.normpath(path))
+            if committed is not None:
+                return committed
         if not path.is_file():
             raise InputError(f"'{key}': no such file: {name}", node.path, node.line)
         return self.inside(node, key, name, os.path.normpath(path))
@@ -238,7 +251,7 @@ class _ConfigReader:
                 for name in glob.glob(pattern, root_dir=self.base, recursive=True)
                 if (self.base / name).is_file()
             )
-            if not matches:
+            if not matches and self.policy is None:  # the base's globs may match nothing here: its files are held apart
                 raise InputError(f"'{key}': {pattern} matches no file", item.path, item.line)
             found.update(dict.fromkeys(self.inside(item, key, match, match) for match in matches))
         return tuple(found)
@@ -261,22 +274,32 @@ class _ConfigReader:
             raise _refused(exc, node) from None
 
 
-def read_config(path: str, repository: Path | None = None, allow_outside: bool = False) -> Config:
+def read_config(
+    path: str,
+    repository: Path | None = None,
+    allow_outside: bool = False,
+    text: str | None = None,
+    policy: PolicyFiles | None = None,
+) -> Config:
     """Read and check a config file; every file it names must lie under ``repository``.
 
     ``repository`` is its root (by default the nearest directory at or above the
     config holding ``.git``): a config, which a pull request can edit, must not
     make the check read (and report on) files elsewhere on the machine, unless
     whoever runs the check says so with ``allow_outside``.
+
+    ``text`` is the config's text where it is not the file's (the base's, under ``check --base``), and ``policy``
+    where that config's policy files come from: a path of this tree in, the copy to read out (None: this tree's).
+    Such a config's globs may match nothing here.
     """
-    text = read_text(path)
+    text = read_text(path) if text is None else text
     root = parse_yaml(text, path)
     if root is None:
         raise InputError("the config is empty; name the recordings to check (see docs/configuration.md)", path)
     top = root.called("the config").object().called("").only(_TOP_KEYS, "the config")
     repository_top = (repository or repository_root(Path(path).parent)).resolve()
     top_root = None if allow_outside else repository_top
-    reader = _ConfigReader(path, top_root, repository_top)
+    reader = _ConfigReader(path, top_root, repository_top, policy)
     sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
     transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
     sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
@@ -284,7 +307,7 @@ def read_config(path: str, repository: Path | None = None, allow_outside: bool =
     patterns = tuple(
         p for key in ("sessions", "transcripts", "sealed") if key in top.value for p in reader.patterns(top.member(key))
     )
-    if not recordings and "compare" not in top.value:
+    if not recordings and "compare" not in top.value and policy is None:
         raise InputError("the config names no recordings: add sessions, transcripts or sealed", path, top.line)
     alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
     design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)

@@ -43,7 +43,7 @@ def compare_sessions(
         count(len(edited), "recorded session"),
         [as_run(n, s) for n, s in enumerate(edited, 1)],
         recorded_classes,
-        Classifier(policy, edited_tools),
+        Classifier(policy, edited_tools, reference.context.tools),
         fail_on,
     )
     baseline = summarize(

@@ -1,0 +1,522 @@
+"""``check --base``: the gate's policy as the base committed it, and every way the pull request loosens it.
+
+A pull request can edit its own config, rules, scopes, stubs and lock, and a gate that read them from the pull
+request would let the change it judges decide how it is judged. Under ``--base`` the base's config is read too: its
+own text, with its policy files (:data:`~toolreplay.formats.config.POLICY_KEYS`) as the base committed them and every
+other file it names (the prompts, tools files and agents under review) from the pull request's tree. Then:
+
+- :func:`loosenings` compares the two configs setting by setting and names each way the pull request's is less
+  strict (an entry or a matched file gone, fewer runs, a lower ``alpha``, a weaker ``fail-on`` ...), each a
+  ``policy-loosened`` finding at the pull request's line;
+- :func:`stricter` is the config that runs under ``--policy base``: the base's entries, each at the stricter of its
+  setting and the pull request's, the pull request's own additions beside them, and every file either matches.
+
+Seeds are the base's (:func:`base_seed`), never the config's: a sample the pull request chose is no sample.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolreplay.errors import InputError
+from toolreplay.formats.config import (
+    DEFAULT_CONFIG,
+    UNSEALED_EDITS,
+    CompareGroup,
+    Config,
+    ReplayJob,
+    ScopeSetting,
+    ToolsSetting,
+    read_config,
+)
+from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.records import record
+from toolreplay.settings import ReplaySettings, SettingError, setting_key
+from toolreplay.verdict import FailOn
+
+if TYPE_CHECKING:
+    from toolreplay.check.base import Base
+
+# What each fail-on fails on that another does not: B is at least as strict as A when it fails on all A fails on.
+_FAILS_ON: dict[FailOn, frozenset[str]] = {
+    FailOn.NEVER: frozenset(),
+    FailOn.DESTRUCTIVE: frozenset({"destructive"}),
+    FailOn.ANY_DESTRUCTIVE: frozenset({"destructive", "any-destructive"}),
+    FailOn.CHANGED: frozenset({"destructive", "changed"}),
+}
+# The replay settings a larger value of makes stricter (more runs, more turns, a higher false-FAIL budget).
+_MORE_IS_STRICTER = ("repeat", "noise", "rounds", "max_turns", "min_runs", "alpha", "run_timeout", "request_timeout")
+_BUDGETS = ("max_cost", "max_tokens_total")  # a budget stops runs: none is the strictest, a lower one looser
+_FILES_UNDER_REVIEW = ("system", "tools", "task_file")
+_AGENTS = ("agent", "baseline_agent")
+
+
+@record
+class Loosening:
+    """One way the pull request's config is less strict than the base's: which setting, what it was and is, and
+    where (the pull request's config and line; the config's first line where the setting is gone)."""
+
+    setting: str
+    was: str
+    now: str
+    path: str | None
+    line: int
+
+    @property
+    def message(self) -> str:
+        return f"{self.setting}: was {self.was}, is {self.now}"
+
+
+@record
+class Governed:
+    """What ``check --base`` ran on: the config whose policy governed, the base's config as read (None where the base
+    had none), the loosenings found, whose policy it was, and the seed every replay was given."""
+
+    config: Config
+    base_config: Config | None
+    loosenings: tuple[Loosening, ...]
+    policy: str  # "base" or "pr"
+    seed: int
+    copies: tuple[tuple[str, str], ...] = ()  # the base's policy files as the check copied them, and their paths here
+
+
+def base_seed(commit: str) -> int:
+    """The seed of every replay under ``--base``: from the base commit's id, so a rerun of the same check draws the
+    same runs (and reuses the run cache's), and no config chooses it."""
+    return int.from_bytes(hashlib.sha256(b"toolreplay-seed\0" + commit.encode()).digest()[:4], "big") % (2**31) + 1
+
+
+def govern(pr: Config | None, config_path: str, base: Base, policy: str, repository: Path, outside: bool) -> Governed:
+    """The config the check runs under ``--base``, and every loosening of the base's policy.
+
+    ``pr`` is the pull request's config (None where the pull request has none at ``config_path``); ``policy`` is
+    ``base`` (the stricter of the two runs) or ``pr`` (the pull request's runs, its loosenings still reported)."""
+    seed = base_seed(base.commit)
+    committed = base.file(config_path)
+    base_config: Config | None = None
+    found: list[Loosening] = []
+    shown = os.path.relpath(config_path, repository) if pr is not None else None
+    copies = _Copies(base)
+    if committed is not None:
+        try:
+            base_config = read_config(
+                config_path,
+                repository,
+                outside,
+                committed.decode("utf-8", "surrogateescape"),
+                copies.path,
+            )
+        except InputError as exc:
+            found.append(
+                Loosening("the base's config", "in force", f"not applicable to this tree ({exc.message})", shown, 1)
+            )
+    if base_config is not None:
+        if pr is None:
+            found.append(Loosening("the config", os.path.relpath(config_path), "gone", None, 1))
+        else:
+            found += loosenings(base_config, pr)
+    if pr is not None:
+        found += _not_recorded_at_base(pr, base)
+    if pr is None and base_config is None:
+        raise InputError(f"no config at {config_path}, here or at the base")
+    if policy == "pr" or base_config is None:
+        running = pr if pr is not None else base_config
+        assert running is not None
+    else:
+        running = stricter(base_config, pr) if pr is not None else base_config
+    running = replace(running, replays=tuple(_seeded(job, seed) for job in running.replays))
+    return Governed(running, base_config, tuple(found), policy, seed, copies.made() if committed is not None else ())
+
+
+def _seeded(job: ReplayJob, seed: int) -> ReplayJob:
+    return replace(job, settings=replace(job.settings, seed=seed))
+
+
+class _Copies:
+    """The base's versions of the policy's files, each written once into a directory of the check's own."""
+
+    def __init__(self, base: Base) -> None:
+        self.base = base
+        self._directory: Path | None = None
+        self._made: dict[str, str | None] = {}
+
+    def path(self, name: str) -> str | None:
+        """The copy of the file at ``name`` (a path of this tree) as the base committed it; None where the base had
+        no such file."""
+        if name not in self._made:
+            data = self.base.file(name)
+            if data is None:
+                self._made[name] = None
+            else:
+                if self._directory is None:
+                    self._directory = Path(tempfile.mkdtemp(prefix="toolreplay-base-policy-"))
+                    atexit.register(shutil.rmtree, self._directory, True)
+                copy = self._directory / f"{len(self._made)}-{Path(name).name}"
+                copy.write_bytes(data)
+                self._made[name] = str(copy)
+        return self._made[name]
+
+    def made(self) -> tuple[tuple[str, str], ...]:
+        return tuple((copy, name) for name, copy in self._made.items() if copy is not None)
+
+
+def is_base_copy(path: str) -> bool:
+    """Whether a path is one of the base's policy files as the check copied them."""
+    return Path(path).parent.name.startswith("toolreplay-base-policy-")
+
+
+# --- the comparison ------------------------------------------------------------------------------------------------
+
+
+class _Lines:
+    """The lines of the pull request's config, by key path, for a finding to point at."""
+
+    def __init__(self, config: Config) -> None:
+        self.path = config.path
+        self.root: Node | None = None
+        if config.path is not None and config.text:
+            try:
+                self.root = parse_yaml(config.text, config.path)
+            except InputError:
+                self.root = None
+
+    def at(self, *keys: str | int) -> int:
+        """The line of the deepest of ``keys`` the config has (its first line where it has none of them)."""
+        node = self.root
+        line = 1
+        for key in keys:
+            if node is None:
+                break
+            if isinstance(key, int):
+                items = list(node.elements()) if isinstance(node.value, list) else ([node] if key == 0 else [])
+                node = items[key] if key < len(items) else None
+            else:
+                node = node.get(key) if isinstance(node.value, dict) else None
+            line = node.line if node is not None else line
+        return line
+
+
+def loosenings(base: Config, pr: Config) -> list[Loosening]:
+    """Every way ``pr`` is less strict than ``base``, in the order of the config's keys."""
+    lines = _Lines(pr)
+    found: list[Loosening] = []
+
+    def add(setting: str, was: object, now: object, *keys: str | int, at: tuple[str | None, int] = (None, 0)) -> None:
+        path, line = at  # where it is, when not in the config (the rule of a rules file)
+        if path is None:
+            path, line = pr.path, lines.at(*keys)
+        found.append(Loosening(setting, _said(was), _said(now), path, line))
+
+    for key, before, after in (
+        ("sessions", base.sessions, pr.sessions),
+        ("transcripts", _transcripts(base), _transcripts(pr)),
+        ("sealed", base.sealed, pr.sealed),
+    ):
+        for path in sorted(set(before) - set(after)):
+            add(key, f"matching {_shown(path)}", f"not matching it: {_shown(path)} is no longer checked", key)
+    if not _FAILS_ON[base.fail_on] <= _FAILS_ON[pr.fail_on]:
+        add("fail-on", base.fail_on.value, pr.fail_on.value, "fail-on")
+    if base.strict and not pr.strict:
+        add("strict", "true", "false", "strict")
+    if UNSEALED_EDITS.index(pr.unsealed_edits) > UNSEALED_EDITS.index(base.unsealed_edits):
+        add("unsealed-edits", base.unsealed_edits, pr.unsealed_edits, "unsealed-edits")
+    if base.signers is not None and pr.signers is None:
+        add("signers", "set", "gone", "signers")
+    if base.rules is not None and pr.rules is None:
+        add("rules", "set", "gone", "rules")
+    if base.rules is not None:
+        _rules_loosened(base, pr, add)
+    _tools_loosened(base.tools, pr.tools, add)
+    _scopes_loosened(base.scopes, pr.scopes, add, base.recordings, pr.recordings)
+    for number, job in enumerate(base.replays):
+        if number >= len(pr.replays):
+            add(f"replay {number + 1}", f"replaying {', '.join(_shown(p) for p in job.sessions)}", "gone", "replay")
+            continue
+        _replay_loosened(number, job, pr.replays[number], add)
+    for number, group in enumerate(base.compares):
+        if number >= len(pr.compares):
+            add(f"compare {number + 1}", f"comparing against {_shown(group.recorded)}", "gone", "compare")
+            continue
+        _compare_loosened(number, group, pr.compares[number], add)
+    return found
+
+
+_Add = Callable[..., None]
+
+
+def _not_recorded_at_base(pr: Config, base: Base) -> list[Loosening]:
+    """A session the pull request replays that the base does not hold: the recording is then the pull request's
+    own word for what the agent did, and a replay against it proves nothing about the agent."""
+    lines = _Lines(pr)
+    found: list[Loosening] = []
+    for number, job in enumerate(pr.replays):
+        for path in job.sessions:
+            if base.file(path) is None:
+                line = lines.at("replay", number, "sessions")
+                was = "recordings committed at the base"
+                found.append(
+                    Loosening(f"replay {number + 1} sessions", was, f"{_shown(path)} too, not one", pr.path, line)
+                )
+    return found
+
+
+def _rules_loosened(base: Config, pr: Config, add: _Add) -> None:
+    """Each tool the recordings call or list, and each a base rule names, that the pull request's rules make less
+    dangerous than the base's do (once per tool, at the rule of the pull request's that decides it)."""
+    from toolreplay.classify import Classifier, Policy, danger  # noqa: PLC0415
+    from toolreplay.formats.recording import load_session  # noqa: PLC0415
+    from toolreplay.formats.rules import read_rules  # noqa: PLC0415
+    from toolreplay.model import Call, ToolDef  # noqa: PLC0415
+
+    assert base.rules is not None
+    try:
+        before = read_rules(base.rules, base.strict)
+        after = read_rules(pr.rules, pr.strict) if pr.rules is not None else Policy(strict=pr.strict)
+    except InputError:
+        return  # a rules file that does not read is refused where the check reads it
+    sessions = _union(pr.sessions, base.sessions, (p for job in pr.replays for p in job.sessions))
+    sessions = _union(sessions, (g.recorded for g in pr.compares))
+    probes: dict[str, list[Call]] = {}
+    for rule in before.rules:
+        if not any(ch in rule.tool for ch in "*?["):
+            args = {key: value for key, value in rule.args if not (isinstance(value, str) and "*" in value)}
+            probes.setdefault(rule.tool, []).append(Call(0, rule.tool, args, None, 0))
+    tools: list[ToolDef] = []
+    for path in sessions:
+        try:
+            session = load_session(path)
+        except InputError:
+            continue
+        tools += session.context.tools if session.context is not None else ()
+        for call in session.calls:
+            probes.setdefault(call.tool, []).append(call)
+        for tool in session.context.tools if session.context is not None else ():
+            probes.setdefault(tool.name, []).append(Call(0, tool.name, {}, None, 0))
+    old, new = Classifier(before, tools), Classifier(after, tools)
+    for name in sorted(probes):
+        for call in probes[name]:
+            was, now = old.classify(call), new.classify(call)
+            if danger(now) < danger(was):
+                line = ("rules",) if now.rule is None else ()
+                where = pr.rules if now.rule is not None else None
+                found_at = now.rule.line if now.rule is not None else 0
+                add(f"rules {name}", f"{was.klass.value}", f"{now.klass.value}", *line, at=(where, found_at))
+                break
+
+
+def _tools_loosened(base: ToolsSetting | None, pr: ToolsSetting | None, add: _Add) -> None:
+    if base is None:
+        return
+    if pr is None:
+        add("tools", "the tools analysis", "gone", "tools")
+        return
+    if base.lock is not None and pr.lock is None:
+        add("tools lock", "set", "gone", "tools", "lock")
+    if base.lint and not pr.lint:
+        add("tools lint", "true", "false", "tools", "lint")
+    order = ("note", "warning", "error")
+    was = {kind: level for kind, level, _ in base.levels}
+    for kind, level, _ in pr.levels:
+        if order.index(level) < order.index(was.get(kind, "error")):
+            add(f"tools levels {kind}", was.get(kind, "its default"), level, "tools", "levels", kind)
+    accepted = {(rule, tool) for rule, tool, _, _ in base.accept}
+    for rule, tool, _, _ in pr.accept:
+        if (rule, tool) not in accepted:
+            add("tools accept", f"no {rule} of {tool} accepted", f"{rule} of {tool} accepted", "tools", "accept")
+
+
+def _scopes_loosened(
+    base: Sequence[ScopeSetting], pr: Sequence[ScopeSetting], add: _Add, base_all: Sequence[str], pr_all: Sequence[str]
+) -> None:
+    from toolreplay.formats.scope import read_scope  # noqa: PLC0415 - only a config with scopes
+
+    for number, setting in enumerate(base):
+        if number >= len(pr):
+            add(f"scope {number + 1}", "set", "gone", "scope")
+            continue
+        now = pr[number]
+        covered_before = set(setting.recordings or base_all)
+        covered_now = set(now.recordings or pr_all)
+        for path in sorted(covered_before - covered_now):
+            add(f"scope {number + 1} recordings", f"covering {_shown(path)}", "not covering it", "scope")
+        try:
+            before, after = read_scope(setting.file), read_scope(now.file)
+        except InputError:
+            continue  # a scope that does not read is refused where it is checked
+        for tool in sorted(after.allowed_tools - before.allowed_tools):
+            add(f"scope {number + 1} allowed_tools", f"without {tool}", f"allowing {tool}", "scope")
+        if before.agent != after.agent:
+            add(f"scope {number + 1} agent", before.agent, after.agent, "scope")
+
+
+def _replay_loosened(number: int, base: ReplayJob, pr: ReplayJob, add: _Add) -> None:
+    where: tuple[str | int, ...] = ("replay", number)
+    name = f"replay {number + 1}"
+    for path in sorted(set(base.sessions) - set(pr.sessions)):
+        add(f"{name} sessions", f"replaying {_shown(path)}", "not replaying it", *where, "sessions")
+    old, new = base.settings, pr.settings
+    for field in _MORE_IS_STRICTER:
+        if getattr(new, field) < getattr(old, field):
+            add(f"{name} {setting_key(field)}", getattr(old, field), getattr(new, field), *where, setting_key(field))
+    for field in _BUDGETS:
+        before, after = getattr(old, field), getattr(new, field)
+        if after is not None and (before is None or after < before):
+            shown_before = "no limit" if before is None else before
+            add(f"{name} {setting_key(field)}", shown_before, after, *where, setting_key(field))
+    if new.on_unrecorded is not old.on_unrecorded:
+        add(f"{name} on-unrecorded", old.on_unrecorded.value, new.on_unrecorded.value, *where, "on-unrecorded")
+    for field in (*_FILES_UNDER_REVIEW, "stubs"):
+        before, after = getattr(old, field), getattr(new, field)
+        if field == "stubs" and before is not None and after is not None:
+            continue  # the base's stubs are what answer, whatever the pull request's say
+        if before is not None and (after is None or os.path.realpath(after) != os.path.realpath(before)):
+            now = _shown(after) if after is not None else "gone"
+            add(f"{name} {setting_key(field)}", _shown(before), now, *where, setting_key(field))
+    for field in _AGENTS:
+        before, after = getattr(old, field), getattr(new, field)
+        if before is not None and after != before:
+            add(
+                f"{name} {setting_key(field)}", before.text, after.text if after else "gone", *where, setting_key(field)
+            )
+    if old.cache_key is not None and new.cache_key != old.cache_key:
+        add(f"{name} cache-key", old.cache_key, new.cache_key or "gone", *where, "cache-key")
+
+
+def _compare_loosened(number: int, base: CompareGroup, pr: CompareGroup, add: _Add) -> None:
+    where: tuple[str | int, ...] = ("compare", number)
+    name = f"compare {number + 1}"
+    if os.path.realpath(base.recorded) != os.path.realpath(pr.recorded):
+        add(f"{name} recorded", _shown(base.recorded), _shown(pr.recorded), *where, "recorded")
+    for key, before, after in (
+        ("candidates", base.candidates, pr.candidates),
+        ("baseline", base.baseline, pr.baseline),
+    ):
+        for path in sorted(set(before) - set(after)):
+            add(f"{name} {key}", f"matching {_shown(path)}", "not matching it", *where, key)
+    if pr.design.alpha < base.design.alpha:
+        add(f"{name} alpha", base.design.alpha, pr.design.alpha, *where, "alpha")
+
+
+def _transcripts(config: Config) -> tuple[str, ...]:
+    listed = set(config.sessions) | set(config.sealed)
+    return tuple(path for path in config.recordings if path not in listed)
+
+
+def _shown(path: str) -> str:
+    return Path(os.path.relpath(path)).as_posix()
+
+
+def _said(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+# --- the stricter of the two ---------------------------------------------------------------------------------------
+
+
+def stricter(base: Config, pr: Config) -> Config:
+    """What runs under ``--policy base``: every file either config checks, the base's entries at the stricter of
+    each setting, and the pull request's own entries beside them. The base's policy files (rules, scopes, stubs, lock,
+    signers) are its own; the pull request's rules count too, as another reading of each call."""
+    recordings = _union(base.recordings, pr.recordings)
+    fail_on = pr.fail_on if _FAILS_ON[base.fail_on] <= _FAILS_ON[pr.fail_on] else base.fail_on
+    unsealed = min(base.unsealed_edits, pr.unsealed_edits, key=UNSEALED_EDITS.index)
+    replays = [_stricter_job(job, pr.replays[n] if n < len(pr.replays) else None) for n, job in enumerate(base.replays)]
+    for number, job in enumerate(pr.replays):  # the pull request's own, beside: what it replays differently runs too
+        if number >= len(base.replays) or _job_inputs(job) != _job_inputs(base.replays[number]):
+            replays.append(job)
+    compares = [
+        _stricter_group(group, pr.compares[n] if n < len(pr.compares) else None)
+        for n, group in enumerate(base.compares)
+    ]
+    compares += [group for n, group in enumerate(pr.compares) if n >= len(base.compares)]
+    scopes = list(base.scopes)
+    scopes += [s for s in pr.scopes if not any(_same_scope(s, b) for b in base.scopes)]
+    return replace(
+        pr,
+        recordings=recordings,
+        sealed=_union(base.sealed, pr.sealed),
+        sessions=_union(base.sessions, pr.sessions),
+        patterns=_union(base.patterns, pr.patterns),
+        scopes=tuple(scopes),
+        rules=pr.rules if pr.rules is not None else base.rules,
+        base_rules=base.rules,
+        strict=base.strict or pr.strict,
+        fail_on=fail_on,
+        replays=tuple(replays),
+        compares=tuple(compares),
+        signers=base.signers if base.signers is not None else pr.signers,
+        unsealed_edits=unsealed,
+        tools=base.tools if base.tools is not None else pr.tools,
+    )
+
+
+def _union(*groups: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(path for group in groups for path in group))
+
+
+def _same_scope(a: ScopeSetting, b: ScopeSetting) -> bool:
+    try:
+        same_file = Path(a.file).read_bytes() == Path(b.file).read_bytes()
+    except OSError:
+        return False
+    return same_file and set(a.recordings) == set(b.recordings)
+
+
+def _job_inputs(job: ReplayJob) -> tuple[object, ...]:
+    chosen = job.settings
+    return (
+        frozenset(job.sessions),
+        *(os.path.realpath(p) if p else None for p in (chosen.system, chosen.tools, chosen.task_file)),
+        chosen.agent,
+        chosen.baseline_agent,
+    )
+
+
+def _stricter_job(base: ReplayJob, pr: ReplayJob | None) -> ReplayJob:
+    if pr is None:
+        return base
+    old, new = base.settings, pr.settings
+    changes: dict[str, object] = {field: max(getattr(old, field), getattr(new, field)) for field in _MORE_IS_STRICTER}
+    for field in _BUDGETS:
+        before, after = getattr(old, field), getattr(new, field)
+        changes[field] = None if before is None or after is None else max(before, after)
+    # how the runs are made is the pull request's to say; what they are held to is not
+    for field in ("concurrency", "cache", "cache_days", "prompt_cache", "batch", "mcp_transport", "max_tokens"):
+        changes[field] = getattr(new, field)
+    try:
+        settings: ReplaySettings = replace(old, **changes)  # type: ignore[arg-type]
+    except SettingError:  # more rounds of more runs than the exact tests take: the base's own design
+        settings = replace(old, **{field: getattr(new, field) for field in ("concurrency", "cache", "mcp_transport")})
+    return replace(base, sessions=_union(base.sessions, pr.sessions), settings=settings, line=pr.line)
+
+
+def _stricter_group(base: CompareGroup, pr: CompareGroup | None) -> CompareGroup:
+    if pr is None:
+        return base
+    design = replace(base.design, alpha=max(base.design.alpha, pr.design.alpha))
+    return replace(
+        base,
+        candidates=_union(base.candidates, pr.candidates),
+        baseline=_union(base.baseline, pr.baseline),
+        design=design,
+        line=pr.line,
+    )
+
+
+def config_named(config_file: str | None, base: Base) -> str | None:
+    """The config to govern by when none was given: the default one, where it is here or was at the base."""
+    if config_file is not None:
+        return config_file
+    if os.path.isfile(DEFAULT_CONFIG) or base.file(DEFAULT_CONFIG) is not None:
+        return DEFAULT_CONFIG
+    return None
