@@ -5,8 +5,15 @@ Python standard library only, so it runs on any runner before toolreplay is
 installed. Every input arrives through the environment (``INPUT_*`` and the
 ``GITHUB_*`` variables the runner sets); nothing is interpolated into a shell.
 
-    toolreplay_action.py check     run `toolreplay check`, write the job summary and the step outputs
-    toolreplay_action.py link      link the uploaded HTML report from the job summary
+    toolreplay_action.py fetch-base   fetch the pull request's base commit into a shallow checkout, with the token
+    toolreplay_action.py check        run `toolreplay check`: its reports and its exit status, and nothing else
+    toolreplay_action.py report       sign the reports, write the job summary and the step outputs from them
+    toolreplay_action.py link         link the uploaded HTML report from the job summary
+
+The check runs code of the pull request's (a scripted agent, a cmd: agent's program), so its step is given no
+token, no signing key and none of the runner's command files: nothing it runs can set the step's outputs, the job's
+environment or its summary, or sign anything. Those are made by the next step, from the JSON report, once every
+process the check started is gone (``check --isolate``).
     toolreplay_action.py comment   create or update the sticky comment on the pull request (with that link)
 """
 
@@ -93,11 +100,32 @@ def _fetch_base(workspace: Path, base: str, token: str) -> None:
     subprocess.run(fetch, capture_output=True, check=False, timeout=300)
 
 
+# What the runner gives a step to change the job with, and what holds a credential: none of it reaches the check.
+_WITHHELD = ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_STATE", "GITHUB_TOKEN",
+             "INPUT_TOKEN", "INPUT_SIGN_KEY", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+             "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL")  # fmt: skip
+
+
+def _out() -> Path:
+    return Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay"
+
+
+def fetch_base() -> int:
+    """The base commit, fetched where a shallow checkout lacks it (its own step: the token is needed only here)."""
+    if _env("INPUT_BASE"):
+        workspace = Path(_env("GITHUB_WORKSPACE", os.getcwd())).resolve()
+        _fetch_base(workspace, _env("INPUT_BASE"), _env("INPUT_TOKEN"))
+    return 0
+
+
 def check() -> int:
-    token = os.environ.pop("INPUT_TOKEN", "")  # for fetching the base only: never in the check's environment
+    for name in _WITHHELD:  # the step is given none of them; a runner that gives one anyway keeps it from the check
+        os.environ.pop(name, None)
     workspace = Path(_env("GITHUB_WORKSPACE", os.getcwd())).resolve()
-    out = Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay"
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out()
+    if out.exists():
+        shutil.rmtree(out)  # nothing from an earlier step or run is taken for this check's
+    out.mkdir(parents=True)
     command, seen = _command(workspace, out)
     args = ["check", "--markdown", str(seen / "summary.md"), "--sarif", str(seen / "toolreplay.sarif")]
     args += ["--json", str(seen / "report.json"), "--html", str(seen / "report.html"), "--github-annotations"]
@@ -108,8 +136,9 @@ def check() -> int:
     if _env("INPUT_BASE"):
         if seen != out:
             raise SystemExit("toolreplay: the image has no git, which base needs: leave image empty, or set base to ''")
-        _fetch_base(workspace, _env("INPUT_BASE"), token)
-        args += ["--base", _env("INPUT_BASE")]
+        args += ["--base", _env("INPUT_BASE"), "--policy", _env("INPUT_POLICY", "base") or "base"]
+    if _env("INPUT_ISOLATE", "true") != "false":
+        args.append("--isolate")
     cache = _env("INPUT_CACHE_DIR")
     if cache:  # every replay's runs kept there, whatever the config says (the workflow keeps the directory)
         Path(cache).mkdir(parents=True, exist_ok=True)
@@ -119,12 +148,23 @@ def check() -> int:
         # no Python file it names (a scripted agent) is run unless the workflow says so.
         args.append("--no-code")
     status = subprocess.run([*command, *args], cwd=workspace, check=False).returncode
+    (out / "status").write_text(f"{status}\n", encoding="utf-8")
+    return 0  # the next step reports, and the action's last step fails per fail-on
+
+
+def report() -> int:
+    """The outputs, the job summary and the signatures, made from the check's reports and status."""
+    out = _out()
     summary, sarif, report, page = (
         out / "summary.md",
         out / "toolreplay.sarif",
         out / "report.json",
         out / "report.html",
     )
+    try:
+        status = int((out / "status").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        status = 2
     if status not in (0, 1) or not report.is_file():
         _append("GITHUB_STEP_SUMMARY", f"## toolreplay check could not run\n\nExit code {status}: see the step log.\n")
         _output("verdict", "ERROR")
@@ -277,9 +317,9 @@ def comment() -> int:
 
 
 def main(argv: list[str]) -> int:
-    steps = {"check": check, "link": link, "comment": comment}
+    steps = {"fetch-base": fetch_base, "check": check, "report": report, "link": link, "comment": comment}
     if len(argv) != 1 or argv[0] not in steps:
-        print("usage: toolreplay_action.py check|link|comment", file=sys.stderr)
+        print(f"usage: toolreplay_action.py {'|'.join(steps)}", file=sys.stderr)
         return 2
     return steps[argv[0]]()
 

@@ -36,6 +36,7 @@ class Rule(enum.Enum):
     """A kind of finding. Definition order is the report order."""
 
     POLICY_LOOSENED = "policy-loosened"
+    CODE_UNISOLATED = "code-unisolated"
     CHAIN_BROKEN = "chain-broken"
     RECORDING_REWRITTEN = "recording-rewritten"
     RECORDING_DELETED = "recording-deleted"
@@ -94,6 +95,20 @@ RULES: dict[Rule, RuleInfo] = {
         "7.0",
         ("security", "policy"),
         levels=(Level.WARNING,),  # under --policy pr, where people review the policy
+    ),
+    Rule.CODE_UNISOLATED: RuleInfo(
+        "CodeUnisolated",
+        "Code the check ran for the pull request was not kept apart from the check.",
+        "Under check --isolate, each program agent starts from an allowlisted environment and every process the "
+        "runs started is ended before any report is written. What that does not cover is said here: a scripted "
+        "agent runs in the check's own process, and a program runs as the check's own user, so it can write what "
+        "that user can while it runs.",
+        "Run program agents as another user or in a container where the pull request is not trusted "
+        "(docs/security.md), and prefer cmd: agents to scripted ones in such checks.",
+        Level.WARNING,
+        "5.0",
+        ("security", "isolation"),
+        a_change=False,
     ),
     Rule.CHAIN_BROKEN: RuleInfo(
         "ChainBroken",

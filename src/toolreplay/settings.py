@@ -193,6 +193,8 @@ class ReplaySettings:
     batch: bool = False  # a model's runs in step, each turn of them all one Message Batch
     # a config's own prices, by model-id prefix: dollars per million tokens in, out, read from and written to cache
     prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+    # the variables a program agent is given beyond the allowlist (PATH, the locale ...); None: all of toolreplay's
+    env: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -227,6 +229,18 @@ class ReplaySettings:
 SETTINGS = tuple(field.name for field in fields(ReplaySettings))
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_env_names(text: str) -> tuple[str, ...]:
+    """``env``: the names of the variables a program is given, separated by spaces or commas."""
+    names = [name for name in re.split(r"[\s,]+", text) if name]
+    for name in names:
+        if not _ENV_NAME.fullmatch(name):
+            raise SettingError("env", f"must name environment variables (letters, digits, _), not {name!r}")
+    return tuple(dict.fromkeys(names))
+
+
 def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettings:
     """Settings from the text of each value given, by field name; the rest keep their defaults (``live``: the
     unrecorded-call policy may be ``live``, for ``serve``).
@@ -259,6 +273,8 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = text
         elif name == "test":
             values[name] = parse_test(text)
+        elif name == "env":
+            values[name] = parse_env_names(text)
         elif name in ("agent", "baseline_agent"):
             try:
                 values[name] = parse_agent(text)

@@ -106,6 +106,17 @@ def _event(tmp_path: Path, head: str) -> Path:
     return path
 
 
+def _check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The action's three steps of a check, as the workflow runs them: fetch the base, check, report."""
+    steps = [_step(name, env) for name in ("fetch-base", "check", "report")]
+    return subprocess.CompletedProcess(
+        steps[1].args,
+        next((step.returncode for step in steps if step.returncode), 0),
+        "".join(step.stdout for step in steps),
+        "".join(step.stderr for step in steps),
+    )
+
+
 def _step(step: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     full = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", **env}
     return subprocess.run(
@@ -138,12 +149,12 @@ def _outputs(path: str) -> dict[str, str]:
 
 
 def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]) -> None:
-    result = _step("check", github)
+    result = _check(github)
     assert result.returncode == 0, result.stderr  # failing waits for the last step
     outputs = _outputs(github["GITHUB_OUTPUT"])
     assert outputs["verdict"] == "FAIL"
     assert outputs["exit-code"] == "1"
-    assert outputs["findings"] == "7"
+    assert outputs["findings"] == "8"  # the seven of the samples, and that their scripted agent ran unisolated
     assert Path(outputs["sarif-file"]).is_file()
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert summary.startswith("## toolreplay check: ❌ FAIL")
@@ -160,13 +171,13 @@ def test_a_second_check_with_the_run_cache_drives_nothing_and_says_so(github: di
     its runs there, the next one is given them back and reaches the same verdict."""
     cache = tmp_path / "runner-temp" / "toolreplay-runs"
     env = {**github, "INPUT_CACHE_DIR": str(cache)}
-    first = _step("check", env)
+    first = _check(env)
     assert first.returncode == 0, first.stderr
     assert "0 runs from it" in first.stderr
     kept = len(list(cache.glob("*/*.json")))
     assert kept > 0
     Path(github["GITHUB_STEP_SUMMARY"]).unlink()
-    second = _step("check", env)
+    second = _check(env)
     assert second.returncode == 0, second.stderr
     assert f"{kept} runs from it, 0 kept" in second.stderr
     assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "FAIL"
@@ -205,7 +216,7 @@ def test_the_html_report_is_linked_from_the_summary_and_the_comment(
     github: dict[str, str], api: tuple[str, _Comments]
 ) -> None:
     url = "https://github.com/octo/agents/actions/runs/42/artifacts/4242"
-    assert _step("check", github).returncode == 0
+    assert _check(github).returncode == 0
     summary_file = _outputs(github["GITHUB_OUTPUT"])["summary-file"]
     before = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert _step("link", {**github, "ARTIFACT_URL": url}).returncode == 0
@@ -237,7 +248,7 @@ def test_only_a_proper_artifact_address_is_linked(github: dict[str, str], url: s
 
 
 def test_a_check_that_cannot_run_fails_the_step(github: dict[str, str]) -> None:
-    result = _step("check", {**github, "INPUT_CONFIG": "samples/missing.yml"})
+    result = _check({**github, "INPUT_CONFIG": "samples/missing.yml"})
     assert result.returncode == 2
     assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "ERROR"
     assert "could not run" in Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
@@ -245,7 +256,7 @@ def test_a_check_that_cannot_run_fails_the_step(github: dict[str, str]) -> None:
 
 def test_the_comment_is_created_then_updated(github: dict[str, str], api: tuple[str, _Comments]) -> None:
     _, state = api
-    assert _step("check", github).returncode == 0
+    assert _check(github).returncode == 0
     env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
     first = _step("comment", env)
     assert first.returncode == 0, first.stderr
@@ -265,7 +276,7 @@ def test_a_fork_gets_no_comment_but_its_reports(
 ) -> None:
     _, state = api
     fork = {**github, "GITHUB_EVENT_PATH": str(_event(tmp_path, "someone/agents"))}
-    assert _step("check", fork).returncode == 0
+    assert _check(fork).returncode == 0
     result = _step("comment", {**fork, "SUMMARY_FILE": _outputs(fork["GITHUB_OUTPUT"])["summary-file"]})
     assert result.returncode == 0
     assert result.stdout.startswith("::notice title=toolreplay::a pull request from a fork")
@@ -278,7 +289,7 @@ def test_a_marker_in_someone_elses_comment_is_ignored(github: dict[str, str], ap
     _, state = api
     forged = "<!-- toolreplay-check -->\n## toolreplay check: ✅ PASS"
     state.comments[6] = {"id": 6, "body": forged, "user": {"login": "mallory"}}
-    assert _step("check", github).returncode == 0
+    assert _check(github).returncode == 0
     env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
     assert _step("comment", env).stdout == "toolreplay: created comment 101\n"
     assert state.comments[6]["body"] == forged  # never edited, never taken for ours
@@ -290,7 +301,7 @@ def test_a_personal_token_updates_only_its_own_comment(github: dict[str, str], a
     _, state = api
     state.comments[6] = {"id": 6, "body": "<!-- toolreplay-check -->\nold", "user": {"login": "github-actions[bot]"}}
     state.token_user = "release-bot"
-    assert _step("check", github).returncode == 0
+    assert _check(github).returncode == 0
     env = {**github, "SUMMARY_FILE": _outputs(github["GITHUB_OUTPUT"])["summary-file"]}
     assert _step("comment", env).stdout == "toolreplay: created comment 101\n"
     assert state.comments[6]["body"] == "<!-- toolreplay-check -->\nold"
@@ -318,12 +329,12 @@ def test_a_long_report_says_it_was_cut_outside_any_folded_block(
 
 def test_pull_request_target_runs_no_code_from_the_config_unless_allowed(github: dict[str, str]) -> None:
     target = {**github, "GITHUB_EVENT_NAME": "pull_request_target"}
-    refused = _step("check", target)
+    refused = _check(target)
     assert refused.returncode == 2
     assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "ERROR"
     assert "scripted agent samples/ops/agent.py is not run: --no-code" in refused.stderr
     Path(github["GITHUB_OUTPUT"]).unlink()
-    allowed = _step("check", {**target, "INPUT_ALLOW_PR_CODE": "true"})
+    allowed = _check({**target, "INPUT_ALLOW_PR_CODE": "true"})
     assert allowed.returncode == 0, allowed.stderr
     assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "FAIL"
 
@@ -441,7 +452,7 @@ def test_the_base_is_passed_and_the_reports_are_signed(github: dict[str, str], t
     subprocess.run([str(Path(sys.executable).parent / "toolreplay"), "seal", str(plain), "-o", str(sealed)], check=True)
     key = tmp_path / "signing-key"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    result = _step("check", {**github, "INPUT_BASE": base, "INPUT_SIGN_KEY": key.read_text(encoding="utf-8")})
+    result = _check({**github, "INPUT_BASE": base, "INPUT_SIGN_KEY": key.read_text(encoding="utf-8")})
     assert result.returncode == 0, result.stderr
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert "recording-rewritten" in summary

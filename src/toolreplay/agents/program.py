@@ -220,6 +220,19 @@ def _signal_group(group: int, number: int) -> None:
         os.killpg(group, number)
 
 
+# What every program is given of toolreplay's environment where its variables are named (``env:``): what finding
+# programs and reading text needs, nothing that holds a secret.
+ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "USER", "LOGNAME")
+
+
+def program_environment(names: Sequence[str] | None) -> dict[str, str]:
+    """The environment a program starts from: toolreplay's own where ``names`` is None, else the allowlist and the
+    variables ``names`` names (those set)."""
+    if names is None:
+        return dict(os.environ)
+    return {name: os.environ[name] for name in (*ALLOWED_ENV, *names) if name in os.environ}
+
+
 def run_program(
     argv: Sequence[str],
     workdir: Path,
@@ -228,10 +241,12 @@ def run_program(
     errors: Path,
     timeout: float,
     groups: ProcessGroups | None = None,
+    env_names: Sequence[str] | None = None,
 ) -> Ended:
-    """Run one program in its own process group, its output to files; end the group when it is done or too slow."""
+    """Run one program in its own process group, its output to files; end the group when it is done or too slow.
+    ``env_names``: the variables it is given beyond the allowlist (None: all of toolreplay's)."""
     groups = groups if groups is not None else ProcessGroups()
-    env = dict(os.environ, HOME=str(home), PWD=str(workdir))
+    env = dict(program_environment(env_names), HOME=str(home), PWD=str(workdir), TMPDIR=str(home))
     with output.open("wb") as out, errors.open("wb") as err:
         started = groups.start(argv, workdir, env, out, err)
         if started.process is None:
@@ -304,7 +319,14 @@ class ProgramRun:
                 named[name] = {"command": server[0], "args": list(server[1:])}
         self.config.write_text(json.dumps({"mcpServers": named}, indent=2) + "\n", encoding="utf-8")
 
-    def run(self, words: Sequence[str], said: Said, timeout: float, groups: ProcessGroups) -> tuple[list[str], Ended]:
+    def run(
+        self,
+        words: Sequence[str],
+        said: Said,
+        timeout: float,
+        groups: ProcessGroups,
+        env_names: Sequence[str] | None = None,
+    ) -> tuple[list[str], Ended]:
         """The program's command with its placeholders filled, and how it ended."""
         values = {
             "mcp_config": str(self.config),
@@ -317,7 +339,8 @@ class ProgramRun:
             "here": said.here,
         }
         argv = fill(words, values)
-        return argv, run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups)
+        ran = run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups, env_names)
+        return argv, ran
 
 
 @record

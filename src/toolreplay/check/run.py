@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay import __version__
-from toolreplay.agent_spec import shown_from
+from toolreplay.agent_spec import ProgramSpec, shown_from
 from toolreplay.audit import audit
 from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import Verification, verify
@@ -248,6 +248,8 @@ class PreparedCheck:
         self._checker = _Checker(config, paths, base)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
+        self.in_process = self._checker.in_process
+        self.programs = self._checker.programs
         self.notes: list[str] = []  # and what it did that is no warning (what the run cache gave back)
 
     def run(self) -> CheckReport:
@@ -285,6 +287,8 @@ class _Checker:
             )
         self._sessions: dict[str, Session] = {}
         self._candidates: dict[str, Candidate] = {}  # each replay unit's, by its key
+        self.in_process: list[str] = []  # the Python files of the pull request's that run in this process
+        self.programs: list[tuple[str, tuple[str, ...] | None]] = []  # each program agent, and the variables it gets
         self._scopes: dict[str, Scope] = {}
         self._kinds: dict[str, Kind] = {}
         self.warnings: list[str] = []  # what to tell the user once the check ran
@@ -321,6 +325,11 @@ class _Checker:
                 self.warnings.append(untold)
             for script in scripts(candidate, settings):
                 named.append(self._may_run(script, unit, unit.job))
+                self.in_process.append(self.paths.show(script))
+            agents = (candidate.agent, candidate.baseline_agent) if settings.noise else (candidate.agent,)
+            for agent in agents:
+                if isinstance(agent, ProgramSpec) and (agent.show(), settings.env) not in self.programs:
+                    self.programs.append((agent.show(), settings.env))
             named += program_files(candidate)  # a program's files are inputs too
         return named
 
@@ -701,6 +710,52 @@ def policy_result(governed: Governed, paths: Paths) -> UnitResult:
     summary += f"{count(len(findings), 'loosening')} of the base's policy" if findings else "nothing loosened"
     return UnitResult(
         key=f"policy {shown}", analysis=Analysis.POLICY, subject=shown, summary=summary, findings=findings
+    )
+
+
+def isolation_result(
+    in_process: Sequence[str], programs: Sequence[tuple[str, tuple[str, ...] | None]], ended: int, reaper: bool
+) -> UnitResult:
+    """How the check kept what it ran apart from itself: what each program was given of its environment, how many
+    processes the runs left behind were ended before any report was written, and, a warning, what ran unisolated."""
+    from toolreplay.agents.program import ALLOWED_ENV  # noqa: PLC0415
+
+    given = [
+        f"{name} was given {'the allowlisted environment' if env is not None else 'the whole environment'}"
+        + (f" and {', '.join(env)}" if env else "")
+        for name, env in programs
+    ]
+    summary = "; ".join(given) if given else "no program agent ran"
+    summary += f" (allowed: {', '.join(ALLOWED_ENV)})" if any(env is not None for _, env in programs) else ""
+    if reaper:
+        summary += f"; {count(ended, 'process', 'processes')} the runs left behind ended before any report was written"
+    found: list[CheckFinding] = []
+    for script in in_process:
+        message = (
+            f"the scripted agent {script} ran in the check's own process: code of the pull request's could change "
+            "what the check concludes and reports"
+        )
+        found.append(_unisolated(message, script))
+    for name, _ in programs:
+        message = (
+            f"{name} ran as the check's own user: it could not outlive the check or see variables it was not "
+            "given, but it could write what that user can, its served log included"
+        )
+        found.append(_unisolated(message, None))
+    if not reaper:
+        found.append(_unisolated("this system cannot make the check the reaper of what it starts", None))
+    return UnitResult(
+        key="isolation", analysis=Analysis.POLICY, subject="isolation", summary=summary, findings=tuple(found)
+    )
+
+
+def _unisolated(message: str, path: str | None) -> CheckFinding:
+    rule = Rule.CODE_UNISOLATED
+    return CheckFinding(
+        rule=rule,
+        message=message,
+        location=Location(path or "the check", 1),
+        fingerprint=fingerprint(rule.value, message),
     )
 
 

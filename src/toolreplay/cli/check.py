@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,13 +15,53 @@ from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.output import warn
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
-from toolreplay.errors import UsageError
+from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.escape import for_terminal
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
-from toolreplay.outcome import parse_shard
+from toolreplay.outcome import CheckReport, parse_shard
 from toolreplay.verdict import FailOn
+
+if TYPE_CHECKING:
+    from toolreplay.check.base import Base
+    from toolreplay.check.policy import Governed
 from toolreplay.wording import count
+
+
+def _configured(
+    config_file: str | None, top: Path, outside: bool, base: str | None, policy: str
+) -> tuple[Config, Base | None, Governed | None]:
+    """The config the check runs: the one given (or found), or under ``--base`` the one the base's policy governs."""
+    if base is None:
+        return (read_config(config_file, top, outside) if config_file is not None else _discovered(".")), None, None
+    from toolreplay.check.base import Base  # noqa: PLC0415 - only a check against a base runs git
+    from toolreplay.check.policy import config_named, govern  # noqa: PLC0415
+
+    based = Base(base, top)
+    config_file = config_named(config_file, based)
+    if config_file is None:
+        return _discovered("."), based, None
+    pr = read_config(config_file, top, outside) if os.path.lexists(config_file) else None
+    governed = govern(pr, config_file, based, policy, top, outside)
+    return governed.config, based, governed
+
+
+def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool) -> CheckReport:
+    """Every process the runs started ended before any report is written, and the report saying so."""
+    from toolreplay.check.run import isolation_result  # noqa: PLC0415
+    from toolreplay.isolation import end_descendants  # noqa: PLC0415
+
+    ended, left = end_descendants() if reaper else (0, [])
+    if left:
+        raise ToolreplayError(
+            f"{count(len(left), 'process', 'processes')} the runs started could not be ended (pids {', '.join(map(str, left))}); "
+            "no report is written while code of the pull request's still runs"
+        )
+    said = isolation_result(prepared.in_process, prepared.programs, ended, reaper)
+    first = prepared.shard is None or prepared.shard[0] == 1
+    return replace(
+        report, units=(said.key, *report.units), results=(said, *report.results) if first else report.results
+    )
 
 
 def with_cache(config: Config, cache: str | None, no_cache: bool) -> Config:
@@ -110,6 +151,13 @@ def _discovered(directory: str) -> Config:
     "settings run) or the pull request's (for teams that review the config by code owners); either way each "
     "loosening is a policy-loosened finding.",
 )
+@click.option(
+    "--isolate",
+    is_flag=True,
+    help="Keep the pull request's code apart: each program agent starts from an allowlisted environment (and the "
+    "variables its replay's env: names), and every process the runs started is ended, and checked gone, before any "
+    "report is written; the report says what each program was given and what ran unisolated.",
+)
 @click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
 @click.option(
@@ -128,6 +176,7 @@ def command(
     allow_outside_root: bool,
     base: str | None,
     policy: str | None,
+    isolate: bool,
     cache: str | None,
     no_cache: bool,
     no_code: bool,
@@ -146,31 +195,26 @@ def command(
         top = Path(root).resolve()
     else:
         top = repository_root(os.path.dirname(os.path.abspath(config_file)) if config_file else ".")
-    based = governed = None
-    if base is not None:
-        from toolreplay.check.base import Base  # noqa: PLC0415 - only a check against a base runs git
-        from toolreplay.check.policy import config_named, govern  # noqa: PLC0415
-
-        based = Base(base, top)
-        config_file = config_named(config_file, based)
-    if config_file is not None and based is not None and policy is not None:
-        pr = read_config(config_file, top, allow_outside_root) if os.path.lexists(config_file) else None
-        governed = govern(pr, config_file, based, policy, top, allow_outside_root)
-        config = governed.config
-    elif config_file is not None:
-        config = read_config(config_file, top, allow_outside_root)
-    else:
-        config = _discovered(".")
+    config, based, governed = _configured(config_file, top, allow_outside_root, base, policy or "base")
     if fail_on is not None:
         config = replace(config, fail_on=FailOn(fail_on))
     if cache is not None or no_cache:
         config = with_cache(config, cache, no_cache)
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
+    reaper = False
+    if isolate:
+        from toolreplay.isolation import become_subreaper  # noqa: PLC0415
+
+        reaper = become_subreaper()
+        jobs = tuple(replace(job, settings=replace(job.settings, env=job.settings.env or ())) for job in config.replays)
+        config = replace(config, replays=jobs)
     paths = Paths(top, governed.copies if governed is not None else ())
     prepared = PreparedCheck(config, paths, chosen_shard, based, governed)
     guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
+    if isolate:
+        report = _ended(prepared, report, reaper)
     code = emit_reports(report, reports, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)

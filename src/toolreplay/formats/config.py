@@ -428,7 +428,10 @@ def _agent(reader: _ConfigReader, node: Node, key: str = "agent") -> AgentSpec:
 
 
 def _setting_text(node: Node, key: str) -> str:
-    """A setting's value as written, which the same parser as the command line's reads."""
+    """A setting's value as written, which the same parser as the command line's reads (``env``'s list of names
+    as the names one after another)."""
+    if key == "env" and isinstance(node.value, list):
+        return " ".join(item.called("'env'").string() for item in node.elements())
     if node.text is None:
         raise _refused(SettingError(key, f"must be a single value, not {node.describe()}"), node)
     return node.text

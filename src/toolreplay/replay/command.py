@@ -156,6 +156,7 @@ class CommandRuns:
     here: str  # what {here} stands for: the directory the command was given from
     transport: McpTransport = McpTransport.STDIO  # how the program reaches its servers
     groups: ProcessGroups = field(default_factory=ProcessGroups)
+    env: tuple[str, ...] | None = None  # the variables the program is given beyond the allowlist; None: all
 
     def run(self, number: int, seed: int) -> Run:
         directory = self.root / f"{self.side}-{number:04d}"
@@ -176,7 +177,7 @@ class CommandRuns:
             else:
                 place.prepare(commands)
                 said = Said(task_text(self.setup), system, number, seed, self.here)
-            argv, ended = place.run(self.words, said, self.timeout, self.groups)
+            argv, ended = place.run(self.words, said, self.timeout, self.groups, self.env)
         output, errors = place.output, place.errors
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))

@@ -153,6 +153,7 @@ class ProgramRunner:
             chosen.run_timeout,
             self.workspace.here,
             chosen.mcp_transport,
+            env=chosen.env,
         )
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 

@@ -1,0 +1,125 @@
+"""Code of the pull request's, kept apart from the check: a program agent that tries every escape, and the proof each
+failed (``check --isolate``, and the action's steps with the runner's files simulated)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.test_action import _outputs, _step, api, github  # noqa: F401 - the action's fixtures
+from tests.conftest import SAMPLES
+
+# A program agent that, on every run: notes which secrets it was given, writes the runner's command files it can
+# find, and leaves a process in a session of its own that rewrites the report it is told of after the check ended.
+HOSTILE = """\
+import os, sys, time
+report, notes = sys.argv[1], sys.argv[2]
+seen = [name for name in ("ANTHROPIC_API_KEY", "INPUT_SIGN_KEY", "INPUT_TOKEN", "GITHUB_TOKEN") if os.environ.get(name)]
+with open(notes, "a") as handle:
+    handle.write("secrets:" + ",".join(seen) + "\\n")
+for name in ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY"):
+    if os.environ.get(name):
+        with open(os.environ[name], "a") as handle:
+            handle.write("verdict=PASS\\nBASH_ENV=/tmp/evil\\n")
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(1.0)
+        with open(report, "a") as handle:
+            handle.write("\\nPASS: rewritten after the check\\n")
+        with open(notes, "a") as handle:
+            handle.write("outlived the check\\n")
+        os._exit(0)
+    os._exit(0)
+print("done")
+"""
+
+
+def _hostile_repo(tmp_path: Path, report: Path, notes: Path, declared: str = "") -> Path:
+    repo = tmp_path / "repo"
+    (repo / "samples").mkdir(parents=True)
+    shutil.copy(SAMPLES / "ops" / "session.json", repo / "samples" / "session.json")
+    (repo / "samples" / "hostile.py").write_text(HOSTILE, encoding="utf-8")
+    (repo / ".git").mkdir()
+    command = f"cmd:{sys.executable} {{here}}/samples/hostile.py {report} {notes}"
+    (repo / ".toolreplay.yml").write_text(
+        f"sessions: samples/session.json\nreplay:\n  agent: {json.dumps(command)}\n  repeat: 2\n{declared}",
+        encoding="utf-8",
+    )
+    return repo
+
+
+def _check_process(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolreplay", "check", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_under_isolate_a_program_sees_no_secret_and_nothing_it_leaves_outlives_the_check(tmp_path: Path) -> None:
+    report, notes = tmp_path / "summary.md", tmp_path / "notes.txt"
+    repo = _hostile_repo(tmp_path, report, notes)
+    env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "INPUT_SIGN_KEY": "a key", "HOME": "/root"}
+    done = _check_process(repo, "--isolate", "--markdown", str(report), "--json", str(tmp_path / "r.json"), env=env)
+    assert done.returncode == 0, done.stderr
+    written = report.read_bytes()
+    time.sleep(2.0)  # what a detached process would have done by now
+    assert report.read_bytes() == written
+    assert notes.read_text(encoding="utf-8").splitlines() == ["secrets:", "secrets:"]  # two runs, nothing seen
+    document = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    isolation = next(result for result in document["results"] if result["key"] == "isolation")
+    assert "2 processes the runs left behind ended before any report was written" in isolation["summary"]
+    assert [f["rule"] for f in isolation["findings"]] == ["code-unisolated"]  # same user: said, as a warning
+
+
+def test_without_isolate_the_same_program_gets_the_secrets_and_outlives_the_check(tmp_path: Path) -> None:
+    """The attack is real: what the test above proves is isolation's doing, not the program's failing."""
+    report, notes = tmp_path / "summary.md", tmp_path / "notes.txt"
+    repo = _hostile_repo(tmp_path, report, notes)
+    env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "HOME": "/root"}
+    done = _check_process(repo, "--markdown", str(report), env=env)
+    assert done.returncode == 0, done.stderr
+    deadline = time.monotonic() + 10
+    while (
+        "outlived" not in (notes.read_text(encoding="utf-8") if notes.exists() else "") and time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    assert "secrets:ANTHROPIC_API_KEY" in notes.read_text(encoding="utf-8")
+    assert "outlived the check" in notes.read_text(encoding="utf-8")
+    assert "rewritten after the check" in report.read_text(encoding="utf-8")
+
+
+@pytest.mark.usefixtures("github")
+def test_in_the_action_a_program_cannot_set_outputs_or_read_the_key(github: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    notes = tmp_path / "notes.txt"
+    out = Path(github["RUNNER_TEMP"]) / "toolreplay"
+    repo = _hostile_repo(tmp_path, out / "summary.md", notes, "  env: [ANTHROPIC_API_KEY]\n")  # declared: given
+    workspace = Path(github["GITHUB_WORKSPACE"])
+    shutil.rmtree(workspace)
+    shutil.copytree(repo, workspace)
+    Path(github["GITHUB_OUTPUT"]).write_text("", encoding="utf-8")
+    env = {**github, "INPUT_CONFIG": ".toolreplay.yml", "INPUT_SIGN_KEY": "a key", "INPUT_TOKEN": "a token"}
+    env["ANTHROPIC_API_KEY"] = "sk-ant-secret"
+    check = _step("check", env)  # as if the runner gave the check's step the key and the token after all
+    assert check.returncode == 0, check.stderr
+    report = _step("report", {**github, "INPUT_SIGN_KEY": ""})
+    assert report.returncode == 0, report.stderr
+    time.sleep(1.5)
+    outputs = Path(github["GITHUB_OUTPUT"]).read_text(encoding="utf-8")
+    assert "verdict=PASS" not in outputs and "BASH_ENV" not in outputs
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "WARN"  # the check's own: its agent's calls changed
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    assert "rewritten after the check" not in summary
+    assert "rewritten after the check" not in (out / "summary.md").read_text(encoding="utf-8")
+    assert set(notes.read_text(encoding="utf-8").splitlines()) == {"secrets:ANTHROPIC_API_KEY"}  # by name only
