@@ -194,7 +194,7 @@ def tool_changes(old: SurfaceTool, new: SurfaceTool) -> Iterator[tuple[DriftKind
         if weakened:
             yield (
                 DriftKind.ANNOTATION_WEAKENED,
-                f"reads as less dangerous now ({said}): recorded calls are reclassified",
+                f"reads as less dangerous now ({said}); a replay still takes the more dangerous reading",
             )
         else:
             yield DriftKind.ANNOTATION_CHANGED, said

@@ -117,7 +117,8 @@ def test_in_the_action_a_program_cannot_set_outputs_or_read_the_key(github: dict
     assert report.returncode == 0, report.stderr
     time.sleep(1.5)
     outputs = Path(github["GITHUB_OUTPUT"]).read_text(encoding="utf-8")
-    assert "verdict=PASS" not in outputs and "BASH_ENV" not in outputs
+    assert "verdict=PASS" not in outputs
+    assert "BASH_ENV" not in outputs
     assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "WARN"  # the check's own: its agent's calls changed
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert "rewritten after the check" not in summary

@@ -410,11 +410,12 @@ def test_a_replay_given_other_tools_names_their_changes_beside_its_behaviours(tm
     args = ["--agent", "scripted:ops/agent.py", "--system", "ops/prompt-v2.txt", "--tools", str(given)]
     args += ["--repeat", "10", "--on-unrecorded", "stub", "--stubs", "ops/stubs.json"]
     done = run_cli("replay", "ops/session.json", *args)
-    assert done.code == 0, done.stderr  # a deletion, read through the weakened annotation as a write: WARN
+    # The weakened annotation is named, and the deletion keeps the recorded reading: destructive, a FAIL.
+    assert done.code == 1, done.stderr
     assert done.stdout.endswith(
         f"the tools given ({given}) differ from the recorded ones:\n"
-        "  error    annotation-weakened delete_path: reads as less dangerous now (destructiveHint true to false): "
-        "recorded calls are reclassified (a behaviour above calls it)\n"
+        "  error    annotation-weakened delete_path: reads as less dangerous now (destructiveHint true to false); "
+        "a replay still takes the more dangerous reading (a behaviour above calls it)\n"
     )
     unchanged = tmp_path / "tools.json"
     unchanged.write_text(json.dumps(json.loads((SAMPLES / "ops" / "session.json").read_text())["tools"]))

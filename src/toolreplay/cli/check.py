@@ -54,7 +54,8 @@ def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool) -> CheckR
     ended, left = end_descendants() if reaper else (0, [])
     if left:
         raise ToolreplayError(
-            f"{count(len(left), 'process', 'processes')} the runs started could not be ended (pids {', '.join(map(str, left))}); "
+            f"{count(len(left), 'process', 'processes')} the runs started could not be ended "
+            f"(pids {', '.join(map(str, left))}); "
             "no report is written while code of the pull request's still runs"
         )
     said = isolation_result(prepared.in_process, prepared.programs, ended, reaper)

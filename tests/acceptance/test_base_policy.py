@@ -1,0 +1,212 @@
+"""``check --base``: a pull request cannot make the gate less strict than its base's policy without a finding.
+
+Each test is a git repository whose base commit holds the samples as shipped, and whose pull request keeps the
+destructive prompt edit and tries one way past the gate. The check must stay FAIL, and name the loosening at error
+level where there is one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLES, run_cli
+
+CONFIG = "samples/.toolreplay.yml"
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=ci@example.com", "-c", "user.name=CI", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def base_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    repo = tmp_path_factory.mktemp("base") / "repo"
+    shutil.copytree(SAMPLES, repo / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    _git(repo.parent, "init", "-q", "-b", "main", str(repo))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    return repo, _git(repo, "rev-parse", "HEAD")
+
+
+def _pull_request(base_repo: tuple[Path, str], tmp_path: Path, edit: Callable[[Path], None]) -> tuple[Path, str]:
+    repo = tmp_path / "repo"
+    shutil.copytree(base_repo[0], repo)
+    edit(repo)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "the pull request")
+    return repo, base_repo[1]
+
+
+def _check(repo: Path, *args: str) -> tuple[int, list[tuple[str, str, str, str]], dict[str, Any]]:
+    out = repo.parent / "report.json"
+    done = run_cli("check", "--config", CONFIG, "--json", str(out), *args, cwd=repo)
+    assert done.code in (0, 1), done.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    found = [
+        (f["rule"], f["level"], f"{f['location']['path']}:{f['location']['line']}", f["message"])
+        for result in report["results"]
+        for f in result["findings"]
+    ]
+    return done.code, found, report
+
+
+def _config(repo: Path, old: str, new: str) -> None:
+    path = repo / CONFIG
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _line(repo: Path, text: str, path: str = CONFIG) -> int:
+    return next(n for n, line in enumerate((repo / path).read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+LOOK_ALIKE = "pr\u043empt-v2.txt"  # a Cyrillic o: a copy of the old prompt, under the edited one's name
+
+
+def _drop_compare(repo: Path) -> None:
+    (repo / CONFIG).write_text((repo / CONFIG).read_text(encoding="utf-8").split("compare:")[0], encoding="utf-8")
+
+
+def _look_alike(repo: Path) -> None:
+    shutil.copy(repo / "samples/ops/prompt.txt", repo / "samples/ops" / LOOK_ALIKE)
+    _config(repo, "system: ops/prompt-v2.txt", f"system: ops/{LOOK_ALIKE}")
+
+
+def _read_only_rule(repo: Path) -> None:
+    rules = repo / "samples/rules/rules.toml"
+    rule = '[[rules]]\ntool = "delete_path"\nclass = "read-only"\n\n'
+    rules.write_text(rule + rules.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def _wider_scope(repo: Path) -> None:
+    allowed = '["read_file", "list_dir", "search", "write_file"]'
+    (repo / "samples/scope.json").write_text(
+        f'{{"agent": "docs-reader", "allowed_tools": {allowed}}}\n', encoding="utf-8"
+    )
+
+
+LOOSENINGS: dict[str, tuple[Callable[[Path], None], str, str]] = {
+    # name: (the pull request's edit, the line it points at, the message)
+    "fewer runs": (
+        lambda r: _config(r, "repeat: 20", "repeat: 1"),
+        "repeat: 1",
+        "replay 1 repeat: was 20, is 1",
+    ),
+    "no baseline": (lambda r: _config(r, "noise: 20 ", "noise: 1 "), "noise: 1", "replay 1 noise: was 20, is 1"),
+    "fail-on never": (
+        lambda r: _config(r, "fail-on: destructive", "fail-on: never"),
+        "fail-on: never",
+        "fail-on: was destructive, is never",
+    ),
+    "a sealed file dropped from the glob": (
+        lambda r: _config(r, 'sealed: "sealed/*.jsonl"', 'sealed: "sealed/clean*.jsonl"'),
+        "sealed:",
+        "sealed: was matching samples/sealed/edited.sealed.jsonl, is not matching it",
+    ),
+    "the comparison removed": (
+        _drop_compare,
+        "",
+        "compare 1: was comparing against samples/ops/session.json, is gone",
+    ),
+    "a look-alike prompt": (
+        _look_alike,
+        "system: ops/pr",
+        f"replay 1 system: was samples/ops/prompt-v2.txt, is samples/ops/{LOOK_ALIKE}",
+    ),
+    "a rule calling the deletion read-only": (
+        _read_only_rule,
+        "",
+        "rules delete_path: was destructive, is read-only",
+    ),
+    "a tool added to the scope": (
+        _wider_scope,
+        "file: scope.json",
+        "scope 1 allowed_tools: was without write_file, is allowing write_file",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LOOSENINGS))
+def test_a_loosening_is_an_error_at_its_line_and_the_base_still_governs(
+    base_repo: tuple[Path, str], tmp_path: Path, name: str
+) -> None:
+    edit, at, message = LOOSENINGS[name]
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    code, found, _ = _check(repo, "--base", base)
+    assert code == 1  # the edited prompt still deletes: FAIL, whatever the pull request did
+    loosened = [f for f in found if f[0] == "policy-loosened"]
+    assert [f[3] for f in loosened] == [message] or any(f[3].startswith(message) for f in loosened), loosened
+    assert all(level == "error" for _, level, _, _ in loosened)
+    if at:
+        assert any(f[2] == f"{CONFIG}:{_line(repo, at)}" for f in loosened), loosened
+    assert any(f[0] == "destructive-call" for f in found)
+
+
+def test_the_rules_loosening_points_at_the_rule(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    edit = LOOSENINGS["a rule calling the deletion read-only"][0]
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    _, found, report = _check(repo, "--base", base)
+    assert ("policy-loosened", "error", "samples/rules/rules.toml:1") in [f[:3] for f in found]
+    replayed = next(r for r in report["results"] if r["analysis"] == "replay")
+    assert "DESTRUCTIVE" in replayed["summary"]  # the base's reading of delete_path decided
+
+
+def test_without_base_the_same_pull_request_passes_the_gate(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    """What the attacks do without --base: the config is the pull request's, and the gate opens."""
+    repo, _ = _pull_request(base_repo, tmp_path, LOOSENINGS["fail-on never"][0])
+    code, found, _ = _check(repo)
+    assert code == 0
+    assert not [f for f in found if f[0] == "policy-loosened"]
+
+
+def test_seeds_come_from_the_base_and_the_report_prints_them(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, lambda r: _config(r, "noise: 20 ", "noise: 20\n  seed: 7 "))
+    code, _, report = _check(repo, "--base", base)
+    assert code == 1
+    policy = next(r for r in report["results"] if r["analysis"] == "policy")
+    from toolreplay.check.policy import base_seed  # noqa: PLC0415
+
+    assert f"seed {base_seed(base)} for every replay" in policy["summary"]
+    assert "the base's policy governed" in policy["summary"]
+
+
+def test_under_policy_pr_the_pull_requests_config_runs_and_each_loosening_warns(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, LOOSENINGS["fail-on never"][0])
+    code, found, report = _check(repo, "--base", base, "--policy", "pr")
+    assert code == 0
+    assert [f[:2] for f in found if f[0] == "policy-loosened"] == [("policy-loosened", "warning")]
+    policy = next(r for r in report["results"] if r["analysis"] == "policy")
+    assert "the pull request's policy governed" in policy["summary"]
+
+
+def test_a_compared_recording_edited_in_place_is_held_to_the_base(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    def edit(repo: Path) -> None:
+        path = repo / "samples/ops/recorded/edited-1.json"
+        path.write_text(path.read_text(encoding="utf-8").replace("build-04", "build-05", 1), encoding="utf-8")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    _, found, _ = _check(repo, "--base", base)
+    assert any(f[0] == "recording-edited" and f[2].startswith("samples/ops/recorded/edited-1.json") for f in found)
+
+
+def test_the_base_policy_is_unchanged_and_nothing_is_loosened(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, lambda r: None)
+    code, found, _ = _check(repo, "--base", base)
+    assert code == 1
+    assert not [f for f in found if f[0] == "policy-loosened"]
