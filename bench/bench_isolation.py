@@ -59,9 +59,8 @@ def main() -> None:
             for _ in range(options.rounds):
                 plain.append(_timed(args, cwd))
                 isolated.append(_timed([*args, "--isolate"], cwd))
-            print(
-                f"{name}: plain {min(plain):.2f} s, isolated {min(isolated):.2f} s, ratio {min(isolated) / min(plain):.2f}"
-            )
+            best, isolated_best = min(plain), min(isolated)
+            print(f"{name}: plain {best:.2f} s, isolated {isolated_best:.2f} s, ratio {isolated_best / best:.2f}")
 
 
 if __name__ == "__main__":
