@@ -88,9 +88,10 @@ def _installed(file: str | None) -> bool:
     return file is None or str(Path(file).resolve()).startswith(_INSTALLED)
 
 
-def run_cli_process(*args: str, cwd: Path = SAMPLES) -> Completed:
-    """Run ``python -m toolreplay`` in a child process, as a user would."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+def run_cli_process(*args: str, cwd: Path = SAMPLES, environ: Mapping[str, str] | None = None) -> Completed:
+    """Run ``python -m toolreplay`` in a child process, as a user would; ``environ``: its whole environment, in
+    place of this one's."""
+    env = dict(os.environ if environ is None else environ, PYTHONIOENCODING="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "toolreplay", *args],
         cwd=cwd,

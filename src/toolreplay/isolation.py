@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 
 _PR_SET_CHILD_SUBREAPER = 36
 ENDED_WAIT = 5.0  # seconds every killed descendant has to be gone
@@ -33,24 +34,44 @@ def become_subreaper() -> bool:
         return False
 
 
-def descendants(root: int | None = None) -> list[int]:
-    """Every live process below ``root`` (this one), by the parent each names in ``/proc``; zombies are reaped."""
-    root = os.getpid() if root is None else root
-    children: dict[int, list[int]] = {}
+@dataclass(frozen=True)
+class Process:
+    """One process as ``/proc/PID/stat`` gives it: its id, its parent's, its group's, and whether it has ended (a
+    zombie, which has, whoever is to reap it)."""
+
+    pid: int
+    parent: int
+    group: int
+    ended: bool
+
+
+def processes() -> list[Process] | None:
+    """Every process ``/proc`` shows; None where there is no ``/proc`` to read."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return None
+    found: list[Process] = []
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[-1].split()
+                fields = stat.read().rsplit(")", 1)[-1].split()  # the name, in parentheses, may hold anything
         except OSError:
-            continue
-        if len(fields) > 1 and fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
+            continue  # ended since the listing
+        if len(fields) > 2:
+            found.append(Process(int(entry), int(fields[1]), int(fields[2]), fields[0] == "Z"))
+    return found
+
+
+def descendants(root: int | None = None) -> list[int]:
+    """Every live process below ``root`` (this one), by the parent each names in ``/proc``."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    for process in processes() or []:
+        if not process.ended:
+            children.setdefault(process.parent, []).append(process.pid)
     found: list[int] = []
     waiting = [root]
     while waiting:

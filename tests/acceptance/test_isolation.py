@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.acceptance.test_action import _outputs, _step, api, github  # noqa: F401 - the action's fixtures
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, Completed, run_cli_process
 
 # A program agent that, on every run: notes which secrets it was given, writes the runner's command files it can
 # find, and leaves a process in a session of its own that rewrites the report it is told of after the check ended.
@@ -55,16 +54,8 @@ def _hostile_repo(tmp_path: Path, report: Path, notes: Path, declared: str = "")
     return repo
 
 
-def _check_process(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "toolreplay", "check", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def _check_process(repo: Path, *args: str, env: dict[str, str]) -> Completed:
+    return run_cli_process("check", *args, cwd=repo, environ=env)
 
 
 def test_under_isolate_a_program_sees_no_secret_and_nothing_it_leaves_outlives_the_check(tmp_path: Path) -> None:
@@ -72,7 +63,7 @@ def test_under_isolate_a_program_sees_no_secret_and_nothing_it_leaves_outlives_t
     repo = _hostile_repo(tmp_path, report, notes)
     env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "INPUT_SIGN_KEY": "a key", "HOME": "/root"}
     done = _check_process(repo, "--isolate", "--markdown", str(report), "--json", str(tmp_path / "r.json"), env=env)
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     written = report.read_bytes()
     time.sleep(2.0)  # what a detached process would have done by now
     assert report.read_bytes() == written
@@ -89,7 +80,7 @@ def test_without_isolate_the_same_program_gets_the_secrets_and_outlives_the_chec
     repo = _hostile_repo(tmp_path, report, notes)
     env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "HOME": "/root"}
     done = _check_process(repo, "--markdown", str(report), env=env)
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.stderr
     deadline = time.monotonic() + 10
     while (
         "outlived" not in (notes.read_text(encoding="utf-8") if notes.exists() else "") and time.monotonic() < deadline

@@ -198,21 +198,12 @@ def _group_left(group: int) -> bool:
         os.killpg(group, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
+    from toolreplay.isolation import processes  # noqa: PLC0415 - only once runs are over
+
+    table = processes()
+    if table is None:
         return True  # no /proc to tell a zombie by: the group is there
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":  # state, parent, group
-            return True
-    return False
+    return any(process.group == group and not process.ended for process in table)
 
 
 def _signal_group(group: int, number: int) -> None:
