@@ -591,3 +591,75 @@ def test_a_permission_refused_is_exit_2_with_one_line(tmp_path: Path, command: s
     result = cli(command, str(unreadable))
     assert result.code == 2
     assert result.stderr == f"toolreplay: error: {unreadable}: cannot read: Permission denied\n"
+
+
+# --- names that lead anywhere: a pull request's file may be a link to a device, a stream without end, a depth -------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", "{zero}"),
+        ("audit", "{zero}"),
+        ("show", "{zero}"),
+        ("tools", "lint", "{zero}"),
+        ("tools", "diff", "{zero}", "{zero}"),
+        ("tools", "pin", "{zero}", "-o", "{out}"),
+        ("replay", "{zero}"),
+    ],
+)
+def test_a_link_to_a_device_is_never_read(tmp_path: Path, args: tuple[str, ...]) -> None:
+    zero = tmp_path / "zero.lock"
+    zero.symlink_to("/dev/zero")
+    given = [arg.format(zero=zero, out=tmp_path / "out.lock") for arg in args]
+    done = cli(*given)
+    assert done.code == 2
+    assert done.stderr == f"toolreplay: error: {zero}: is a device, not a file: it is never read\n"
+    assert not [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("toolreplay-*") if p.stat().st_size > 1 << 20]
+
+
+def test_a_stream_is_read_to_its_bound_and_no_further(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolreplay.formats import files  # noqa: PLC0415
+
+    monkeypatch.setattr(files, "STREAM_LIMIT", 1 << 20)
+    fifo = tmp_path / "endless"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as handle:
+            while not stop.is_set():
+                handle.write(b" " * 65536)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    done = cli("verify", str(fifo))
+    stop.set()
+    assert done.code == 2
+    assert done.stderr == f"toolreplay: error: {fifo}: a stream of more than 1 MiB: write it to a file first\n"
+    spooled = files._SPOOLED.get(str(fifo))
+    assert spooled is None or os.path.getsize(spooled) == 0  # nothing of it kept
+
+
+def test_a_lock_nested_deeper_than_any_reader_goes_is_refused_in_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.lock"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for args in (("tools", "lint", str(deep)), ("tools", "diff", str(deep), str(deep))):
+        done = cli(*args)
+        assert done.code == 2
+        assert done.stderr == f"toolreplay: error: {deep}:1: not a tools.lock: nested too deeply to read\n"
+
+
+def test_a_cache_whose_shards_link_out_of_it_gets_nothing_written_there(tmp_path: Path) -> None:
+    outside, cache = tmp_path / "outside", tmp_path / "cache"
+    outside.mkdir()
+    cache.mkdir()
+    for number in range(256):
+        (cache / f"{number:02x}").symlink_to(outside, target_is_directory=True)
+    args = ["replay", str(SESSION), "--system", str(SAMPLES / "ops" / "prompt-v2.txt"), "--repeat", "2"]
+    done = run_cli(
+        *args, "--on-unrecorded", "stub", "--stubs", str(SAMPLES / "ops" / "stubs.json"), "--cache", str(cache)
+    )
+    assert done.code in (0, 1), done.stderr
+    assert list(outside.iterdir()) == []
+    assert "a link out of the cache, never written through" in done.stderr

@@ -5,7 +5,10 @@ once, but a command may look at a file twice (its kind from the first line,
 then its calls). So a file that is not a regular file is copied, on first use,
 into a temporary file of our own, and every later read of that name reads the
 copy: the stream is read exactly once and gives what the same bytes in a file
-give. Errors still name the path the user gave.
+give. Errors still name the path the user gave. A stream is read to at most
+:data:`STREAM_LIMIT` bytes, the copy included, and a device that is not a
+terminal (``/dev/zero``, a disk) is never read: a name in a pull request may
+lead anywhere, and an endless read fills the disk.
 
 Writing: a regular file is replaced atomically (a temporary file beside it,
 flushed, then renamed), so a failure midway leaves the old content; a device or
@@ -21,12 +24,13 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from toolreplay.errors import InputError, OutputError
 
 # A stream's name -> the temporary file holding what was read from it.
 _SPOOLED: dict[str, str] = {}
+STREAM_LIMIT = 1 << 30  # bytes read from a pipe or FIFO at most: a recording longer than a GiB is a file
 
 
 def _open_error(exc: OSError, path: str | Path) -> InputError:
@@ -56,18 +60,30 @@ def readable(path: str | Path) -> str:
         return name  # opening it says what is wrong
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return name
-    import shutil  # noqa: PLC0415 - only streams need these
-    import tempfile  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415 - only streams need it
 
     try:
-        with open(name, "rb") as source, tempfile.NamedTemporaryFile(prefix="toolreplay-", delete=False) as copy:
-            if not _SPOOLED:
-                atexit.register(_remove_spooled)
-            _SPOOLED[name] = copy.name
-            shutil.copyfileobj(source, copy, 1 << 20)
+        with open(name, "rb") as source:
+            if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not source.isatty():
+                raise InputError("is a device, not a file: it is never read", path)
+            with tempfile.NamedTemporaryFile(prefix="toolreplay-", delete=False) as copy:
+                if not _SPOOLED:
+                    atexit.register(_remove_spooled)
+                _SPOOLED[name] = copy.name
+                _copy_bounded(source, copy, path)
     except OSError as exc:
         raise _open_error(exc, path) from None
     return _SPOOLED[name]
+
+
+def _copy_bounded(source: BinaryIO, copy: IO[bytes], path: str | Path) -> None:
+    copied = 0
+    while chunk := source.read(1 << 20):
+        copied += len(chunk)
+        if copied > STREAM_LIMIT:
+            copy.truncate(0)  # nothing of it is kept
+            raise InputError(f"a stream of more than {STREAM_LIMIT >> 20:,} MiB: write it to a file first", path)
+        copy.write(chunk)
 
 
 def open_binary(path: str | Path) -> BinaryIO:

@@ -257,7 +257,7 @@ def sniff_bytes(head: bytes) -> Kind | None:
     first_line = head.lstrip().split(b"\n", 1)[0]
     try:
         first = json.loads(first_line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return kind_of_line(first) if isinstance(first, dict) else None
 

@@ -104,6 +104,8 @@ def read_lock(path: str) -> Lock:
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(f"not a tools.lock: {exc}", path, line) from None
+    except RecursionError:
+        raise InputError("not a tools.lock: nested too deeply to read", path, 1) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT or document.get("version") != VERSION:
         raise InputError(f"not a tools.lock of version {VERSION} (regenerate it: toolreplay tools pin)", path, 1)
     entries, said = document.get("tools"), document.get("instructions")
@@ -145,7 +147,7 @@ def _entry(entry: object, path: str, line: int) -> SurfaceTool:
     raw_text = entry["raw"]
     try:
         raw = json.loads(raw_text) if isinstance(raw_text, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         raw = None
     if not isinstance(raw, dict) or canonical_bytes(raw).decode() != raw_text:
         raise refused("'raw' is not a tool in canonical JSON")

@@ -275,7 +275,7 @@ def _opened_a_session(body: bytes, response: JSONObject) -> bool:
         return False
     try:
         request = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("method") == "initialize"
 

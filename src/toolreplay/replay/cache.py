@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import errno
 import hashlib
 import json
 import math
@@ -262,9 +263,13 @@ class RunCache:
         path = self._file(key)
         try:
             os.makedirs(path.parent, exist_ok=True)
+            _own_directory(path.parent, self.directory)
             temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
             try:
-                temporary.write_bytes(data)
+                # never through a link planted where the temporary file goes
+                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(descriptor, "wb") as handle:
+                    handle.write(data)
                 os.replace(temporary, path)
             except OSError:
                 temporary.unlink(missing_ok=True)  # a full disk keeps nothing half written
@@ -273,6 +278,13 @@ class RunCache:
             self.ignored.append(f"{one_line(str(path))}: not written, {exc.strerror or exc}")
             return
         self.stored += 1
+
+
+def _own_directory(shard: Path, directory: Path) -> None:
+    """A shard's directory is the cache's own, not a link out of it: a cache restored from a pull request's scope
+    may hold ``00``...``ff`` as links to anywhere, and nothing is written through one."""
+    if shard.is_symlink() or os.path.realpath(shard) != os.path.join(os.path.realpath(directory), shard.name):
+        raise OSError(errno.ELOOP, "a link out of the cache, never written through")
 
 
 _HEAD = b'{"digest": "'
