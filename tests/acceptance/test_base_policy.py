@@ -210,3 +210,22 @@ def test_the_base_policy_is_unchanged_and_nothing_is_loosened(base_repo: tuple[P
     code, found, _ = _check(repo, "--base", base)
     assert code == 1
     assert not [f for f in found if f[0] == "policy-loosened"]
+
+
+def test_a_look_alike_letter_in_a_config_path_is_a_finding_at_its_line(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, _look_alike)
+    _, found, _ = _check(repo, "--base", base)
+    hidden = [f for f in found if "U+043E CYRILLIC SMALL LETTER O" in f[3]]
+    assert [f[:3] for f in hidden] == [("policy-loosened", "error", f"{CONFIG}:{_line(repo, 'system: ops/pr')}")]
+
+
+def test_the_report_names_the_files_the_pull_request_changed_with_a_diff_stat(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, _read_only_rule)
+    _, _, report = _check(repo, "--base", base, "--markdown", str(tmp_path / "summary.md"))
+    policy = next(r for r in report["results"] if r["analysis"] == "policy")
+    assert policy["summary"].endswith("; changed since the base: samples/rules/rules.toml (+4 -0)")
+    assert "samples/rules/rules.toml (+4 -0)" in (tmp_path / "summary.md").read_text(encoding="utf-8")

@@ -69,10 +69,11 @@ class Loosening:
     now: str
     path: str | None
     line: int
+    said: str = ""  # the message, where it is not what the setting was and is
 
     @property
     def message(self) -> str:
-        return f"{self.setting}: was {self.was}, is {self.now}"
+        return self.said or f"{self.setting}: was {self.was}, is {self.now}"
 
 
 @record
@@ -86,6 +87,7 @@ class Governed:
     policy: str  # "base" or "pr"
     seed: int
     copies: tuple[tuple[str, str], ...] = ()  # the base's policy files as the check copied them, and their paths here
+    touched: tuple[str, ...] = ()  # the files the check reads that the pull request changed, each with a diff stat
 
 
 def base_seed(commit: str) -> int:
@@ -125,6 +127,7 @@ def govern(pr: Config | None, config_path: str, base: Base, policy: str, reposit
             found += loosenings(base_config, pr)
     if pr is not None:
         found += _not_recorded_at_base(pr, base)
+        found += _hidden_characters(pr)
     if pr is None and base_config is None:
         raise InputError(f"no config at {config_path}, here or at the base")
     if policy == "pr" or base_config is None:
@@ -133,7 +136,63 @@ def govern(pr: Config | None, config_path: str, base: Base, policy: str, reposit
     else:
         running = stricter(base_config, pr) if pr is not None else base_config
     running = replace(running, replays=tuple(_seeded(job, seed) for job in running.replays))
-    return Governed(running, base_config, tuple(found), policy, seed, copies.made() if committed is not None else ())
+    made = copies.made() if committed is not None else ()
+    return Governed(running, base_config, tuple(found), policy, seed, made, _touched(running, base))
+
+
+def _touched(config: Config, base: Base) -> tuple[str, ...]:
+    """The files the check reads (the config, the recordings, the prompts, tools files and programs) that differ
+    from the base, each as ``PATH (+ADDED -REMOVED)``, or ``PATH (new)``: what the review should read first."""
+    import difflib  # noqa: PLC0415
+
+    found: list[str] = []
+    for path in config.files():
+        if is_base_copy(path):
+            continue
+        old = base.file(path)
+        try:
+            new = Path(path).read_bytes() if Path(path).is_file() else None
+        except OSError:
+            new = None
+        if old == new or new is None:
+            continue
+        if old is None:
+            found.append(f"{_shown(path)} (new)")
+            continue
+        before = old.decode("utf-8", "replace").splitlines()
+        after = new.decode("utf-8", "replace").splitlines()
+        added = removed = 0
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if tag in ("replace", "delete"):
+                removed += i2 - i1
+            if tag in ("replace", "insert"):
+                added += j2 - j1
+        found.append(f"{_shown(path)} (+{added} -{removed})")
+    return tuple(found)
+
+
+def _hidden_characters(pr: Config) -> list[Loosening]:
+    """A path or name in the config with a character that is not printable ASCII: a look-alike letter or an invisible
+    one can make the config name a file other than the one a reviewer reads."""
+    import unicodedata  # noqa: PLC0415
+
+    lines = _Lines(pr)
+    found: list[Loosening] = []
+    waiting = [lines.root] if lines.root is not None else []
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node.value, dict):
+            waiting.extend(member for _, member in node.members())
+        elif isinstance(node.value, list):
+            waiting.extend(node.elements())
+        elif isinstance(node.value, str):
+            odd = next((ch for ch in node.value if not (" " <= ch <= "~") and ch not in "\t"), None)
+            if odd is not None:
+                name = unicodedata.name(odd, "an unnamed character")
+                said = f"{node.where or 'a value'}: holds U+{ord(odd):04X} {name}, which is not ASCII: a look-alike or "
+                said += "invisible character can make the config read a file other than the one a reviewer sees"
+                found.append(Loosening(node.where, "", "", pr.path, node.line, said))
+    return sorted(found, key=lambda loosened: loosened.line)
 
 
 def _seeded(job: ReplayJob, seed: int) -> ReplayJob:

@@ -708,6 +708,8 @@ def policy_result(governed: Governed, paths: Paths) -> UnitResult:
         whose += " (the base has no config)"
     summary = f"{whose}; seed {governed.seed} for every replay; "
     summary += f"{count(len(findings), 'loosening')} of the base's policy" if findings else "nothing loosened"
+    if governed.touched:
+        summary += f"; changed since the base: {', '.join(governed.touched)}"
     return UnitResult(
         key=f"policy {shown}", analysis=Analysis.POLICY, subject=shown, summary=summary, findings=findings
     )
