@@ -103,3 +103,73 @@ def end_descendants() -> tuple[int, list[int]]:
         left = descendants()
     _reap()
     return killed, left
+
+
+@dataclass(frozen=True)
+class RunAs:
+    """The user a program agent runs as under ``check --isolate-user``, and an interpreter that user can run (the
+    relay's: the check's own may lie where only its user can read)."""
+
+    uid: int
+    gid: int
+    python: str
+
+    def popen(self) -> dict[str, object]:
+        """What ``subprocess.Popen`` is given to start a process as this user, with no group of the check's."""
+        return {"user": self.uid, "group": self.gid, "extra_groups": []}
+
+
+def run_as(given: str) -> RunAs:
+    """``UID[:GID]`` or a user's name: the user program agents run as. The check must run as root to start them so;
+    the user may have no entry in the password database (a uid no one else has is the point)."""
+    import pwd  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    from toolreplay.errors import UsageError  # noqa: PLC0415
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        raise UsageError("--isolate-user starts programs as another user, which needs the check to run as root")
+    name, _, group = given.partition(":")
+    try:
+        uid = int(name) if name.isdigit() else pwd.getpwnam(name).pw_uid
+        gid = int(group) if group.isdigit() else (pwd.getpwuid(uid).pw_gid if not group else -1)
+    except KeyError:
+        uid, gid = (int(name), int(name)) if name.isdigit() else (-1, -1)
+    if uid <= 0 or gid < 0:
+        raise UsageError(f"--isolate-user {given}: give a user other than root, as UID[:GID] or a name")
+    for python in dict.fromkeys((sys.executable, "/usr/bin/python3")):
+        try:
+            done = subprocess.run(
+                [python, "-I", "-c", "pass"], cwd="/", capture_output=True, timeout=60, check=False,
+                user=uid, group=gid, extra_groups=[],
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if done.returncode == 0:
+            return RunAs(uid, gid, python)
+    raise UsageError(f"--isolate-user {given}: that user can run no Python here, which the relay to its servers needs")
+
+
+def end_user(uid: int) -> tuple[int, list[int]]:
+    """Kill every process of ``uid`` and wait until none is left: how many were killed, and any still there."""
+    killed = 0
+    deadline = time.monotonic() + ENDED_WAIT
+
+    def of_user() -> list[int]:
+        found = []
+        for process in processes() or []:
+            with contextlib.suppress(OSError):
+                if not process.ended and os.stat(f"/proc/{process.pid}").st_uid == uid:
+                    found.append(process.pid)
+        return found
+
+    left = of_user()
+    while left and time.monotonic() < deadline:
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.01)
+        _reap()
+        left = of_user()
+    return killed, left

@@ -4,8 +4,11 @@ failed (``check --isolate``, and the action's steps with the runner's files simu
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -13,6 +16,8 @@ import pytest
 
 from tests.acceptance.test_action import _outputs, _step, api, github  # noqa: F401 - the action's fixtures
 from tests.conftest import SAMPLES, Completed, run_cli_process
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 # A program agent that, on every run: notes which secrets it was given, writes the runner's command files it can
 # find, and leaves a process in a session of its own that rewrites the report it is told of after the check ended.
@@ -115,3 +120,76 @@ def test_in_the_action_a_program_cannot_set_outputs_or_read_the_key(github: dict
     assert "rewritten after the check" not in summary
     assert "rewritten after the check" not in (out / "summary.md").read_text(encoding="utf-8")
     assert set(notes.read_text(encoding="utf-8").splitlines()) == {"secrets:ANTHROPIC_API_KEY"}  # by name only
+
+
+ISOLATED_UID = 64123  # a uid nobody has: the program's own
+
+
+def _runnable_python() -> str | None:
+    """A Python the isolated user can run (the check's may lie where only its user reads)."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        try:
+            done = subprocess.run(
+                [python, "-I", "-c", "pass"], user=ISOLATED_UID, group=ISOLATED_UID, extra_groups=[], cwd="/",
+                capture_output=True, check=False,
+            )  # fmt: skip
+        except OSError:
+            continue  # a Python under a directory only its own user can enter
+        if done.returncode == 0:
+            return python
+    return None
+
+
+needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="--isolate-user starts programs as another user: root only"
+)
+
+
+@needs_root
+def test_as_another_user_a_program_is_answered_through_the_relay_and_can_write_nothing_of_the_checks(
+    tmp_path: Path,
+) -> None:
+    python = _runnable_python()
+    if python is None:
+        pytest.skip("no Python here that another user can run")
+    shared = Path(tempfile.mkdtemp(prefix="toolreplay-isolated-"))  # the test's tmp_path is its user's alone
+    try:
+        repo, notes = shared / "repo", shared / "notes"
+        (repo / "samples").mkdir(parents=True)
+        (repo / ".git").mkdir()
+        notes.mkdir()
+        for directory in (shared, repo, repo / "samples"):
+            directory.chmod(0o755)
+        notes.chmod(0o777)
+        (notes / "command-file").write_text("", encoding="utf-8")  # as GITHUB_OUTPUT is: the check's user's
+        shutil.copy(SAMPLES / "ops" / "session.json", repo / "samples" / "session.json")
+        shutil.copy(FIXTURES / "relayed_agent.py", repo / "samples" / "agent.py")
+        command = f"cmd:{python} {{here}}/samples/agent.py {{mcp_config}} {notes}"
+        (repo / ".toolreplay.yml").write_text(
+            f"sessions: samples/session.json\nreplay:\n  agent: {json.dumps(command)}\n  repeat: 2\n", encoding="utf-8"
+        )
+        env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "HOME": str(shared)}
+        report = tmp_path / "r.json"
+        done = _check_process(repo, "--isolate-user", str(ISOLATED_UID), "--json", str(report), env=env)
+        assert done.code == 0, done.stderr
+        time.sleep(1.5)
+        said = sorted(path.read_text(encoding="utf-8") for path in notes.glob("run-*"))
+        assert said == ["answered refused mcp.log refused command-file secrets:\n"] * 2
+        assert not (notes / "late").exists()
+        assert (notes / "command-file").read_text(encoding="utf-8") == ""
+        document = json.loads(report.read_text(encoding="utf-8"))
+        isolation = next(result for result in document["results"] if result["key"] == "isolation")
+        assert f"each ran as uid {ISOLATED_UID}" in isolation["summary"]
+        assert isolation["findings"] == []  # nothing ran unisolated
+        replayed = next(result for result in document["results"] if result["analysis"] == "replay")
+        assert "2 runs of cmd:" in replayed["summary"]  # each run's call came back through the check's own log
+        assert "disk_usage" not in json.dumps([c for c in replayed["changes"] if c["kind"] == "added"])
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_isolate_user_refuses_root_and_says_so_in_one_line(tmp_path: Path) -> None:
+    done = _check_process(tmp_path, "--isolate-user", "0", env={"PATH": "/usr/bin:/bin"})
+    assert done.code == 2
+    assert done.stderr.count("\n") == 1
+    assert "--isolate-user" in done.stderr

@@ -26,6 +26,7 @@ from toolreplay.agents.base import Usage
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import ToolreplayError
 from toolreplay.escape import one_line
+from toolreplay.isolation import RunAs
 from toolreplay.records import record
 
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
@@ -118,9 +119,17 @@ class ProcessGroups:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
 
-    def start(self, argv: Sequence[str], workdir: Path, env: dict[str, str], out: BinaryIO, err: BinaryIO) -> Ended:
-        """Start one program in a process group of its own, wait for it, and end its group; ``out`` and ``err``
-        take its output."""
+    def start(
+        self,
+        argv: Sequence[str],
+        workdir: Path,
+        env: dict[str, str],
+        out: BinaryIO,
+        err: BinaryIO,
+        user: RunAs | None = None,
+    ) -> Ended:
+        """Start one program in a process group of its own (as ``user``, where one is given), wait for it, and end
+        its group; ``out`` and ``err`` take its output."""
         with self._lock:  # started and noted at once, so a stop in between cannot miss it
             if self._stopping.is_set():
                 err.write(b"toolreplay was stopped before this run started\n")
@@ -128,7 +137,7 @@ class ProcessGroups:
             try:
                 process = subprocess.Popen(
                     list(argv), cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                    start_new_session=True,
+                    start_new_session=True, **(user.popen() if user is not None else {}),  # type: ignore[call-overload]
                 )  # fmt: skip
             except (OSError, ValueError) as exc:  # no such program; a NUL in an argument
                 message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -233,13 +242,14 @@ def run_program(
     timeout: float,
     groups: ProcessGroups | None = None,
     env_names: Sequence[str] | None = None,
+    user: RunAs | None = None,
 ) -> Ended:
     """Run one program in its own process group, its output to files; end the group when it is done or too slow.
     ``env_names``: the variables it is given beyond the allowlist (None: all of toolreplay's)."""
     groups = groups if groups is not None else ProcessGroups()
     env = dict(program_environment(env_names), HOME=str(home), PWD=str(workdir), TMPDIR=str(home))
     with output.open("wb") as out, errors.open("wb") as err:
-        started = groups.start(argv, workdir, env, out, err)
+        started = groups.start(argv, workdir, env, out, err, user)
         if started.process is None:
             return replace(started, timeout=timeout)
         try:
@@ -297,11 +307,15 @@ class ProgramRun:
         self.config = directory / "mcp.json"
         self.output, self.errors = directory / "stdout", directory / "stderr"
 
-    def prepare(self, servers: Mapping[str, Sequence[str] | str]) -> None:
-        """The run's directories, and the ``mcpServers`` configuration naming each server: its command words, or
-        the URL it listens on (Streamable HTTP)."""
+    def prepare(self, servers: Mapping[str, Sequence[str] | str], user: RunAs | None = None) -> None:
+        """The run's directories (the working directory and ``HOME`` the only ones ``user`` may write), and the
+        ``mcpServers`` configuration naming each server: its command words, or the URL it listens on (Streamable
+        HTTP)."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.home.mkdir(exist_ok=True)
+        if user is not None:
+            for directory in (self.workdir, self.home):
+                os.chown(directory, user.uid, user.gid)
         named: dict[str, JSONValue] = {}
         for name, server in servers.items():
             if isinstance(server, str):
@@ -317,6 +331,7 @@ class ProgramRun:
         timeout: float,
         groups: ProcessGroups,
         env_names: Sequence[str] | None = None,
+        user: RunAs | None = None,
     ) -> tuple[list[str], Ended]:
         """The program's command with its placeholders filled, and how it ended."""
         values = {
@@ -330,7 +345,7 @@ class ProgramRun:
             "here": said.here,
         }
         argv = fill(words, values)
-        ran = run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups, env_names)
+        ran = run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups, env_names, user)
         return argv, ran
 
 

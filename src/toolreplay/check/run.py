@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check 
     from toolreplay.check.base import Base, BaseFile
     from toolreplay.check.policy import Governed
     from toolreplay.formats.tools_lock import Lock
+    from toolreplay.isolation import RunAs
 from toolreplay.formats.recording import (
     Kind,
     calls_and_classifier,
@@ -236,6 +237,7 @@ class PreparedCheck:
         shard: tuple[int, int] | None = None,
         base: Base | None = None,
         governed: Governed | None = None,
+        user: RunAs | None = None,
     ) -> None:
         self.config = config
         self.paths = paths
@@ -245,7 +247,7 @@ class PreparedCheck:
         based = base.recordings(held, config.patterns, config.discovered, config.path) if base is not None else ()
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
-        self._checker = _Checker(config, paths, base)
+        self._checker = _Checker(config, paths, base, user)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
         self.in_process = self._checker.in_process
@@ -272,10 +274,11 @@ class PreparedCheck:
 class _Checker:
     """Runs units, reading each file and each scope once."""
 
-    def __init__(self, config: Config, paths: Paths, base: Base | None = None) -> None:
+    def __init__(self, config: Config, paths: Paths, base: Base | None = None, user: RunAs | None = None) -> None:
         self.config = config
         self.paths = paths
         self.base = base
+        self.user = user  # the user program agents run as (check --isolate-user)
         self._signers: str | None = None  # the allowed signers file read (the base's, under --base)
         self._lock: Lock | None = None  # the tools lock, read once
         self.policy = Policy(strict=config.strict)
@@ -609,6 +612,7 @@ class _Checker:
             Progress(settings.repeat + settings.noise),
             self.config.redact_off,
             self.cache(settings),
+            self.user,
         )
         fallback = None
         if self.config.path is not None:
@@ -716,7 +720,11 @@ def policy_result(governed: Governed, paths: Paths) -> UnitResult:
 
 
 def isolation_result(
-    in_process: Sequence[str], programs: Sequence[tuple[str, tuple[str, ...] | None]], ended: int, reaper: bool
+    in_process: Sequence[str],
+    programs: Sequence[tuple[str, tuple[str, ...] | None]],
+    ended: int,
+    reaper: bool,
+    user: int | None = None,
 ) -> UnitResult:
     """How the check kept what it ran apart from itself: what each program was given of its environment, how many
     processes the runs left behind were ended before any report was written, and, a warning, what ran unisolated."""
@@ -728,6 +736,8 @@ def isolation_result(
         for name, env in programs
     ]
     summary = "; ".join(given) if given else "no program agent ran"
+    if user is not None and programs:
+        summary += f"; each ran as uid {user}, its servers answered and logged from the check's side of a relay"
     summary += f" (allowed: {', '.join(ALLOWED_ENV)})" if any(env is not None for _, env in programs) else ""
     if reaper:
         summary += f"; {count(ended, 'process', 'processes')} the runs left behind ended before any report was written"
@@ -738,7 +748,7 @@ def isolation_result(
             "what the check concludes and reports"
         )
         found.append(_unisolated(message, script))
-    for name, _ in programs:
+    for name, _ in programs if user is None else ():
         message = (
             f"{name} ran as the check's own user: it could not outlive the check or see variables it was not "
             "given, but it could write what that user can, its served log included"

@@ -25,6 +25,7 @@ from toolreplay.verdict import FailOn
 if TYPE_CHECKING:
     from toolreplay.check.base import Base
     from toolreplay.check.policy import Governed
+    from toolreplay.isolation import RunAs
 from toolreplay.wording import count
 
 
@@ -46,19 +47,23 @@ def _configured(
     return governed.config, based, governed
 
 
-def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool) -> CheckReport:
-    """Every process the runs started ended before any report is written, and the report saying so."""
+def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool, user: RunAs | None) -> CheckReport:
+    """Every process the runs started (and every process of the user they ran as) ended before any report is
+    written, and the report saying so."""
     from toolreplay.check.run import isolation_result  # noqa: PLC0415
-    from toolreplay.isolation import end_descendants  # noqa: PLC0415
+    from toolreplay.isolation import end_descendants, end_user  # noqa: PLC0415
 
     ended, left = end_descendants() if reaper else (0, [])
+    if user is not None:
+        more, still = end_user(user.uid)
+        ended, left = ended + more, left + still
     if left:
         raise ToolreplayError(
             f"{count(len(left), 'process', 'processes')} the runs started could not be ended "
             f"(pids {', '.join(map(str, left))}); "
             "no report is written while code of the pull request's still runs"
         )
-    said = isolation_result(prepared.in_process, prepared.programs, ended, reaper)
+    said = isolation_result(prepared.in_process, prepared.programs, ended, reaper, user.uid if user else None)
     first = prepared.shard is None or prepared.shard[0] == 1
     return replace(
         report, units=(said.key, *report.units), results=(said, *report.results) if first else report.results
@@ -159,6 +164,12 @@ def _discovered(directory: str) -> Config:
     "variables its replay's env: names), and every process the runs started is ended, and checked gone, before any "
     "report is written; the report says what each program was given and what ran unisolated.",
 )
+@click.option(
+    "--isolate-user",
+    metavar="USER",
+    help="With --isolate, run each program agent as USER (UID[:GID] or a name; the check runs as root), its servers "
+    "answered from the check's side of a relay, so it can write nothing of the check's, its log included.",
+)
 @click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
 @click.option(
@@ -178,10 +189,16 @@ def command(
     base: str | None,
     policy: str | None,
     isolate: bool,
+    isolate_user: str | None,
     cache: str | None,
     no_cache: bool,
     no_code: bool,
 ) -> int:
+    reaper, user = False, None
+    if isolate_user is not None:  # before anything is read: a check that cannot isolate as asked does not run
+        from toolreplay.isolation import run_as  # noqa: PLC0415
+
+        isolate, user = True, run_as(isolate_user)
     if no_code:
         refuse_user_code("--no-code was given (a config from a pull request must not run code with its secrets)")
     try:
@@ -203,7 +220,6 @@ def command(
         config = with_cache(config, cache, no_cache)
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
-    reaper = False
     if isolate:
         from toolreplay.isolation import become_subreaper  # noqa: PLC0415
 
@@ -211,11 +227,11 @@ def command(
         jobs = tuple(replace(job, settings=replace(job.settings, env=job.settings.env or ())) for job in config.replays)
         config = replace(config, replays=jobs)
     paths = Paths(top, governed.copies if governed is not None else ())
-    prepared = PreparedCheck(config, paths, chosen_shard, based, governed)
+    prepared = PreparedCheck(config, paths, chosen_shard, based, governed, user)
     guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
     if isolate:
-        report = _ended(prepared, report, reaper)
+        report = _ended(prepared, report, reaper, user)
     code = emit_reports(report, reports, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)

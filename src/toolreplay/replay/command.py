@@ -43,10 +43,12 @@ from toolreplay.errors import ToolreplayError
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
 from toolreplay.formats.session import dump_session, person_messages
+from toolreplay.isolation import RunAs
 from toolreplay.mcp.server import UNNAMED
 from toolreplay.model import McpServer, ToolDef, content_text
 from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
+from toolreplay.replay.relayed import relayed
 from toolreplay.settings import McpTransport, Unrecorded
 
 
@@ -157,6 +159,7 @@ class CommandRuns:
     transport: McpTransport = McpTransport.STDIO  # how the program reaches its servers
     groups: ProcessGroups = field(default_factory=ProcessGroups)
     env: tuple[str, ...] | None = None  # the variables the program is given beyond the allowlist; None: all
+    user: RunAs | None = None  # the user the program runs as (check --isolate-user); its servers answer from here
 
     def run(self, number: int, seed: int) -> Run:
         directory = self.root / f"{self.side}-{number:04d}"
@@ -172,12 +175,15 @@ class CommandRuns:
                     urls = servers.enter_context(listening(commands, directory, "toolreplay serve:", "--http"))
                 except ToolreplayError as exc:
                     return Run(number, seed, (), (), "error", None, Usage(), exc.message)
-                place.prepare(urls)
+                place.prepare(urls, self.user)
                 said = Said(task_text(self.setup), system, number, seed, self.here, next(iter(urls.values())))
+            elif self.user is not None:  # each server answered from the check's side of a relay
+                place.prepare(servers.enter_context(relayed(commands, directory, self.user)), self.user)
+                said = Said(task_text(self.setup), system, number, seed, self.here)
             else:
                 place.prepare(commands)
                 said = Said(task_text(self.setup), system, number, seed, self.here)
-            argv, ended = place.run(self.words, said, self.timeout, self.groups, self.env)
+            argv, ended = place.run(self.words, said, self.timeout, self.groups, self.env, self.user)
         output, errors = place.output, place.errors
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
             return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))

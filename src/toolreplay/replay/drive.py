@@ -23,6 +23,7 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
+from toolreplay.isolation import RunAs
 from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef
 from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
@@ -166,6 +167,7 @@ def replay_session(
     progress: Progress | None = None,
     redact_off: tuple[str, ...] = (),
     cache: RunCache | None = None,
+    user: RunAs | None = None,
 ) -> ReplayOutcome:
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too.
     ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without);
@@ -200,7 +202,7 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
-    workspace = Workspace(redact_off)
+    workspace = Workspace(redact_off, user)
     edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):

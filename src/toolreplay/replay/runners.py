@@ -22,6 +22,7 @@ from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_ref
 from toolreplay.agents.spec import make_agent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
+from toolreplay.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
@@ -36,8 +37,9 @@ class Runner(Protocol):
 class Workspace:
     """Where a replay's program runs keep their directories: created on first use, removed at the end."""
 
-    def __init__(self, redact_off: tuple[str, ...] = ()) -> None:
+    def __init__(self, redact_off: tuple[str, ...] = (), user: RunAs | None = None) -> None:
         self.redact_off = redact_off  # secret shapes the runs' logs leave alone, as the recording's did
+        self.user = user  # the user program runs are started as (check --isolate-user); None: toolreplay's own
         self.here = os.getcwd()  # what {here} stands for in a command given on the command line
         self._root: Path | None = None
 
@@ -46,6 +48,8 @@ class Workspace:
             import tempfile  # noqa: PLC0415 - directories only for program runs
 
             self._root = Path(tempfile.mkdtemp(prefix="toolreplay-runs-"))
+            if self.user is not None:
+                self._root.chmod(0o711)  # another user reaches its own run's directories, and lists none
         return self._root
 
     def close(self) -> None:
@@ -154,6 +158,7 @@ class ProgramRunner:
             self.workspace.here,
             chosen.mcp_transport,
             env=chosen.env,
+            user=self.workspace.user,
         )
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 
