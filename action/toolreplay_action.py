@@ -110,6 +110,22 @@ def _out() -> Path:
     return Path(_env("RUNNER_TEMP", "/tmp")) / "toolreplay"
 
 
+def _as_root(command: list[str], user: str) -> list[str]:
+    """The check's command run as root, which starting programs as ``user`` needs: as it is where the job runs as
+    root, else through sudo (GitHub's runners have it without a password), with ``user`` made if it is a name no
+    account has yet."""
+    if os.geteuid() == 0:
+        return command
+    if subprocess.run(["sudo", "-n", "true"], capture_output=True, check=False).returncode != 0:
+        raise SystemExit("toolreplay: isolate-user needs root or sudo without a password, and this runner has neither")
+    if not user.split(":")[0].isdigit():
+        known = subprocess.run(["id", "-u", user], capture_output=True, check=False).returncode == 0
+        if not known:
+            made = ["sudo", "-n", "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]
+            subprocess.run(made, capture_output=True, check=True)
+    return ["sudo", "-n", "--preserve-env", "--", *command]
+
+
 def fetch_base() -> int:
     """The base commit, fetched where a shallow checkout lacks it (its own step: the token is needed only here)."""
     if _env("INPUT_BASE"):
@@ -139,6 +155,10 @@ def check() -> int:
         args += ["--base", _env("INPUT_BASE"), "--policy", _env("INPUT_POLICY", "base") or "base"]
     if _env("INPUT_ISOLATE", "true") != "false":
         args.append("--isolate")
+        user = _env("INPUT_ISOLATE_USER")
+        if user and seen == out:  # an image runs as the job's user: it cannot start another
+            command = _as_root(command, user)
+            args += ["--isolate-user", user]
     cache = _env("INPUT_CACHE_DIR")
     if cache:  # every replay's runs kept there, whatever the config says (the workflow keeps the directory)
         Path(cache).mkdir(parents=True, exist_ok=True)
@@ -148,6 +168,10 @@ def check() -> int:
         # no Python file it names (a scripted agent) is run unless the workflow says so.
         args.append("--no-code")
     status = subprocess.run([*command, *args], cwd=workspace, check=False).returncode
+    if command[:1] == ["sudo"]:  # the reports are the job's user's again, for the steps after this one to sign
+        owner = f"{os.getuid()}:{os.getgid()}"
+        directories = [str(out), *([cache] if cache else [])]
+        subprocess.run(["sudo", "-n", "chown", "-R", owner, *directories], check=False, capture_output=True)
     (out / "status").write_text(f"{status}\n", encoding="utf-8")
     return 0  # the next step reports, and the action's last step fails per fail-on
 

@@ -145,6 +145,26 @@ needs_root = pytest.mark.skipif(
 )
 
 
+def _shared_repo(shared: Path, python: str) -> tuple[Path, Path]:
+    """A repository another user can read, whose replay runs the relayed agent, and a directory it notes in (with a
+    file of the check's in it, as the runner's command files are)."""
+    repo, notes = shared / "repo", shared / "notes"
+    (repo / "samples").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    notes.mkdir()
+    for directory in (shared, repo, repo / "samples"):
+        directory.chmod(0o755)
+    notes.chmod(0o777)
+    (notes / "command-file").write_text("", encoding="utf-8")
+    shutil.copy(SAMPLES / "ops" / "session.json", repo / "samples" / "session.json")
+    shutil.copy(FIXTURES / "relayed_agent.py", repo / "samples" / "agent.py")
+    command = f"cmd:{python} {{here}}/samples/agent.py {{mcp_config}} {notes}"
+    (repo / ".toolreplay.yml").write_text(
+        f"sessions: samples/session.json\nreplay:\n  agent: {json.dumps(command)}\n  repeat: 2\n", encoding="utf-8"
+    )
+    return repo, notes
+
+
 @needs_root
 def test_as_another_user_a_program_is_answered_through_the_relay_and_can_write_nothing_of_the_checks(
     tmp_path: Path,
@@ -154,20 +174,7 @@ def test_as_another_user_a_program_is_answered_through_the_relay_and_can_write_n
         pytest.skip("no Python here that another user can run")
     shared = Path(tempfile.mkdtemp(prefix="toolreplay-isolated-"))  # the test's tmp_path is its user's alone
     try:
-        repo, notes = shared / "repo", shared / "notes"
-        (repo / "samples").mkdir(parents=True)
-        (repo / ".git").mkdir()
-        notes.mkdir()
-        for directory in (shared, repo, repo / "samples"):
-            directory.chmod(0o755)
-        notes.chmod(0o777)
-        (notes / "command-file").write_text("", encoding="utf-8")  # as GITHUB_OUTPUT is: the check's user's
-        shutil.copy(SAMPLES / "ops" / "session.json", repo / "samples" / "session.json")
-        shutil.copy(FIXTURES / "relayed_agent.py", repo / "samples" / "agent.py")
-        command = f"cmd:{python} {{here}}/samples/agent.py {{mcp_config}} {notes}"
-        (repo / ".toolreplay.yml").write_text(
-            f"sessions: samples/session.json\nreplay:\n  agent: {json.dumps(command)}\n  repeat: 2\n", encoding="utf-8"
-        )
+        repo, notes = _shared_repo(shared, python)
         env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "HOME": str(shared)}
         report = tmp_path / "r.json"
         done = _check_process(repo, "--isolate-user", str(ISOLATED_UID), "--json", str(report), env=env)
@@ -193,3 +200,29 @@ def test_isolate_user_refuses_root_and_says_so_in_one_line(tmp_path: Path) -> No
     assert done.code == 2
     assert done.stderr.count("\n") == 1
     assert "--isolate-user" in done.stderr
+
+
+@needs_root
+def test_the_action_runs_programs_as_the_isolated_user(github: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    python = _runnable_python()
+    if python is None:
+        pytest.skip("no Python here that another user can run")
+    shared = Path(tempfile.mkdtemp(prefix="toolreplay-isolated-"))
+    try:
+        repo, notes = _shared_repo(shared, python)
+        env = {**github, "GITHUB_WORKSPACE": str(repo), "INPUT_CONFIG": ".toolreplay.yml"}
+        env |= {"INPUT_ISOLATE_USER": str(ISOLATED_UID), "ANTHROPIC_API_KEY": "sk-ant-secret"}
+        for step in ("check", "report"):
+            done = _step(step, env)
+            assert done.returncode == 0, done.stderr
+        time.sleep(1.5)
+        said = sorted(path.read_text(encoding="utf-8") for path in notes.glob("run-*"))
+        assert said == ["answered refused mcp.log refused command-file secrets:\n"] * 2
+        assert not (notes / "late").exists()
+        outputs = _outputs(github["GITHUB_OUTPUT"])
+        assert outputs["verdict"] == "WARN"
+        document = json.loads((Path(github["RUNNER_TEMP"]) / "toolreplay" / "report.json").read_text(encoding="utf-8"))
+        isolation = next(result for result in document["results"] if result["key"] == "isolation")
+        assert f"each ran as uid {ISOLATED_UID}" in isolation["summary"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
