@@ -118,7 +118,7 @@ def _as_root(command: list[str], user: str) -> list[str]:
         return command
     if subprocess.run(["sudo", "-n", "true"], capture_output=True, check=False).returncode != 0:
         raise SystemExit("toolreplay: isolate-user needs root or sudo without a password, and this runner has neither")
-    if not user.split(":")[0].isdigit():
+    if not user.partition(":")[0].isdigit():
         known = subprocess.run(["id", "-u", user], capture_output=True, check=False).returncode == 0
         if not known:
             made = ["sudo", "-n", "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user]
