@@ -598,3 +598,38 @@ def test_odd_files_and_texts_are_one_line_errors_or_pinned(tmp_path: Path) -> No
     assert run_cli("tools", "pin", str(lone), "-o", str(lock)).code == 0
     assert _changes(lock, lone) == (0, set())
     assert "\\ud800" in lock.read_text(encoding="utf-8")  # the escape, kept as an escape
+
+
+def test_a_checked_replay_given_a_weakened_hint_fails_and_says_which_reading_decided(tmp_path: Path) -> None:
+    """No lock is needed: the weakened hint is a tool-changed error, and the deletion keeps the recorded reading."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES, repo / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / ".git").mkdir()
+    tools = json.loads((SAMPLES / "ops" / "session.json").read_text(encoding="utf-8"))["tools"]
+    for tool in tools:
+        if tool["name"] == "delete_path":
+            tool["annotations"]["destructiveHint"] = False
+    (repo / "samples" / "ops" / "tools-v2.json").write_text(json.dumps(tools, indent=2), encoding="utf-8")
+    (repo / ".toolreplay.yml").write_text(
+        "sessions: samples/ops/session.json\nreplay:\n  system: samples/ops/prompt-v2.txt\n"
+        "  tools: samples/ops/tools-v2.json\n  repeat: 10\n  on-unrecorded: stub\n  stubs: samples/ops/stubs.json\n",
+        encoding="utf-8",
+    )
+    done = run_cli("check", "--json", str(tmp_path / "r.json"), cwd=repo)
+    assert done.code == 1, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    replayed = next(result for result in report["results"] if result["analysis"] == "replay")
+    assert (
+        "delete_path is destructive by the recorded annotations, the most dangerous of its readings"
+        in (replayed["summary"])
+    )
+    changed = [f for f in replayed["findings"] if f["rule"] == "tool-changed"]
+    line = next(
+        n
+        for n, text in enumerate((repo / "samples/ops/tools-v2.json").read_text().splitlines(), 1)
+        if '"delete_path"' in text
+    )
+    assert [(f["level"], f["location"]["path"], f["location"]["line"]) for f in changed] == [
+        ("error", "samples/ops/tools-v2.json", line - 1)  # where the tool's object opens, the line above its name
+    ]
+    assert any(f["rule"] == "destructive-call" for f in replayed["findings"])

@@ -49,6 +49,7 @@ from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSett
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
     from toolreplay.check.base import Base, BaseFile
     from toolreplay.check.policy import Governed
+    from toolreplay.formats.surface import Surface, SurfaceTool
     from toolreplay.formats.tools_lock import Lock
     from toolreplay.isolation import RunAs
 from toolreplay.formats.recording import (
@@ -60,7 +61,7 @@ from toolreplay.formats.recording import (
 )
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
-from toolreplay.model import Call, Finding, Session
+from toolreplay.model import Call, Finding, Session, ToolDef
 from toolreplay.outcome import (
     Analysis,
     ChangeRow,
@@ -479,6 +480,8 @@ class _Checker:
             if self._lock is None:
                 self._lock = read_lock(setting.lock)  # once for every surface held to it
             lock = self._lock
+            if unit.path not in self.config.sessions:  # a candidate's tools file names no server: each tool is
+                surface = with_pinned_servers(surface, lock.tools)  # the server's the lock pins it for, matched by name
             servers = {tool.server for tool in surface.tools}
             pinned = Surface(lock.path, tuple(tool for tool in lock.tools if tool.server in servers))
             inputs = (self.paths.show(setting.lock),)
@@ -621,11 +624,24 @@ class _Checker:
         result = replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
         if settings.tools is None or session.context is None:
             return result
-        from toolreplay.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
+        from toolreplay.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
 
         changes = tools_given(session.context.tools, candidate.tools, settings.tools)
         if not changes:
             return result
+        tools_shown = self.paths.show(settings.tools)
+        weakened = tuple(  # an error with or without a lock: the replay keeps the recorded reading, and says why
+            CheckFinding(
+                rule=Rule.TOOL_CHANGED,
+                message=f"{c.kind.value}: {c.tool}: {c.detail} (against the recorded {shown})",
+                location=where.changed_tools.get(c.tool) or Location(tools_shown, max(c.line, 1)),
+                fingerprint=fingerprint(Rule.TOOL_CHANGED.value, tools_shown, c.kind.value, c.tool),
+                severity=Level.ERROR,
+            )
+            for c in changes
+            if c.kind is DriftKind.ANNOTATION_WEAKENED
+        )
+        result = replace(result, findings=(*weakened, *result.findings))
         involved = {row.tool for row in result.changes}
         said = "; ".join(
             f"{c.kind.value} {c.tool}" + (", which a behaviour calls" if c.tool in involved else "")
@@ -833,6 +849,34 @@ def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
     )
 
 
+def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surface:
+    """A surface whose tools name no server (a tools file), each given the server the lock pins a tool of its name
+    for, where exactly one does, so the lock sees a tool changed, not a tool removed and another added."""
+    owners: dict[str, set[str]] = {}
+    for tool in pinned:
+        owners.setdefault(tool.name, set()).add(tool.server)
+    tools = tuple(
+        replace(tool, server=next(iter(owners[tool.name])))
+        if not tool.server and len(owners.get(tool.name, ())) == 1
+        else tool
+        for tool in surface.tools
+    )
+    return replace(surface, tools=tools)
+
+
+def _readings(rows: Sequence[ChangeRow], policy: Policy, tools: Sequence[ToolDef], session: Session) -> str:
+    """Which reading decided each call whose class is not the candidate's own reading of it (the recorded
+    annotations, the base's rules): said in the summary, so a reviewer sees why a call counts as it does."""
+    recorded = session.context.tools if session.context is not None else ()
+    classify = Classifier(policy, tools, recorded)
+    said: dict[str, str] = {}
+    for row in rows:
+        found = classify.classify(Call(0, row.tool, row.args, None, 0))
+        if found.reading and row.tool not in said:
+            said[row.tool] = f"{row.tool} is {found.klass.value} by {found.reading}"
+    return f"; {', '.join(said.values())}, the most dangerous of its readings" if said else ""
+
+
 def replay_result(
     key: str,
     shown: str,
@@ -866,6 +910,7 @@ def replay_result(
         summary += f" ({reused} of {count(total, 'run')} from the run cache)"
     inputs = tuple(paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
     rows = _change_rows(outcome.report, outcome.noise)
+    summary += _readings(rows, policy, outcome.report.setup.tools, session)
     runs = run_views(outcome.report, Side.EDITED, policy)
     if outcome.noise is not None:
         runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
