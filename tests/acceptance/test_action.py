@@ -470,3 +470,30 @@ def test_the_base_is_passed_and_the_reports_are_signed(github: dict[str, str], t
             done = subprocess.run([*verify, "-s", f"{report}.sig"], stdin=data, capture_output=True, check=False)
         assert done.returncode == 0, (name, done.stderr)
     assert not list(Path(github["RUNNER_TEMP"]).glob("*sign-key*"))  # the key is gone once it signed
+
+
+def test_a_pull_request_that_switches_the_gate_off_still_fails_the_action(github: dict[str, str]) -> None:
+    """The base holds the samples; the pull request sets fail-on never and one run a side. The action's check runs the
+    base's policy: FAIL, with each loosening in the summary the comment is made from."""
+    workspace = Path(github["GITHUB_WORKSPACE"])
+    shutil.rmtree(workspace / ".git")
+    git = ["git", "-C", str(workspace), "-c", "user.email=ci@example.com", "-c", "user.name=CI"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    config = workspace / "samples" / ".toolreplay.yml"
+    text = config.read_text(encoding="utf-8").replace("fail-on: destructive", "fail-on: never")
+    config.write_text(text.replace("repeat: 20", "repeat: 1").replace("noise: 20 ", "noise: 1 "), encoding="utf-8")
+    subprocess.run([*git, "commit", "-q", "-am", "the pull request"], check=True)
+    result = _check({**github, "INPUT_BASE": base})
+    assert result.returncode == 0, result.stderr
+    assert _outputs(github["GITHUB_OUTPUT"])["verdict"] == "FAIL"
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
+    for loosened in (
+        "fail-on: was destructive, is never",
+        "replay 1 repeat: was 20, is 1",
+        "replay 1 noise: was 20, is 1",
+    ):
+        assert loosened in summary
+    assert "the base's policy governed" in summary
