@@ -228,4 +228,7 @@ def test_the_report_names_the_files_the_pull_request_changed_with_a_diff_stat(
     _, _, report = _check(repo, "--base", base, "--markdown", str(tmp_path / "summary.md"))
     policy = next(r for r in report["results"] if r["analysis"] == "policy")
     assert policy["summary"].endswith("; changed since the base: samples/rules/rules.toml (+4 -0)")
-    assert "samples/rules/rules.toml (+4 -0)" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    gate = summary.split("### The gate\n", 1)[1].split("###", 1)[0]  # read before the findings
+    assert "the base's policy governed" in gate
+    assert "samples/rules/rules.toml (+4 -0)" in gate

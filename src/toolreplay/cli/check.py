@@ -19,7 +19,7 @@ from toolreplay.errors import ToolreplayError, UsageError
 from toolreplay.escape import for_terminal
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
-from toolreplay.outcome import CheckReport, parse_shard
+from toolreplay.outcome import Analysis, CheckReport, parse_shard
 from toolreplay.verdict import FailOn
 
 if TYPE_CHECKING:
@@ -65,9 +65,10 @@ def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool, user: Run
         )
     said = isolation_result(prepared.in_process, prepared.programs, ended, reaper, user.uid if user else None)
     first = prepared.shard is None or prepared.shard[0] == 1
-    return replace(
-        report, units=(said.key, *report.units), results=(said, *report.results) if first else report.results
-    )
+    policies = sum(1 for result in report.results if result.analysis is Analysis.POLICY)  # said first, then this
+    keys = (*report.units[:policies], said.key, *report.units[policies:])
+    results = (*report.results[:policies], said, *report.results[policies:]) if first else report.results
+    return replace(report, units=keys, results=results)
 
 
 def with_cache(config: Config, cache: str | None, no_cache: bool) -> Config:

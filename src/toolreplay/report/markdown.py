@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from toolreplay.escape import for_markdown, markdown_code
 from toolreplay.findings import Level
-from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport
+from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport
 from toolreplay.report.check_text import call_text, counts_line, scope_line, statement
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, p_value
@@ -93,6 +93,11 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     else:
         out.append(counts_line(report))
     out.append("")
+    gate = [result for result in report.results if result.analysis is Analysis.POLICY]
+    if gate:  # what the pull request changed about the gate, and how the check kept its code apart: read first
+        out += ["### The gate", ""]
+        out += [f"- **{_cell(result.subject)}**: {_cell(result.summary)}" for result in gate]
+        out.append("")
     fixed = "\n".join(out).encode()
     budget = _Budget(limit - len(fixed) - _RESERVE)
     findings = [
