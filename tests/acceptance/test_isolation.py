@@ -226,3 +226,70 @@ def test_the_action_runs_programs_as_the_isolated_user(github: dict[str, str], t
         assert f"each ran as uid {ISOLATED_UID}" in isolation["summary"]
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+# --- a scripted agent in a worker process of its own --------------------------------------------------------------
+
+PATCHING = '''\
+"""The sample's agent, which also rewrites the check's verdict when it is imported in the check's process."""
+import sys
+sys.path.insert(0, {ops!r})
+from agent import Agent  # noqa: F401 - the sample's policy, unchanged
+print("a line on standard output, which is not the protocol's")
+try:
+    import toolreplay.outcome
+    import toolreplay.verdict
+    toolreplay.outcome.decide_levels = lambda findings, fail_on: toolreplay.verdict.Verdict.PASS
+except ImportError:
+    pass
+'''
+
+
+def _patching_samples(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES, repo / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / ".git").mkdir()
+    agent = repo / "samples" / "ops" / "patching.py"
+    agent.write_text(PATCHING.format(ops=str(repo / "samples" / "ops")), encoding="utf-8")
+    config = repo / "samples" / ".toolreplay.yml"
+    text = config.read_text(encoding="utf-8").replace("scripted:ops/agent.py", "scripted:ops/patching.py")
+    config.write_text(text, encoding="utf-8")
+    return repo
+
+
+def test_a_scripted_agent_that_patches_the_check_rewrites_its_verdict_only_in_the_checks_process(
+    tmp_path: Path,
+) -> None:
+    repo = _patching_samples(tmp_path)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    plain = _check_process(repo, "--config", "samples/.toolreplay.yml", env=env)
+    assert plain.code == 0  # the attack is real: in the check's process, the verdict is the agent's
+    assert "verdict: PASS" in plain.stdout
+    isolated = _check_process(repo, "--config", "samples/.toolreplay.yml", "--isolate", env=env)
+    assert isolated.code == 1, isolated.stderr
+    assert "verdict: FAIL" in isolated.stdout
+    assert "scripted:samples/ops/patching.py ran in a worker process" in isolated.stdout
+
+
+def test_in_a_worker_a_scripted_agent_replays_exactly_as_in_the_checks_process(tmp_path: Path) -> None:
+    args = ("--config", str(SAMPLES / ".toolreplay.yml"), "--json")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    _check_process(SAMPLES.parent, *args, str(tmp_path / "plain.json"), env=env)
+    _check_process(SAMPLES.parent, *args, str(tmp_path / "isolated.json"), "--isolate", env=env)
+    plain = json.loads((tmp_path / "plain.json").read_text(encoding="utf-8"))["results"]
+    isolated = list(json.loads((tmp_path / "isolated.json").read_text(encoding="utf-8"))["results"])
+    assert [r["key"] for r in isolated] == ["isolation", *(r["key"] for r in plain)]
+    assert isolated[1:] == plain  # every run, call and verdict the same
+
+
+def test_a_scripted_agent_that_fails_in_its_worker_says_so_in_one_line(tmp_path: Path) -> None:
+    repo = _patching_samples(tmp_path)
+    (repo / "samples" / "ops" / "patching.py").write_text(
+        "class Agent:\n    def __init__(self, seed):\n        pass\n    def respond(self, system, tools, messages):\n"
+        "        raise ZeroDivisionError('no policy')\n",
+        encoding="utf-8",
+    )
+    done = _check_process(repo, "--config", "samples/.toolreplay.yml", "--isolate", env={"PATH": "/usr/bin:/bin"})
+    assert done.code == 2
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.endswith(": scripted agent samples/ops/patching.py failed: ZeroDivisionError: no policy\n")

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.base import Turn
@@ -25,6 +25,9 @@ from toolreplay.errors import UsageError
 from toolreplay.formats.files import readable
 from toolreplay.formats.session import tool_document
 from toolreplay.model import ToolDef
+
+if TYPE_CHECKING:
+    from toolreplay.agents.remote import ScriptWorker
 
 _REFUSED: list[str] = []  # why this process runs no user code, once a command has said so
 
@@ -79,23 +82,38 @@ def load_module(path: str | Path, what: str) -> ModuleType:
     return module
 
 
+def _raised(exc: BaseException) -> str:
+    """What the agent's code raised: its type and words (a worker's failure says both already)."""
+    from toolreplay.agents.remote import WorkerFailure  # noqa: PLC0415
+
+    return str(exc) if isinstance(exc, WorkerFailure) else f"{type(exc).__name__}: {exc}"
+
+
 class ScriptedAgent:
     """An agent whose turns come from a seeded policy in a Python file."""
 
-    def __init__(self, path: str, seed: int, module: ModuleType | None = None) -> None:
-        """``module``: the file, already loaded (a replay loads it once for all its runs)."""
+    def __init__(
+        self, path: str, seed: int, module: ModuleType | None = None, worker: ScriptWorker | None = None
+    ) -> None:
+        """``module``: the file, already loaded (a replay loads it once for all its runs); ``worker``: the process
+        it runs in instead, apart from this one (``check --isolate``)."""
         self.path = path
         self.seed = seed
-        module = module if module is not None else load_module(path, "scripted agent")
-        factory = getattr(module, "Agent", None)
-        if not callable(factory):
-            raise UsageError(f"scripted agent {path} defines no class Agent")
+        if worker is not None:
+            from toolreplay.agents.remote import RemotePolicy  # noqa: PLC0415
+
+            factory: Any = lambda seed: RemotePolicy(worker, seed)  # noqa: E731
+        else:
+            module = module if module is not None else load_module(path, "scripted agent")
+            factory = getattr(module, "Agent", None)
+            if not callable(factory):
+                raise UsageError(f"scripted agent {path} defines no class Agent")
         try:
             self._policy: Any = factory(seed)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # the user's code
-            raise UsageError(f"scripted agent {path} failed to start: {type(exc).__name__}: {exc}") from None
+            raise UsageError(f"scripted agent {path} failed to start: {_raised(exc)}") from None
         self._next_id = 1
         self._tool_documents: tuple[Sequence[ToolDef], list[JSONObject]] | None = None
 
@@ -110,8 +128,10 @@ class ScriptedAgent:
             blocks = self._policy.respond(system, self._tool_documents[1], [dict(m) for m in messages])
         except KeyboardInterrupt:
             raise
+        except UsageError:
+            raise  # its worker's own failure, said already
         except BaseException as exc:  # the policy is the user's code, whatever it raises
-            raise UsageError(f"scripted agent {self.path} failed: {type(exc).__name__}: {exc}") from None
+            raise UsageError(f"scripted agent {self.path} failed: {_raised(exc)}") from None
         if not isinstance(blocks, list):
             raise UsageError(f"scripted agent {self.path} returned {type(blocks).__name__}, not a list of blocks")
         content = [self._block(raw) for raw in blocks]

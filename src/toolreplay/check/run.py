@@ -239,6 +239,7 @@ class PreparedCheck:
         base: Base | None = None,
         governed: Governed | None = None,
         user: RunAs | None = None,
+        isolate: bool = False,
     ) -> None:
         self.config = config
         self.paths = paths
@@ -248,7 +249,7 @@ class PreparedCheck:
         based = base.recordings(held, config.patterns, config.discovered, config.path) if base is not None else ()
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
-        self._checker = _Checker(config, paths, base, user)
+        self._checker = _Checker(config, paths, base, user, isolate)
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
         self.in_process = self._checker.in_process
@@ -275,11 +276,19 @@ class PreparedCheck:
 class _Checker:
     """Runs units, reading each file and each scope once."""
 
-    def __init__(self, config: Config, paths: Paths, base: Base | None = None, user: RunAs | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        paths: Paths,
+        base: Base | None = None,
+        user: RunAs | None = None,
+        isolate: bool = False,
+    ) -> None:
         self.config = config
         self.paths = paths
         self.base = base
         self.user = user  # the user program agents run as (check --isolate-user)
+        self.isolate = isolate  # scripted agents each in a worker process (check --isolate)
         self._signers: str | None = None  # the allowed signers file read (the base's, under --base)
         self._lock: Lock | None = None  # the tools lock, read once
         self.policy = Policy(strict=config.strict)
@@ -616,6 +625,7 @@ class _Checker:
             self.config.redact_off,
             self.cache(settings),
             self.user,
+            self.isolate,
         )
         fallback = None
         if self.config.path is not None:
@@ -743,7 +753,8 @@ def isolation_result(
     user: int | None = None,
 ) -> UnitResult:
     """How the check kept what it ran apart from itself: what each program was given of its environment, how many
-    processes the runs left behind were ended before any report was written, and, a warning, what ran unisolated."""
+    processes the runs left behind were ended before any report was written, and, a warning, what ran unisolated.
+    ``in_process``: the scripted agents, each of which ran in a worker process of its own."""
     from toolreplay.agents.program import ALLOWED_ENV  # noqa: PLC0415
 
     given = [
@@ -751,17 +762,18 @@ def isolation_result(
         + (f" and {', '.join(env)}" if env else "")
         for name, env in programs
     ]
+    given += [f"scripted:{script} ran in a worker process, given the allowlisted environment" for script in in_process]
     summary = "; ".join(given) if given else "no program agent ran"
-    if user is not None and programs:
-        summary += f"; each ran as uid {user}, its servers answered and logged from the check's side of a relay"
+    if user is not None and (programs or in_process):
+        summary += f"; each ran as uid {user}, a program's servers answered and logged from the check's side of a relay"
     summary += f" (allowed: {', '.join(ALLOWED_ENV)})" if any(env is not None for _, env in programs) else ""
     if reaper:
         summary += f"; {count(ended, 'process', 'processes')} the runs left behind ended before any report was written"
     found: list[CheckFinding] = []
-    for script in in_process:
+    for script in in_process if user is None else ():
         message = (
-            f"the scripted agent {script} ran in the check's own process: code of the pull request's could change "
-            "what the check concludes and reports"
+            f"the scripted agent {script} ran in a worker process as the check's own user: it could not outlive the "
+            "check or see variables it was not given, but it could write what that user can"
         )
         found.append(_unisolated(message, script))
     for name, _ in programs if user is None else ():

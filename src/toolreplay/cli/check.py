@@ -228,7 +228,7 @@ def command(
         jobs = tuple(replace(job, settings=replace(job.settings, env=job.settings.env or ())) for job in config.replays)
         config = replace(config, replays=jobs)
     paths = Paths(top, governed.copies if governed is not None else ())
-    prepared = PreparedCheck(config, paths, chosen_shard, based, governed, user)
+    prepared = PreparedCheck(config, paths, chosen_shard, based, governed, user, isolate)
     guard_reports(reports, prepared.inputs)  # what the sessions name
     report = prepared.run()
     if isolate:

@@ -168,6 +168,7 @@ def replay_session(
     redact_off: tuple[str, ...] = (),
     cache: RunCache | None = None,
     user: RunAs | None = None,
+    isolate: bool = False,
 ) -> ReplayOutcome:
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too.
     ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without);
@@ -202,7 +203,7 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
-    workspace = Workspace(redact_off, user)
+    workspace = Workspace(redact_off, user, isolate)
     edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Turn
@@ -23,6 +23,9 @@ from toolreplay.agents.spec import make_agent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.isolation import RunAs
+
+if TYPE_CHECKING:
+    from toolreplay.agents.remote import ScriptWorker
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
@@ -37,9 +40,11 @@ class Runner(Protocol):
 class Workspace:
     """Where a replay's program runs keep their directories: created on first use, removed at the end."""
 
-    def __init__(self, redact_off: tuple[str, ...] = (), user: RunAs | None = None) -> None:
+    def __init__(self, redact_off: tuple[str, ...] = (), user: RunAs | None = None, isolate: bool = False) -> None:
         self.redact_off = redact_off  # secret shapes the runs' logs leave alone, as the recording's did
         self.user = user  # the user program runs are started as (check --isolate-user); None: toolreplay's own
+        self.isolate = isolate or user is not None  # scripted agents in a worker process, not in this one
+        self._workers: dict[str, ScriptWorker] = {}
         self.here = os.getcwd()  # what {here} stands for in a command given on the command line
         self._root: Path | None = None
 
@@ -52,7 +57,18 @@ class Workspace:
                 self._root.chmod(0o711)  # another user reaches its own run's directories, and lists none
         return self._root
 
+    def worker(self, path: str, timeout: float) -> ScriptWorker:
+        """The worker process a scripted agent file runs in, started on first use, for every run of the replay."""
+        if path not in self._workers:
+            from toolreplay.agents.remote import ScriptWorker  # noqa: PLC0415 - only isolated scripted agents
+
+            self._workers[path] = ScriptWorker(path, timeout, self.user)
+        return self._workers[path]
+
     def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
         if self._root is not None:
             import shutil  # noqa: PLC0415 - as above
 
@@ -60,12 +76,22 @@ class Workspace:
 
 
 class ScriptedRunner:
-    """A scripted agent, each run with its seed, one after another."""
+    """A scripted agent, each run with its seed, one after another: in this process, or under isolation in a worker
+    process of its own (one per replay)."""
 
-    def __init__(self, spec: ScriptSpec) -> None:
+    def __init__(self, spec: ScriptSpec, workspace: Workspace | None = None, timeout: float = 1800.0) -> None:
         self.spec = spec
+        self.workspace = workspace
+        self.timeout = timeout
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        if self.workspace is not None and self.workspace.isolate:
+            refused = user_code_refused()
+            if refused is not None:
+                raise UsageError(f"scripted agent {self.spec.path} is not run: {refused}")
+            worker = self.workspace.worker(self.spec.path, self.timeout)
+            agents = [(ScriptedAgent(self.spec.path, seed, worker=worker), seed) for seed in seeds]
+            return replay_runs(setup, agents, progress.turn, progress.run, start)
         module = load_module(self.spec.path, "scripted agent")  # found and loaded once, for every run
         agents = [(ScriptedAgent(self.spec.path, seed, module), seed) for seed in seeds]
         return replay_runs(setup, agents, progress.turn, progress.run, start)
@@ -166,7 +192,7 @@ class ProgramRunner:
 def runner_for(spec: AgentSpec, settings: ReplaySettings, workspace: Workspace, side: str) -> Runner:
     """The runner of the agent ``spec`` names, under ``settings``; ``side`` names a program's run directories."""
     if isinstance(spec, ScriptSpec):
-        return ScriptedRunner(spec)
+        return ScriptedRunner(spec, workspace, settings.run_timeout)
     if isinstance(spec, ProgramSpec):
         return ProgramRunner(spec, settings, workspace, side)
     return ModelRunner(spec, settings)
