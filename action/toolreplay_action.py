@@ -126,6 +126,41 @@ def _as_root(command: list[str], user: str) -> list[str]:
     return ["sudo", "-n", "--preserve-env", "--", *command]
 
 
+AUTO_UID = 64123  # the uid isolate-user: auto runs programs as: no account has it, so nothing else is its
+
+
+def _rooted() -> list[str] | None:
+    """How to run as root here: nothing more, sudo without a password, or None where neither can."""
+    if os.geteuid() == 0:
+        return []
+    if (
+        shutil.which("sudo")
+        and subprocess.run(["sudo", "-n", "true"], capture_output=True, check=False).returncode == 0
+    ):
+        return ["sudo", "-n"]
+    return None
+
+
+def _isolated_user(workspace: Path, config: str) -> str:
+    """The user programs run as: the input's, or under ``auto`` a uid of their own where the check can be root and
+    that uid can read the workspace's config (a program it cannot read could not run); else none."""
+    given = _env("INPUT_ISOLATE_USER", "auto")
+    if given != "auto":
+        return given
+    rooted = _rooted()
+    target = workspace / (config or ".toolreplay.yml")
+    if rooted is None or not target.exists():
+        return ""
+    probe = [*rooted, "-u", f"#{AUTO_UID}", "--"] if rooted else []
+    readable = [*probe, "test", "-r", str(target)]
+    as_user = {} if rooted else {"user": AUTO_UID, "group": AUTO_UID, "extra_groups": []}
+    try:
+        done = subprocess.run(readable, capture_output=True, check=False, cwd="/", **as_user)  # type: ignore[call-overload]
+    except OSError:
+        return ""
+    return str(AUTO_UID) if done.returncode == 0 else ""
+
+
 def fetch_base() -> int:
     """The base commit, fetched where a shallow checkout lacks it (its own step: the token is needed only here)."""
     if _env("INPUT_BASE"):
@@ -155,8 +190,8 @@ def check() -> int:
         args += ["--base", _env("INPUT_BASE"), "--policy", _env("INPUT_POLICY", "base") or "base"]
     if _env("INPUT_ISOLATE", "true") != "false":
         args.append("--isolate")
-        user = _env("INPUT_ISOLATE_USER")
-        if user and seen == out:  # an image runs as the job's user: it cannot start another
+        user = _isolated_user(workspace, _env("INPUT_CONFIG")) if seen == out else ""
+        if user:  # an image runs as the job's user: it cannot start another
             command = _as_root(command, user)
             args += ["--isolate-user", user]
     cache = _env("INPUT_CACHE_DIR")

@@ -203,7 +203,9 @@ def test_isolate_user_refuses_root_and_says_so_in_one_line(tmp_path: Path) -> No
 
 
 @needs_root
-def test_the_action_runs_programs_as_the_isolated_user(github: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("given", [str(ISOLATED_UID), "auto"])
+def test_the_action_runs_programs_as_the_isolated_user(github: dict[str, str], tmp_path: Path, given: str) -> None:  # noqa: F811
+    """Named, or by default (auto: a uid of their own, where the check can be root and that uid reads the config)."""
     python = _runnable_python()
     if python is None:
         pytest.skip("no Python here that another user can run")
@@ -211,7 +213,7 @@ def test_the_action_runs_programs_as_the_isolated_user(github: dict[str, str], t
     try:
         repo, notes = _shared_repo(shared, python)
         env = {**github, "GITHUB_WORKSPACE": str(repo), "INPUT_CONFIG": ".toolreplay.yml"}
-        env |= {"INPUT_ISOLATE_USER": str(ISOLATED_UID), "ANTHROPIC_API_KEY": "sk-ant-secret"}
+        env |= {"INPUT_ISOLATE_USER": given, "ANTHROPIC_API_KEY": "sk-ant-secret"}
         for step in ("check", "report"):
             done = _step(step, env)
             assert done.returncode == 0, done.stderr
