@@ -8,15 +8,17 @@ level where there is one.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLES, run_cli
+from tests.conftest import SAMPLES, run_cli, run_cli_process
 
 CONFIG = "samples/.toolreplay.yml"
 
@@ -232,3 +234,99 @@ def test_the_report_names_the_files_the_pull_request_changed_with_a_diff_stat(
     gate = summary.split("### The gate\n", 1)[1].split("###", 1)[0]  # read before the findings
     assert "the base's policy governed" in gate
     assert "samples/rules/rules.toml (+4 -0)" in gate
+
+
+# --- found by an adversarial pass: links, renamed evidence, a committed cache, secrets asked for ------------------
+
+
+def _symlinked_config(repo: Path) -> None:
+    config = repo / CONFIG
+    real = config.with_name("real.yml")
+    config.rename(real)
+    config.symlink_to("real.yml")
+    real.write_text(real.read_text(encoding="utf-8").replace("fail-on: destructive", "fail-on: never"), "utf-8")
+
+
+def test_a_config_made_a_link_is_still_held_to_the_base(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    repo, base = _pull_request(base_repo, tmp_path, _symlinked_config)
+    code, found, report = _check(repo, "--base", base)
+    assert code == 1
+    assert ("policy-loosened", "error") in [f[:2] for f in found if "fail-on: was destructive, is never" in f[3]]
+    policy = next(r for r in report["results"] if r["analysis"] == "policy")
+    assert "the base has no config" not in policy["summary"]
+
+
+def test_a_policy_file_made_a_link_is_read_as_the_base_committed_it(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    def edit(repo: Path) -> None:
+        wider = '{"agent": "docs-reader", "allowed_tools": ["read_file", "list_dir", "search", "write_file"]}\n'
+        (repo / "samples" / "scope2.json").write_text(wider, encoding="utf-8")
+        (repo / "samples" / "scope.json").unlink()
+        (repo / "samples" / "scope.json").symlink_to("scope2.json")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    _, found, _ = _check(repo, "--base", base)
+    assert any(f[0] == "permission-overreach" for f in found)  # the base's scope, whatever the link says
+    assert any(f[0] == "policy-loosened" and "allowing write_file" in f[3] for f in found)
+
+
+def test_compared_sessions_renamed_away_are_a_loosening(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    def edit(repo: Path) -> None:
+        recorded = repo / "samples" / "ops" / "recorded"
+        for number in range(1, 7):
+            (recorded / f"edited-{number}.json").unlink()
+            shutil.copy(recorded / f"unchanged-10{number}.json", recorded / f"edited-{number + 10}.json")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    code, found, _ = _check(repo, "--base", base)
+    assert code == 1
+    gone = [f for f in found if f[0] == "policy-loosened" and f[3].startswith("compare 1 candidates")]
+    assert len(gone) == 6
+    assert all(f[1] == "error" and "removed or renamed: samples/ops/recorded/edited-" in f[3] for f in gone)
+
+
+def test_under_base_no_run_cache_of_the_configs_is_read(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    """A cache in the repository is the pull request's to write: a run taken from it was never made."""
+    repo, base = _pull_request(
+        base_repo,
+        tmp_path,
+        lambda r: _config(r, "  stubs: ops/stubs.json", "  stubs: ops/stubs.json\n  cache: ops/.cache"),
+    )
+    out = repo.parent / "report.json"
+    done = run_cli("check", "--config", CONFIG, "--json", str(out), "--base", base, cwd=repo)
+    assert done.code == 1, done.stderr
+    assert "the run cache" not in done.stderr
+    assert not (repo / "samples" / "ops" / ".cache").exists()
+
+
+def test_a_variable_the_pull_request_asks_for_its_program_is_a_loosening_and_not_given(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.txt"
+    replays = (
+        "replay:\n"
+        "  - sessions: ops/session.json\n    system: ops/prompt-v2.txt\n    agent: scripted:ops/agent.py\n"
+        "    repeat: 20\n    noise: 20\n    on-unrecorded: stub\n    stubs: ops/stubs.json\n"
+        f"  - sessions: ops/session.json\n    agent: {json.dumps(f'cmd:{sys.executable} {{here}}/ops/leak.py')}\n"
+        "    env: [ANTHROPIC_API_KEY]\n\n"
+    )
+
+    def edit(repo: Path) -> None:
+        program = f"import os\nopen({str(seen)!r}, 'a').write(','.join(sorted(os.environ)) + '\\n')\nprint('done')\n"
+        (repo / "samples" / "ops" / "leak.py").write_text(program, encoding="utf-8")
+        text = (repo / CONFIG).read_text(encoding="utf-8")
+        start, end = text.index("replay:"), text.index("compare:")
+        (repo / CONFIG).write_text(text[:start] + replays + text[end:], encoding="utf-8")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    out = repo.parent / "report.json"
+    environ = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-secret"}  # --isolate reaps: a process of its own
+    done = run_cli_process("check", "--config", CONFIG, "--json", str(out), "--base", base, "--isolate", cwd=repo,
+                           environ=environ)  # fmt: skip
+    assert done.code == 1, done.stderr
+    found = [f for r in json.loads(out.read_text(encoding="utf-8"))["results"] for f in r["findings"]]
+    asked = [f for f in found if f["rule"] == "policy-loosened" and f["message"].startswith("replay 2 env")]
+    assert [f["level"] for f in asked] == ["error"]
+    assert seen.read_text(encoding="utf-8")  # the program ran
+    assert "ANTHROPIC_API_KEY" not in seen.read_text(encoding="utf-8")  # and was not given what it asked for

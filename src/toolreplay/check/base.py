@@ -85,6 +85,7 @@ class Base:
         if not (root / ".git").exists():
             raise InputError(f"--base needs a git repository, and {root} is none")
         self.commit = self._resolve()
+        self._paths: list[str] | None = None
 
     def _git(self, *args: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
@@ -187,10 +188,19 @@ class Base:
 
     @staticmethod
     def _relative(path: str, root: Path) -> str:
-        try:
-            return Path(path).resolve().relative_to(root).as_posix()
-        except ValueError:
-            return ""
+        """The path as the repository names it, by its words, never through a link: a link the pull request made
+        (``.toolreplay.yml -> mine.yml``) must not make the check ask the base for the link's target instead."""
+        relative = os.path.relpath(os.path.abspath(path), root)
+        return "" if relative == ".." or relative.startswith(("../", "/")) else Path(relative).as_posix()
+
+    def paths(self) -> list[str]:
+        """Every file the base holds, as the repository names it."""
+        if self._paths is None:
+            listed = self._git("ls-tree", "-r", "-z", "--name-only", "--full-tree", self.commit)
+            if listed.returncode != 0:
+                raise InputError(f"--base {self.ref}: cannot list its files ({listed.stderr.decode(errors='replace')})")
+            self._paths = [os.fsdecode(name) for name in listed.stdout.split(b"\0") if name]
+        return self._paths
 
     def _blobs(self, oids: list[str]) -> Iterator[bytes]:
         if not oids:
@@ -217,16 +227,26 @@ def _config_value(text: bytes, key: str) -> object:
     return document.get(key) if isinstance(document, dict) else None
 
 
+def config_globs(text: bytes) -> dict[str, list[str]]:
+    """The recording globs of a config as committed at the base, as written, by where they stand: ``sessions``,
+    ``transcripts``, ``sealed``, ``replay N sessions``, ``compare N recorded`` / ``candidates`` / ``baseline``."""
+
+    def items(value: object) -> list[str]:
+        listed = value if isinstance(value, list) else [value]
+        return [item for item in listed if isinstance(item, str) and item]
+
+    found = {key: items(_config_value(text, key)) for key in ("sessions", "transcripts", "sealed")}
+    for section, keys in (("replay", ("sessions",)), ("compare", ("recorded", "candidates", "baseline"))):
+        entries = _config_value(text, section)
+        for number, entry in enumerate(entries if isinstance(entries, list) else [entries], start=1):
+            if isinstance(entry, dict):
+                found.update({f"{section} {number} {key}": items(entry.get(key)) for key in keys})
+    return {key: globs for key, globs in found.items() if globs}
+
+
 def _config_patterns(text: bytes, directory: Path) -> list[str]:
-    """The recording globs of a config as committed at the base, absolute."""
-    patterns: list[str] = []
-    for key in ("sessions", "transcripts", "sealed"):
-        value = _config_value(text, key)
-        items = value if isinstance(value, list) else [value]
-        patterns += [
-            os.path.normpath(os.path.join(directory, item)) for item in items if isinstance(item, str) and item
-        ]
-    return patterns
+    """Every recording glob of a config as committed at the base, absolute."""
+    return [os.path.normpath(os.path.join(directory, item)) for globs in config_globs(text).values() for item in globs]
 
 
 def kind_now(path: str) -> Kind | None:

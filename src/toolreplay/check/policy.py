@@ -125,6 +125,8 @@ def govern(pr: Config | None, config_path: str, base: Base, policy: str, reposit
             found.append(Loosening("the config", os.path.relpath(config_path), "gone", None, 1))
         else:
             found += loosenings(base_config, pr)
+            assert committed is not None
+            found += _evidence_gone(committed, config_path, pr, base)
     if pr is not None:
         found += _not_recorded_at_base(pr, base)
         found += _hidden_characters(pr)
@@ -135,9 +137,41 @@ def govern(pr: Config | None, config_path: str, base: Base, policy: str, reposit
         assert running is not None
     else:
         running = stricter(base_config, pr) if pr is not None else base_config
-    running = replace(running, replays=tuple(_seeded(job, seed) for job in running.replays))
+    days = min((job.settings.cache_days for job in base_config.replays), default=None) if base_config else None
+    running = replace(running, replays=tuple(_seeded(job, seed, days) for job in running.replays))
     made = copies.made() if committed is not None else ()
     return Governed(running, base_config, tuple(found), policy, seed, made, _touched(running, base))
+
+
+def _evidence_gone(committed: bytes, config_path: str, pr: Config, base: Base) -> list[Loosening]:
+    """Each session a replay or comparison read at the base (its globs matched against the base's own files) that
+    the pull request removed or renamed: the evidence a verdict stood on."""
+    from toolreplay.check.base import config_globs, glob_pattern  # noqa: PLC0415
+
+    lines = _Lines(pr)
+    directory = Path(os.path.abspath(config_path)).parent
+    root = base.root.resolve()
+    held = [(root / path).as_posix() for path in base.paths()]
+    now: dict[str, set[str]] = {}
+    for number, job in enumerate(pr.replays, start=1):
+        now[f"replay {number} sessions"] = {os.path.abspath(path) for path in job.sessions}
+    for number, group in enumerate(pr.compares, start=1):
+        now[f"compare {number} recorded"] = {os.path.abspath(group.recorded)}
+        now[f"compare {number} candidates"] = {os.path.abspath(path) for path in group.candidates}
+        now[f"compare {number} baseline"] = {os.path.abspath(path) for path in group.baseline}
+    found: list[Loosening] = []
+    for where, globs in config_globs(committed).items():
+        if " " not in where or where not in now:
+            continue  # the top level's recordings are held by --base itself; an entry gone is a loosening already
+        section, entry, key = where.split(" ")
+        matchers = [glob_pattern(os.path.normpath(os.path.join(directory, item))) for item in globs]
+        for path in held:  # one still here but no longer matched is the glob's loosening, said by loosenings()
+            if any(m.match(path) for m in matchers) and not os.path.lexists(path) and path not in now[where]:
+                shown = _shown(path)
+                line = lines.at(section, int(entry) - 1, key)
+                said = f"removed or renamed: {shown}"
+                found.append(Loosening(where, f"reading {shown} at the base", said, pr.path, line))
+    return found
 
 
 def _touched(config: Config, base: Base) -> tuple[str, ...]:
@@ -195,8 +229,11 @@ def _hidden_characters(pr: Config) -> list[Loosening]:
     return sorted(found, key=lambda loosened: loosened.line)
 
 
-def _seeded(job: ReplayJob, seed: int) -> ReplayJob:
-    return replace(job, settings=replace(job.settings, seed=seed))
+def _seeded(job: ReplayJob, seed: int, days: float | None) -> ReplayJob:
+    """A job with the base's seed and no run cache of the config's: a cache in the repository is the pull request's
+    to write, and a run taken from it was never made (the workflow's own ``--cache`` is given after this)."""
+    kept = min(job.settings.cache_days, days) if days is not None else job.settings.cache_days
+    return replace(job, settings=replace(job.settings, seed=seed, cache=None, cache_days=kept))
 
 
 class _Copies:
@@ -300,6 +337,11 @@ def loosenings(base: Config, pr: Config) -> list[Loosening]:
             add(f"replay {number + 1}", f"replaying {', '.join(_shown(p) for p in job.sessions)}", "gone", "replay")
             continue
         _replay_loosened(number, job, pr.replays[number], add)
+    given = {name for job in base.replays for name in job.settings.env or ()}
+    for number in range(len(base.replays), len(pr.replays)):  # an entry of the pull request's own
+        asked = [name for name in pr.replays[number].settings.env or () if name not in given]
+        if asked:
+            add(f"replay {number + 1} env", "none given", ", ".join(asked), "replay", number, "env")
     for number, group in enumerate(base.compares):
         if number >= len(pr.compares):
             add(f"compare {number + 1}", f"comparing against {_shown(group.recorded)}", "gone", "compare")
@@ -445,6 +487,9 @@ def _replay_loosened(number: int, base: ReplayJob, pr: ReplayJob, add: _Add) -> 
             add(
                 f"{name} {setting_key(field)}", before.text, after.text if after else "gone", *where, setting_key(field)
             )
+    given = set(new.env or ()) - set(old.env or ())
+    if given:  # a variable a program was not given at the base: a secret the pull request asks for its own code
+        add(f"{name} env", ", ".join(old.env or ()) or "none", ", ".join(new.env or ()), *where, "env")
     if old.cache_key is not None and new.cache_key != old.cache_key:
         add(f"{name} cache-key", old.cache_key, new.cache_key or "gone", *where, "cache-key")
 
@@ -490,9 +535,11 @@ def stricter(base: Config, pr: Config) -> Config:
     fail_on = pr.fail_on if _FAILS_ON[base.fail_on] <= _FAILS_ON[pr.fail_on] else base.fail_on
     unsealed = min(base.unsealed_edits, pr.unsealed_edits, key=UNSEALED_EDITS.index)
     replays = [_stricter_job(job, pr.replays[n] if n < len(pr.replays) else None) for n, job in enumerate(base.replays)]
+    given = {name for job in base.replays for name in job.settings.env or ()}
     for number, job in enumerate(pr.replays):  # the pull request's own, beside: what it replays differently runs too
         if number >= len(base.replays) or _job_inputs(job) != _job_inputs(base.replays[number]):
-            replays.append(job)
+            env = tuple(name for name in job.settings.env or () if name in given)  # none the base gives no program
+            replays.append(replace(job, settings=replace(job.settings, env=env)))
     compares = [
         _stricter_group(group, pr.compares[n] if n < len(pr.compares) else None)
         for n, group in enumerate(base.compares)
@@ -550,8 +597,9 @@ def _stricter_job(base: ReplayJob, pr: ReplayJob | None) -> ReplayJob:
         before, after = getattr(old, field), getattr(new, field)
         changes[field] = None if before is None or after is None else max(before, after)
     # how the runs are made is the pull request's to say; what they are held to is not
-    for field in ("concurrency", "cache", "cache_days", "prompt_cache", "batch", "mcp_transport", "max_tokens"):
+    for field in ("concurrency", "prompt_cache", "batch", "mcp_transport", "max_tokens"):
         changes[field] = getattr(new, field)
+    changes["env"] = old.env  # the variables a program gets are the base's to give
     try:
         settings: ReplaySettings = replace(old, **changes)  # type: ignore[arg-type]
     except SettingError:  # more rounds of more runs than the exact tests take: the base's own design
