@@ -126,7 +126,9 @@ def _as_root(command: list[str], user: str) -> list[str]:
     return ["sudo", "-n", "--preserve-env", "--", *command]
 
 
-AUTO_UID = 64123  # the uid isolate-user: auto runs programs as: no account has it, so nothing else is its
+# The uids isolate-user: auto runs programs as: no account has one, and each check its own (two jobs on one runner
+# machine must not share one), from this process's id.
+AUTO_UIDS = range(64000, 65000)
 
 
 def _rooted() -> list[str] | None:
@@ -148,17 +150,18 @@ def _isolated_user(workspace: Path, config: str) -> str:
     if given != "auto":
         return given
     rooted = _rooted()
+    uid = AUTO_UIDS[os.getpid() % len(AUTO_UIDS)]
     target = workspace / (config or ".toolreplay.yml")
     if rooted is None or not target.exists():
         return ""
-    probe = [*rooted, "-u", f"#{AUTO_UID}", "--"] if rooted else []
+    probe = [*rooted, "-u", f"#{uid}", "--"] if rooted else []
     readable = [*probe, "test", "-r", str(target)]
-    as_user = {} if rooted else {"user": AUTO_UID, "group": AUTO_UID, "extra_groups": []}
+    as_user = {} if rooted else {"user": uid, "group": uid, "extra_groups": []}
     try:
         done = subprocess.run(readable, capture_output=True, check=False, cwd="/", **as_user)  # type: ignore[call-overload]
     except OSError:
         return ""
-    return str(AUTO_UID) if done.returncode == 0 else ""
+    return str(uid) if done.returncode == 0 else ""
 
 
 def fetch_base() -> int:

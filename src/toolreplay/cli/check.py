@@ -54,7 +54,7 @@ def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool, user: Run
     from toolreplay.isolation import end_descendants, end_user  # noqa: PLC0415
 
     ended, left = end_descendants() if reaper else (0, [])
-    if user is not None:
+    if user is not None and not reaper:  # every process of the user, where none can be told to be the check's
         more, still = end_user(user.uid)
         ended, left = ended + more, left + still
     if left:
