@@ -20,6 +20,7 @@ process the check started is gone (``check --isolate``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -143,19 +144,19 @@ def _rooted() -> list[str] | None:
     return None
 
 
-def _isolated_user(workspace: Path, config: str) -> str:
+def _isolated_user(workspace: Path) -> str:
     """The user programs run as: the input's, or under ``auto`` a uid of their own where the check can be root and
-    that uid can read the workspace's config (a program it cannot read could not run); else none."""
+    that uid can enter the workspace; else none. Nothing of the pull request's decides it: the workspace directory
+    is the runner's (its files' links and modes are the pull request's, and would let it choose)."""
     given = _env("INPUT_ISOLATE_USER", "auto")
     if given != "auto":
         return given
     rooted = _rooted()
     uid = AUTO_UIDS[os.getpid() % len(AUTO_UIDS)]
-    target = workspace / (config or ".toolreplay.yml")
-    if rooted is None or not target.exists():
+    if rooted is None:
         return ""
     probe = [*rooted, "-u", f"#{uid}", "--"] if rooted else []
-    readable = [*probe, "test", "-r", str(target)]
+    readable = [*probe, "test", "-x", str(workspace), "-a", "-r", str(workspace)]
     as_user = {} if rooted else {"user": uid, "group": uid, "extra_groups": []}
     try:
         done = subprocess.run(readable, capture_output=True, check=False, cwd="/", **as_user)  # type: ignore[call-overload]
@@ -172,7 +173,18 @@ def fetch_base() -> int:
     return 0
 
 
+def _keep_unread() -> None:
+    """This process's environment (the model's key) and memory unreadable to the check's agents where they run as
+    the job's user (PR_SET_DUMPABLE 0: /proc/PID/environ becomes root's)."""
+    import ctypes  # noqa: PLC0415
+
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+
+
 def check() -> int:
+    _keep_unread()
     for name in _WITHHELD:  # the step is given none of them; a runner that gives one anyway keeps it from the check
         os.environ.pop(name, None)
     workspace = Path(_env("GITHUB_WORKSPACE", os.getcwd())).resolve()
@@ -193,7 +205,7 @@ def check() -> int:
         args += ["--base", _env("INPUT_BASE"), "--policy", _env("INPUT_POLICY", "base") or "base"]
     if _env("INPUT_ISOLATE", "true") != "false":
         args.append("--isolate")
-        user = _isolated_user(workspace, _env("INPUT_CONFIG")) if seen == out else ""
+        user = _isolated_user(workspace) if seen == out else ""
         if user:  # an image runs as the job's user: it cannot start another
             command = _as_root(command, user)
             args += ["--isolate-user", user]

@@ -65,6 +65,32 @@ def processes() -> list[Process] | None:
     return found
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def keep_unread() -> bool:
+    """Make this process's memory and environment unreadable to processes of its own user (``/proc/PID/environ``,
+    ``/proc/PID/mem`` become root's), so an agent run as the check's own user cannot read the check's secrets from
+    it; False where the system cannot. Its children, on their own programs, are not affected."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def end_runs(reaper: bool, uid: int | None) -> tuple[int, list[int]]:
+    """End what the runs started: every descendant where this process is their subreaper, else every process of
+    ``uid`` (the user they ran as, where there is one): how many were ended, and any left."""
+    ended, left = end_descendants() if reaper else (0, [])
+    if uid is not None and not reaper:
+        more, still = end_user(uid)
+        ended, left = ended + more, left + still
+    return ended, left
+
+
 def descendants(root: int | None = None) -> list[int]:
     """Every live process below ``root`` (this one), by the parent each names in ``/proc``."""
     root = os.getpid() if root is None else root

@@ -281,9 +281,12 @@ def test_compared_sessions_renamed_away_are_a_loosening(base_repo: tuple[Path, s
     repo, base = _pull_request(base_repo, tmp_path, edit)
     code, found, _ = _check(repo, "--base", base)
     assert code == 1
-    gone = [f for f in found if f[0] == "policy-loosened" and f[3].startswith("compare 1 candidates")]
-    assert len(gone) == 6
-    assert all(f[1] == "error" and "removed or renamed: samples/ops/recorded/edited-" in f[3] for f in gone)
+    said = [f for f in found if f[0] == "policy-loosened" and f[3].startswith("compare 1 candidates")]
+    assert {f[1] for f in said} == {"error"}
+    gone = sorted(f[3].rsplit(": ", 1)[1] for f in said if "removed or renamed" in f[3])
+    assert gone == [f"samples/ops/recorded/edited-{n}.json" for n in range(1, 7)]
+    new = [f for f in said if f[3].endswith("too, not one")]  # and the sessions in their place, not the base's
+    assert len(new) == 6
 
 
 def test_under_base_no_run_cache_of_the_configs_is_read(base_repo: tuple[Path, str], tmp_path: Path) -> None:
@@ -330,3 +333,19 @@ def test_a_variable_the_pull_request_asks_for_its_program_is_a_loosening_and_not
     assert [f["level"] for f in asked] == ["error"]
     assert seen.read_text(encoding="utf-8")  # the program ran
     assert "ANTHROPIC_API_KEY" not in seen.read_text(encoding="utf-8")  # and was not given what it asked for
+
+
+def test_sessions_added_to_a_comparison_are_a_loosening(base_repo: tuple[Path, str], tmp_path: Path) -> None:
+    """Copies of a clean edited session, added as candidates, dilute the deletion the base's sessions show."""
+
+    def edit(repo: Path) -> None:
+        recorded = repo / "samples" / "ops" / "recorded"
+        for number in range(7, 61):
+            shutil.copy(recorded / "edited-2.json", recorded / f"edited-{number}.json")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    code, found, _ = _check(repo, "--base", base)
+    assert code == 1
+    added = [f for f in found if f[0] == "policy-loosened" and f[3].startswith("compare 1 candidates")]
+    assert len(added) == 54
+    assert {f[1] for f in added} == {"error"}

@@ -297,3 +297,47 @@ def test_a_scripted_agent_that_fails_in_its_worker_says_so_in_one_line(tmp_path:
     assert done.code == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.endswith(": scripted agent samples/ops/patching.py failed: ZeroDivisionError: no policy\n")
+
+
+LINGERING = """\
+import os, sys, time
+class Agent:
+    def __init__(self, seed):
+        pass
+    def respond(self, system, tools, messages):
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                with open({pids!r}, "a") as handle:
+                    handle.write(f"{{os.getpid()}}\\n")
+                while True:
+                    time.sleep(0.1)
+            os._exit(0)
+        time.sleep(0.3)
+        raise RuntimeError("gone wrong")
+"""
+
+
+def test_a_check_that_fails_leaves_nothing_of_the_runs_behind(tmp_path: Path) -> None:
+    repo = _patching_samples(tmp_path)
+    pids = tmp_path / "pids.txt"
+    (repo / "samples" / "ops" / "patching.py").write_text(LINGERING.format(pids=str(pids)), encoding="utf-8")
+    done = _check_process(repo, "--config", "samples/.toolreplay.yml", "--isolate", env={"PATH": "/usr/bin:/bin"})
+    assert done.code == 2
+    assert "gone wrong" in done.stderr
+    left = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
+    assert left  # the agent did leave a process
+    for pid in left:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_isolate_keeps_the_checks_own_memory_and_environment_from_its_user() -> None:
+    """PR_SET_DUMPABLE 0: /proc/PID/environ and mem become root's, so an agent of the check's own (non-root) user
+    cannot read them. Asked of a process of its own, as the flag is the process's."""
+    probe = (
+        "import ctypes; from toolreplay.isolation import keep_unread; "
+        "print(keep_unread(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "0"]

@@ -22,6 +22,7 @@ from toolreplay.errors import UsageError
 from toolreplay.isolation import RunAs
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
+MAX_ANSWER = 64 << 20  # bytes of one turn's answer: past this it is no turn
 
 
 class WorkerFailure(Exception):
@@ -72,7 +73,10 @@ class ScriptWorker:
             if not waiting.select(self.timeout):
                 self.close()
                 raise UsageError(f"scripted agent {self.path}: no answer within {self.timeout:g} s")
-        line = stream.readline()
+        line = stream.readline(MAX_ANSWER + 1)
+        if len(line) > MAX_ANSWER:
+            self.close()
+            raise UsageError(f"scripted agent {self.path}: a turn of more than {MAX_ANSWER >> 20} MiB")
         try:
             answer = json.loads(line)
         except ValueError:

@@ -20,8 +20,7 @@ def main() -> int:
     os.dup2(2, 1)  # the agent's prints, to standard error
     sys.stdout = sys.stderr
     sys.dont_write_bytecode = True  # nothing written beside the agent's file
-    path = sys.argv[1]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))  # its own modules, as when it runs in the check
+    path = sys.argv[1]  # its directory is not on the path, as in the check's process: no module of its shadows one
 
     def say(message: object) -> None:
         protocol.write(json.dumps(message) + "\n")

@@ -354,18 +354,25 @@ _Add = Callable[..., None]
 
 
 def _not_recorded_at_base(pr: Config, base: Base) -> list[Loosening]:
-    """A session the pull request replays that the base does not hold: the recording is then the pull request's
-    own word for what the agent did, and a replay against it proves nothing about the agent."""
+    """A session the pull request replays or compares that the base does not hold: the recording is then the pull
+    request's own word for what the agent did, and a replay or comparison with it proves nothing about the agent (a
+    session added to one side of a comparison dilutes what the other side shows)."""
     lines = _Lines(pr)
     found: list[Loosening] = []
+    read: list[tuple[str, tuple[str | int, ...], str]] = []  # (setting, where in the config, path)
     for number, job in enumerate(pr.replays):
-        for path in job.sessions:
-            if base.file(path) is None:
-                line = lines.at("replay", number, "sessions")
-                was = "recordings committed at the base"
-                found.append(
-                    Loosening(f"replay {number + 1} sessions", was, f"{_shown(path)} too, not one", pr.path, line)
-                )
+        read += [(f"replay {number + 1} sessions", ("replay", number, "sessions"), path) for path in job.sessions]
+    for number, group in enumerate(pr.compares):
+        for key, paths in (
+            ("recorded", (group.recorded,)),
+            ("candidates", group.candidates),
+            ("baseline", group.baseline),
+        ):
+            read += [(f"compare {number + 1} {key}", ("compare", number, key), path) for path in paths]
+    was = "recordings committed at the base"
+    for setting, where, path in read:
+        if base.file(path) is None:
+            found.append(Loosening(setting, was, f"{_shown(path)} too, not one", pr.path, lines.at(*where)))
     return found
 
 

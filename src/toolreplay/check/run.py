@@ -773,13 +773,15 @@ def isolation_result(
     for script in in_process if user is None else ():
         message = (
             f"the scripted agent {script} ran in a worker process as the check's own user: it could not outlive the "
-            "check or see variables it was not given, but it could write what that user can"
+            "check or read the check's own environment, but it could write what that user can and read what the "
+            "user's other processes hold (the environment of the step's shell)"
         )
         found.append(_unisolated(message, script))
     for name, _ in programs if user is None else ():
         message = (
-            f"{name} ran as the check's own user: it could not outlive the check or see variables it was not "
-            "given, but it could write what that user can, its served log included"
+            f"{name} ran as the check's own user: it could not outlive the check or read the check's own "
+            "environment, but it could write what that user can, its served log included, and read what the "
+            "user's other processes hold (the environment of the step's shell)"
         )
         found.append(_unisolated(message, None))
     if not reaper:

@@ -51,12 +51,9 @@ def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool, user: Run
     """Every process the runs started (and every process of the user they ran as) ended before any report is
     written, and the report saying so."""
     from toolreplay.check.run import isolation_result  # noqa: PLC0415
-    from toolreplay.isolation import end_descendants, end_user  # noqa: PLC0415
+    from toolreplay.isolation import end_runs  # noqa: PLC0415
 
-    ended, left = end_descendants() if reaper else (0, [])
-    if user is not None and not reaper:  # every process of the user, where none can be told to be the check's
-        more, still = end_user(user.uid)
-        ended, left = ended + more, left + still
+    ended, left = end_runs(reaper, user.uid if user else None)
     if left:
         raise ToolreplayError(
             f"{count(len(left), 'process', 'processes')} the runs started could not be ended "
@@ -222,15 +219,23 @@ def command(
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
     if isolate:
-        from toolreplay.isolation import become_subreaper  # noqa: PLC0415
+        from toolreplay.isolation import become_subreaper, keep_unread  # noqa: PLC0415
 
         reaper = become_subreaper()
+        keep_unread()  # an agent of the check's own user reads nothing of the check's environment or memory
         jobs = tuple(replace(job, settings=replace(job.settings, env=job.settings.env or ())) for job in config.replays)
         config = replace(config, replays=jobs)
     paths = Paths(top, governed.copies if governed is not None else ())
     prepared = PreparedCheck(config, paths, chosen_shard, based, governed, user, isolate)
     guard_reports(reports, prepared.inputs)  # what the sessions name
-    report = prepared.run()
+    try:
+        report = prepared.run()
+    except BaseException:
+        if isolate:  # a check that fails leaves nothing of the runs behind either
+            from toolreplay.isolation import end_runs  # noqa: PLC0415
+
+            end_runs(reaper, user.uid if user else None)
+        raise
     if isolate:
         report = _ended(prepared, report, reaper, user)
     code = emit_reports(report, reports, github_annotations, top)
