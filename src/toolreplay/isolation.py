@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -113,12 +114,12 @@ def _reap() -> None:
             pass
 
 
-def end_descendants() -> tuple[int, list[int]]:
-    """Kill every process below this one and wait until none is left: how many were killed, and those still there
-    when the wait ran out (none, unless a process cannot be killed)."""
+def _kill_until_gone(found: Callable[[], list[int]]) -> tuple[int, list[int]]:
+    """Kill every process ``found`` names until it names none: how many were killed, and those still there when the
+    wait ran out (none, unless a process cannot be killed)."""
     killed = 0
     deadline = time.monotonic() + ENDED_WAIT
-    left = descendants()
+    left = found()
     while left and time.monotonic() < deadline:
         for pid in left:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -126,9 +127,14 @@ def end_descendants() -> tuple[int, list[int]]:
                 killed += 1
         time.sleep(0.01)
         _reap()
-        left = descendants()
+        left = found()
     _reap()
     return killed, left
+
+
+def end_descendants() -> tuple[int, list[int]]:
+    """Kill every process below this one and wait until none is left."""
+    return _kill_until_gone(descendants)
 
 
 @dataclass(frozen=True)
@@ -178,8 +184,6 @@ def run_as(given: str) -> RunAs:
 
 def end_user(uid: int) -> tuple[int, list[int]]:
     """Kill every process of ``uid`` and wait until none is left: how many were killed, and any still there."""
-    killed = 0
-    deadline = time.monotonic() + ENDED_WAIT
 
     def of_user() -> list[int]:
         found = []
@@ -189,13 +193,4 @@ def end_user(uid: int) -> tuple[int, list[int]]:
                     found.append(process.pid)
         return found
 
-    left = of_user()
-    while left and time.monotonic() < deadline:
-        for pid in left:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-        time.sleep(0.01)
-        _reap()
-        left = of_user()
-    return killed, left
+    return _kill_until_gone(of_user)

@@ -433,16 +433,22 @@ def test_the_docs_say_a_cmd_agents_program_is_installed_before_the_action(doc: s
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
-def test_the_base_is_passed_and_the_reports_are_signed(github: dict[str, str], tmp_path: Path) -> None:
-    """The pull request's base holds the samples; the pull request rewrites a sealed recording and seals it
-    again. The action holds it to the base, and signs every report with the key the workflow gave."""
-    workspace = Path(github["GITHUB_WORKSPACE"])
+def _committed_base(workspace: Path) -> tuple[list[str], str]:
+    """The workspace made a git repository whose one commit, the base, holds it as it is: git's words, the commit."""
     shutil.rmtree(workspace / ".git")
     git = ["git", "-C", str(workspace), "-c", "user.email=ci@example.com", "-c", "user.name=CI"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
     base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    return git, base
+
+
+def test_the_base_is_passed_and_the_reports_are_signed(github: dict[str, str], tmp_path: Path) -> None:
+    """The pull request's base holds the samples; the pull request rewrites a sealed recording and seals it
+    again. The action holds it to the base, and signs every report with the key the workflow gave."""
+    workspace = Path(github["GITHUB_WORKSPACE"])
+    _, base = _committed_base(workspace)
     sealed = workspace / "samples" / "sealed" / "clean.sealed.jsonl"
     links = sealed.read_text(encoding="utf-8").splitlines()
     calls = [{k: v for k, v in json.loads(link).items() if k not in ("prev", "digest")} for link in links]
@@ -476,12 +482,7 @@ def test_a_pull_request_that_switches_the_gate_off_still_fails_the_action(github
     """The base holds the samples; the pull request sets fail-on never and one run a side. The action's check runs the
     base's policy: FAIL, with each loosening in the summary the comment is made from."""
     workspace = Path(github["GITHUB_WORKSPACE"])
-    shutil.rmtree(workspace / ".git")
-    git = ["git", "-C", str(workspace), "-c", "user.email=ci@example.com", "-c", "user.name=CI"]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
-    base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    git, base = _committed_base(workspace)
     config = workspace / "samples" / ".toolreplay.yml"
     text = config.read_text(encoding="utf-8").replace("fail-on: destructive", "fail-on: never")
     config.write_text(text.replace("repeat: 20", "repeat: 1").replace("noise: 20 ", "noise: 1 "), encoding="utf-8")
