@@ -12,7 +12,6 @@ the check reports that the pull request's code ran unisolated.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -28,6 +27,8 @@ def become_subreaper() -> bool:
     """Make this process the subreaper of everything it starts; False where the system cannot."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # noqa: PLC0415 - only a check that isolates
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
@@ -75,6 +76,8 @@ def keep_unread() -> bool:
     it; False where the system cannot. Its children, on their own programs, are not affected."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # noqa: PLC0415 - only a check that isolates
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0

@@ -23,7 +23,6 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.isolation import RunAs
 from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef
 from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
@@ -36,6 +35,7 @@ from toolreplay.verdict import FailOn
 from toolreplay.wording import agree, count
 
 if TYPE_CHECKING:
+    from toolreplay.isolation import RunAs
     from toolreplay.replay.budget import Budget
     from toolreplay.replay.cache import RunCache
 

@@ -22,10 +22,10 @@ from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_ref
 from toolreplay.agents.spec import make_agent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
-from toolreplay.isolation import RunAs
 
 if TYPE_CHECKING:
     from toolreplay.agents.remote import ScriptWorker
+    from toolreplay.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
