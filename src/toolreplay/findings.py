@@ -99,12 +99,12 @@ RULES: dict[Rule, RuleInfo] = {
     Rule.CODE_UNISOLATED: RuleInfo(
         "CodeUnisolated",
         "Code the check ran for the pull request was not kept apart from the check.",
-        "Under check --isolate, each program agent starts from an allowlisted environment and every process the "
-        "runs started is ended before any report is written. What that does not cover is said here: a scripted "
-        "agent runs in the check's own process, and a program runs as the check's own user, so it can write what "
-        "that user can while it runs.",
-        "Run program agents as another user or in a container where the pull request is not trusted "
-        "(docs/security.md), and prefer cmd: agents to scripted ones in such checks.",
+        "Under check --isolate, a scripted agent runs in a worker process, each program agent starts from an "
+        "allowlisted environment, and every process the runs started is ended before any report is written. What "
+        "that does not cover is said here: a program or worker run as the check's own user can write what that "
+        "user can while it runs, and read what its other processes hold.",
+        "Run the agents as another user where the pull request is not trusted: check --isolate-user, or the "
+        "Action's isolate-user on a runner with sudo (docs/security.md).",
         Level.WARNING,
         "5.0",
         ("security", "isolation"),

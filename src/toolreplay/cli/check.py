@@ -158,15 +158,17 @@ def _discovered(directory: str) -> Config:
 @click.option(
     "--isolate",
     is_flag=True,
-    help="Keep the pull request's code apart: each program agent starts from an allowlisted environment (and the "
-    "variables its replay's env: names), and every process the runs started is ended, and checked gone, before any "
-    "report is written; the report says what each program was given and what ran unisolated.",
+    help="Keep the pull request's code apart: a scripted agent runs in a worker process of its own, each program "
+    "agent starts from an allowlisted environment (and the variables its replay's env: names), and every process "
+    "the runs started is ended, and checked gone, before any report is written; the report says what each was "
+    "given and what ran unisolated (docs/security.md).",
 )
 @click.option(
     "--isolate-user",
     metavar="USER",
-    help="With --isolate, run each program agent as USER (UID[:GID] or a name; the check runs as root), its servers "
-    "answered from the check's side of a relay, so it can write nothing of the check's, its log included.",
+    help="With --isolate, run each program agent and scripted agent's worker as USER (UID[:GID] or a name; the check "
+    "runs as root), a program's servers answered from the check's side of a relay, so it can write nothing of the "
+    "check's, its log included.",
 )
 @click.option("--cache", metavar="DIR", help="The run cache of every replay, in place of the config's cache:.")
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever the config says.")
