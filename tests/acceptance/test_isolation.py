@@ -305,7 +305,7 @@ class Agent:
     def __init__(self, seed):
         pass
     def respond(self, system, tools, messages):
-        if os.fork() == 0:
+        if not os.path.exists({pids!r}) and os.fork() == 0:  # one process left behind, by the first run
             os.setsid()
             if os.fork() == 0:
                 with open({pids!r}, "a") as handle:
@@ -313,7 +313,8 @@ class Agent:
                 while True:
                     time.sleep(0.1)
             os._exit(0)
-        time.sleep(0.3)
+        while not os.path.exists({pids!r}):
+            time.sleep(0.01)
         raise RuntimeError("gone wrong")
 """
 
