@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from toolreplay.findings import Rule
+from toolreplay.findings import Level, Rule
 from toolreplay.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
 from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
@@ -159,3 +159,18 @@ def test_a_call_the_recording_never_made_has_no_recorded_line(tmp_path: Path) ->
     path = tmp_path / "report.json"
     path.write_text(render_check_json(report), encoding="utf-8")
     assert read_check_report(path) == report
+
+
+def test_the_markdown_counts_each_finding_at_its_own_level() -> None:
+    """A config can give a kind another level (unsealed-edits: error, a tools level): the table says the level the
+    findings have, one row for each level a kind was found at."""
+    raised = replace(_finding(Rule.RECORDING_EDITED, 1), severity=Level.ERROR)
+    lowered = replace(_finding(Rule.TOOL_CHANGED, 2), severity=Level.NOTE)
+    default = _finding(Rule.TOOL_CHANGED, 3)
+    page = render_markdown(_report([raised, lowered, default]))
+    table = [line for line in page.splitlines() if line.startswith(("| recording-edited", "| tool-"))]
+    assert table == [
+        "| recording-edited | error | 1 |",
+        "| tool-changed | note | 1 |",
+        "| tool-changed | warning | 1 |",
+    ]

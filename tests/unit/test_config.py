@@ -51,6 +51,10 @@ def _error(directory: Path, text: str) -> str:
         ("", ".toolreplay.yml: the config is empty"),
         ("transcripts: [dirty.jsonl\n", "not valid YAML"),
         ("strict: true\n", ".toolreplay.yml:1: the config names no recordings"),
+        (  # an error in a replay entry is said as itself, not hidden behind "no recordings"
+            "replay:\n  sessions: session.json\n  mcp-transport: htp\n",
+            ".toolreplay.yml:3: 'mcp-transport' must be one of stdio, http, not 'htp'",
+        ),
         (
             "sessions: session.json\nreplay:\n  repeat: 0\n",
             ".toolreplay.yml:3: 'repeat' must be at least 1, not 0",
@@ -80,6 +84,15 @@ def _error(directory: Path, text: str) -> str:
 )
 def test_config_errors(here: Path, text: str, message: str) -> None:
     assert message in _error(here, text)
+
+
+def test_a_replays_sessions_are_recordings_the_check_covers(here: Path) -> None:
+    path = here / ".toolreplay.yml"
+    path.write_text("replay:\n  sessions: session.json\n  system: prompt.txt\n", encoding="utf-8")
+    config = read_config(str(path))
+    assert config.recordings == config.sessions == (str(here / "session.json"),)
+    assert [job.sessions for job in config.replays] == [(str(here / "session.json"),)]
+    assert config.patterns == (str(here / "session.json"),)  # held to the base too
 
 
 def test_a_full_config(here: Path) -> None:

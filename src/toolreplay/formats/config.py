@@ -303,18 +303,31 @@ def read_config(
     sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
     transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
     sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
-    recordings = tuple(dict.fromkeys((*sessions, *transcripts, *sealed)))
     patterns = tuple(
         p for key in ("sessions", "transcripts", "sealed") if key in top.value for p in reader.patterns(top.member(key))
     )
-    if not recordings and "compare" not in top.value and policy is None:
-        raise InputError("the config names no recordings: add sessions, transcripts or sealed", path, top.line)
     alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
     design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
     signers, unsealed = get("signers"), get("unsealed-edits")
     prices = _prices(top.member("prices")) if "prices" in top.value else ()
+    # read before the recordings are counted: a replay's sessions are recordings the check covers, and an error in
+    # an entry is said as itself, not hidden behind "no recordings"
+    replays = tuple(_replays(reader, top.member("replay"), sessions, design, prices)) if "replay" in top.value else ()
+    replayed = tuple(path for job in replays for path in job.sessions)
+    sessions = tuple(dict.fromkeys((*sessions, *replayed)))
+    recordings = tuple(dict.fromkeys((*sessions, *transcripts, *sealed)))
+    if replays:  # what --base counts at the base, a replay's own globs included
+        entry = top.member("replay")
+        items = list(entry.elements()) if isinstance(entry.value, list) else [entry]
+        patterns += tuple(
+            p for item in items if "sessions" in item.value for p in reader.patterns(item.member("sessions"))
+        )
+    if not recordings and "compare" not in top.value and policy is None:
+        raise InputError(
+            "the config names no recordings: add sessions, transcripts, sealed or a replay's sessions", path, top.line
+        )
     return Config(
         path=path,
         recordings=recordings,
@@ -326,9 +339,7 @@ def read_config(
         fail_on=FailOn(reader.choice(fail_on, "fail-on", tuple(f.value for f in FailOn)))
         if fail_on is not None
         else FailOn.DESTRUCTIVE,
-        replays=tuple(_replays(reader, top.member("replay"), sessions, design, prices))
-        if "replay" in top.value
-        else (),
+        replays=replays,
         compares=tuple(_compares(reader, top.member("compare"), design)) if "compare" in top.value else (),
         text=text,
         repository=top_root,

@@ -9,7 +9,7 @@ to find them.
 from __future__ import annotations
 
 from toolreplay.escape import for_markdown, markdown_code
-from toolreplay.findings import Level
+from toolreplay.findings import Level, Rule
 from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport
 from toolreplay.report.check_text import call_text, counts_line, scope_line, statement
 from toolreplay.verdict import Verdict
@@ -86,10 +86,12 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     if said.command == "check":
         out += [_cell(scope_line(report)), ""]
-    counts = report.counts
+    counts: dict[tuple[Rule, Level], int] = {}  # each at the level the findings have, the config's where it set one
+    for finding in sorted(report.findings, key=lambda f: list(Rule).index(f.rule)):
+        counts[finding.rule, finding.level] = counts.get((finding.rule, finding.level), 0) + 1
     if counts:
         out += ["| finding | level | count |", "|---|---|---:|"]
-        out += [f"| {rule.value} | {rule.info.level.value} | {number} |" for rule, number in counts.items()]
+        out += [f"| {rule.value} | {level.value} | {number} |" for (rule, level), number in counts.items()]
     else:
         out.append(counts_line(report))
     out.append("")
