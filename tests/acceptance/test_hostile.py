@@ -663,3 +663,15 @@ def test_a_cache_whose_shards_link_out_of_it_gets_nothing_written_there(tmp_path
     assert done.code in (0, 1), done.stderr
     assert list(outside.iterdir()) == []
     assert "a link out of the cache, never written through" in done.stderr
+
+
+def test_a_check_writes_all_its_reports_or_none(tmp_path: Path) -> None:
+    """The markdown fits the file-size limit, the HTML page does not: no report is left new, not the markdown
+    either (a half set of reports would let a later step sign a summary whose page was never written)."""
+    markdown, page = tmp_path / "summary.md", tmp_path / "report.html"
+    config = str(SAMPLES / ".toolreplay.yml")
+    result = toolreplay("check", "--config", config, "--markdown", str(markdown), "--html", str(page),
+                        limit_file_size=16 << 10)  # fmt: skip
+    one_line_error(result)
+    assert "File too large" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -20,7 +20,7 @@ import click
 from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.errors import UsageError
-from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_atomic
+from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_all
 from toolreplay.records import record
 
 if TYPE_CHECKING:
@@ -160,11 +160,11 @@ def write_reports(
     Every report is rendered before any is written, and with ``root`` each one's missing directories are made
     (inside the repository, as :func:`guard_reports` checked): a fresh checkout has no ``reports/`` yet.
     """
-    rendered = [(path, _BY_NAME[name].render(report)) for name, path in reports.items() if path is not None]
-    for target, data in rendered:
+    rendered = [(path, [_BY_NAME[name].render(report)]) for name, path in reports.items() if path is not None]
+    for target, _ in rendered:
         if root is not None:
             make_directories(target, root)
-        write_atomic(target, [data])
+    write_all(rendered)  # every report, or none: a later one that cannot be written leaves no earlier one new
     if github_annotations:
         from toolreplay.report.github import render_annotations  # noqa: PLC0415 - each renderer only when asked for
 

@@ -22,7 +22,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO
 
@@ -141,16 +141,44 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
     ``path`` as it was and no temporary file behind. A path that is a device or
     a FIFO is written directly.
     """
-    target = Path(path)
+    write_all([(path, chunks)])
+
+
+def write_all(files: Sequence[tuple[str | Path, Iterable[bytes]]]) -> None:
+    """Write every file, or none of the regular ones: each goes to a temporary file beside it, and all are renamed
+    into place only once every one is written (a report that cannot be written leaves the others as they were).
+    A device or a FIFO is written directly, after the files."""
+    staged: list[tuple[str, Path, str | Path]] = []
+    streams: list[tuple[Path, Iterable[bytes]]] = []
     try:
-        mode = target.stat().st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise OutputError("is a directory; name a file to write", path)
-    if mode is not None and not stat.S_ISREG(mode):
+        for path, chunks in files:
+            target = Path(path)
+            try:
+                mode = target.stat().st_mode
+            except OSError:
+                mode = None
+            if mode is not None and stat.S_ISDIR(mode):
+                raise OutputError("is a directory; name a file to write", path)
+            if mode is not None and not stat.S_ISREG(mode):
+                streams.append((target, chunks))
+                continue
+            staged.append((_staged(target, chunks, path), target, path))
+        for temporary, target, path in staged:
+            try:
+                os.replace(temporary, target)
+            except OSError as exc:
+                raise _write_error(exc, path) from None
+    except BaseException:
+        for temporary, _, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        raise
+    for target, chunks in streams:
         _write_stream(target, chunks)
-        return
+
+
+def _staged(target: Path, chunks: Iterable[bytes], path: str | Path) -> str:
+    """``chunks`` written and flushed to a temporary file beside ``target``: its name, for the rename."""
     import tempfile  # noqa: PLC0415 - only commands that write files need it
 
     try:
@@ -164,7 +192,6 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
                 handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -173,6 +200,7 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    return temporary
 
 
 FIFO_WAIT = 10.0  # seconds a FIFO is given to be opened for reading before the write is given up
