@@ -336,3 +336,20 @@ def test_the_reports_are_the_same_from_any_directory(tmp_path: Path, reports: di
     result = run_cli("check", "--config", "../.toolreplay.yml", "--html", str(tmp_path / "r.html"), cwd=inner)
     assert result.stdout == reports["text"]
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == reports["html"]
+
+
+def test_a_sealed_session_cut_before_its_final_reply_is_a_broken_chain_to_check_as_to_verify(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    sealed = tmp_path / "whole.sealed.jsonl"
+    assert run_cli("seal", str(SAMPLES / "ops" / "session.json"), "-o", str(sealed), cwd=tmp_path).code == 0
+    cut = tmp_path / "cut.sealed.jsonl"
+    cut.write_text("".join(sealed.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]), encoding="utf-8")
+    sealed.unlink()
+    verified = run_cli("verify", str(cut), cwd=tmp_path)
+    assert verified.code == 1
+    assert "chain: broken" in verified.stdout
+    (tmp_path / ".toolreplay.yml").write_text("sealed: cut.sealed.jsonl\n", encoding="utf-8")
+    checked = run_cli("check", cwd=tmp_path)
+    assert checked.code == 1, checked.stderr
+    assert "error    chain-broken  cut.sealed.jsonl:" in checked.stdout
+    assert "audit   cut.sealed.jsonl: not read, its chain being broken" in checked.stdout

@@ -350,7 +350,21 @@ class _Checker:
         return Classifier(self.policy, session.context.tools if session.context is not None else ())
 
     def run(self, unit: Unit) -> UnitResult:
-        return _EXECUTE[unit.analysis](self, unit)
+        try:
+            return _EXECUTE[unit.analysis](self, unit)
+        except InputError as exc:
+            # A sealed recording cut or edited so that it no longer reads is the verify unit's chain-broken finding,
+            # as `verify` says; the analyses that need its calls say they could not read them, and why.
+            readers = (Analysis.AUDIT, Analysis.SCOPE, Analysis.TOOLS)
+            if unit.analysis not in readers or not unit.recording.kind.sealed or not self._broken(unit.path):
+                raise
+            summary = f"not read, its chain being broken: {exc.message}"
+            return UnitResult(key=unit.key, analysis=unit.analysis, subject=self.paths.show(unit.path), summary=summary)
+
+    def _broken(self, path: str) -> bool:
+        """Whether a sealed recording's chain is broken (its verify unit says where)."""
+        links, last_label = read_links(path, self._kinds.get(path) or detect_kind(path, logs=True))
+        return verify(links, path, last_label).broken is not None
 
     def verify(self, unit: Unit) -> UnitResult:
         shown = self.paths.show(unit.path)
