@@ -18,7 +18,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import field
+from dataclasses import field, replace
 
 from toolreplay.canonical import JSONValue
 from toolreplay.errors import UsageError
@@ -265,6 +265,7 @@ class Redactor:
     defaults: bool
     extra: tuple[re.Pattern[str], ...] = ()
     off: frozenset[str] = frozenset()
+    kinds: tuple[str, ...] = ()  # what each of ``extra`` is called in its marker (default: pattern-N)
     _scanner: _Scanner = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -289,6 +290,12 @@ class Redactor:
     def disabled(cls) -> Redactor:
         return cls(False)
 
+    def with_literals(self, values: Iterable[str], kind: str) -> Redactor:
+        """This redactor, also replacing each of ``values`` where it appears as written, marked as ``kind``."""
+        named = [*self.kinds, *(f"pattern-{n}" for n in range(len(self.kinds) + 1, len(self.extra) + 1))]
+        literals = tuple(re.compile(re.escape(value)) for value in values)
+        return replace(self, extra=(*self.extra, *literals), kinds=(*named, *(kind for _ in literals)))
+
     @property
     def active(self) -> bool:
         return self._scanner.active or bool(self.extra)
@@ -296,7 +303,8 @@ class Redactor:
     def text(self, value: str) -> str:
         value = self._scanner.redact(value, str)
         for number, pattern in enumerate(self.extra, start=1):
-            value = pattern.sub(_replacer(f"pattern-{number}"), value)
+            kind = self.kinds[number - 1] if number <= len(self.kinds) else f"pattern-{number}"
+            value = pattern.sub(_replacer(kind), value)
         return value
 
     def value(self, value: JSONValue) -> JSONValue:

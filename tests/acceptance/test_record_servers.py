@@ -52,7 +52,7 @@ def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_i
     result = run_cli(*args, cwd=tmp_path)
     assert result.code == 0, result.stdout + result.stderr
     session, log = out / "run-0001.json", out / "run-0001" / "mcp.jsonl"
-    assert result.stdout.splitlines() == [f"run 1: 3 calls, final reply → {session}"]
+    assert result.stdout.splitlines() == ["run 1: 3 calls, final reply → runs/run-0001.json"]  # as -o was given
     document = json.loads(session.read_text(encoding="utf-8"))
     assert document["final_reply"] == "Seen 2 servers."
     assert document["messages"][0] == {"role": "user", "content": "Disk and time."}
@@ -62,9 +62,9 @@ def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_i
     assert called == ["disk_report", "show_dir", "get_current_time"]  # as answered, across both servers
     seen = json.loads((out / "run-0001" / "work" / "seen.json").read_text(encoding="utf-8"))  # its own directory
     assert [server["name"] for server in seen] == ["ops", "time"]
-    again = run_cli(*args, cwd=tmp_path)  # nothing recorded is written over
-    assert again.code == 2
-    assert "exists: record writes new runs only" in again.stderr
+    again = run_cli(*args, cwd=tmp_path)  # nothing recorded is written over: runs are added, numbered on
+    assert again.stdout.splitlines() == ["run 2: 3 calls, final reply → runs/run-0002.json"]
+    assert json.loads(session.read_text(encoding="utf-8")) == document
     refused = run_cli("serve", str(log))
     assert refused.code == 2
     assert "several servers (ops, time): choose one with --server" in refused.stderr

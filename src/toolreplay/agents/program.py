@@ -276,14 +276,20 @@ def unstarted(program: str, why: str, here: str) -> str:
 
 def tail_line(path: Path, limit: int = 400) -> str:
     """The last line of a file that says something (a letter or a digit), cut to ``limit``."""
+    lines = tail_lines(path, 1, limit)
+    return lines[-1] if lines else ""
+
+
+def tail_lines(path: Path, most: int = 5, limit: int = 400) -> tuple[str, ...]:
+    """The last ``most`` lines of a file that say something (a letter or a digit), each cut to ``limit``."""
     size = path.stat().st_size if path.is_file() else 0
     if not size:
-        return ""
+        return ()
     with path.open("rb") as handle:
-        handle.seek(max(0, size - 4096))
+        handle.seek(max(0, size - 8192))
         text = handle.read().decode("utf-8", "replace")
-    lines = [line.strip() for line in text.splitlines() if any(char.isalnum() for char in line)]
-    return lines[-1][:limit] if lines else ""
+    lines = [line.strip()[:limit] for line in text.splitlines() if any(char.isalnum() for char in line)]
+    return tuple(lines[-most:])
 
 
 def stop_on_sigterm() -> Any:
@@ -306,23 +312,62 @@ class ProgramRun:
         self.workdir, self.home = directory / "work", directory / "home"
         self.config = directory / "mcp.json"
         self.output, self.errors = directory / "stdout", directory / "stderr"
+        self._servers: dict[str, Sequence[str] | str] = {}
+        self._env: dict[str, dict[str, str]] = {}
 
-    def prepare(self, servers: Mapping[str, Sequence[str] | str], user: RunAs | None = None) -> None:
+    def prepare(
+        self,
+        servers: Mapping[str, Sequence[str] | str],
+        user: RunAs | None = None,
+        env: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
         """The run's directories (the working directory and ``HOME`` the only ones ``user`` may write), and the
-        ``mcpServers`` configuration naming each server: its command words, or the URL it listens on (Streamable
-        HTTP)."""
+        ``mcpServers`` configuration naming each server: its command words (with the variables ``env`` gives it by
+        server name), or the URL it listens on (Streamable HTTP). A configuration that holds variables is readable
+        by its owner only."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.home.mkdir(exist_ok=True)
         if user is not None:
             for directory in (self.workdir, self.home):
                 os.chown(directory, user.uid, user.gid)
+        self._write_config(servers, env or {})
+
+    def _write_config(self, servers: Mapping[str, Sequence[str] | str], env: Mapping[str, Mapping[str, str]]) -> None:
         named: dict[str, JSONValue] = {}
         for name, server in servers.items():
             if isinstance(server, str):
                 named[name] = {"type": "http", "url": server}
             else:
-                named[name] = {"command": server[0], "args": list(server[1:])}
-        self.config.write_text(json.dumps({"mcpServers": named}, indent=2) + "\n", encoding="utf-8")
+                entry: dict[str, JSONValue] = {"command": server[0], "args": list(server[1:])}
+                if env.get(name):
+                    entry["env"] = dict(env[name])
+                named[name] = entry
+        self._servers, self._env = dict(servers), {name: dict(values) for name, values in env.items() if values}
+        text = json.dumps({"mcpServers": named}, indent=2) + "\n"
+        with contextlib.suppress(FileNotFoundError):
+            self.config.unlink()
+        descriptor = os.open(self.config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if self._env else 0o644)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def forget_env(self) -> None:
+        """The configuration written again without the variables' values (their names kept), once the run is over."""
+        if self._env:
+            gone = "(passed from the environment while the run ran; not kept)"
+            self._write_config(self._servers, {name: dict.fromkeys(keys, gone) for name, keys in self._env.items()})
+
+    def values(self, said: Said) -> dict[str, str]:
+        """What each placeholder of a run stands for."""
+        return {
+            "mcp_config": str(self.config),
+            "mcp_url": said.url,
+            "task": said.task,
+            "system": str(said.system),
+            "run": str(said.number),
+            "seed": str(said.seed),
+            "workdir": str(self.workdir),
+            "here": said.here,
+        }
 
     def run(
         self,
@@ -334,17 +379,7 @@ class ProgramRun:
         user: RunAs | None = None,
     ) -> tuple[list[str], Ended]:
         """The program's command with its placeholders filled, and how it ended."""
-        values = {
-            "mcp_config": str(self.config),
-            "mcp_url": said.url,
-            "task": said.task,
-            "system": str(said.system),
-            "run": str(said.number),
-            "seed": str(said.seed),
-            "workdir": str(self.workdir),
-            "here": said.here,
-        }
-        argv = fill(words, values)
+        argv = fill(words, self.values(said))
         ran = run_program(argv, self.workdir, self.home, self.output, self.errors, timeout, groups, env_names, user)
         return argv, ran
 

@@ -12,6 +12,7 @@ from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.canonical import JSONObject
 from toolreplay.errors import UsageError
 from toolreplay.formats.files import read_text
+from toolreplay.model import Session
 
 
 def make_agent(
@@ -40,9 +41,13 @@ def agent_in_process(text: str) -> ModelSpec | ScriptSpec:
     return spec
 
 
-def recorded_agent(model: str, recording: str | Path) -> AgentSpec | None:
-    """The agent a session was recorded with (its ``model``), as a spec that runs from here; None when it cannot
-    be found.
+def recorded_agent(model: str, recording: str | Path, source: JSONObject | None = None) -> AgentSpec | None:
+    """The agent a session was recorded with, as a spec that runs from here; None when it cannot be found.
+
+    A session ``record`` made keeps its program in its ``source`` (``agent``,
+    the command as written, and ``here``, where its ``{here}`` stood, from the
+    session's directory): that program, with ``{here}`` standing for the same
+    directory wherever the session is read from. Else the agent is its ``model``.
 
     A scripted agent's path is written as it was given when recording, which is
     usually from the repository root: it is found from the current directory if
@@ -50,6 +55,9 @@ def recorded_agent(model: str, recording: str | Path) -> AgentSpec | None:
     holds it (the repository root, wherever the repository was copied).
     ``replay`` and ``check`` both find it this way.
     """
+    program = (source or {}).get("agent")
+    if isinstance(program, str):
+        return _recorded_program(program, (source or {}).get("here"), recording)
     try:
         spec = parse_agent(model)
     except AgentSpecError:
@@ -64,6 +72,31 @@ def recorded_agent(model: str, recording: str | Path) -> AgentSpec | None:
         if (directory / script).is_file():
             return ScriptSpec(os.path.normpath(directory / script))
     return None
+
+
+def recorded_here(session: Session) -> str:
+    """The directory a recorded program's ``{here}`` stands for, as a replay of ``session`` from here uses it
+    (empty: the session keeps no program)."""
+    source = session.context.source if session.context is not None else {}
+    if not isinstance(source.get("agent"), str):
+        return ""
+    return _here(source.get("here"), session.path)
+
+
+def _here(here: object, recording: str | Path) -> str:
+    return os.path.normpath(Path(recording).absolute().parent / (here if isinstance(here, str) else "."))
+
+
+def _recorded_program(program: str, here: object, recording: str | Path) -> ProgramSpec | None:
+    """The program a session's source names, its ``{here}`` the directory the source says, from the session's."""
+    try:
+        spec = parse_agent(program)
+    except AgentSpecError:
+        return None
+    if not isinstance(spec, ProgramSpec):
+        return None
+    where = _here(here, recording)
+    return ProgramSpec(tuple(word.replace("{here}", where) for word in spec.words), spec.text)
 
 
 def read_prompt(path: str) -> str:

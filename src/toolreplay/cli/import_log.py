@@ -14,7 +14,7 @@ from toolreplay.cli.options import redaction_options
 from toolreplay.cli.output import guard_outputs, session_text, warn, write_text
 from toolreplay.errors import InputError, UsageError
 from toolreplay.escape import one_line
-from toolreplay.formats.files import read_text, write_atomic
+from toolreplay.formats.files import path_from, read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
 from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
@@ -168,7 +168,12 @@ def _import_transcript(
 
 def _session_text(context: SessionContext, redactor: Redactor, source: str, output: str) -> tuple[str, Session]:
     """The session file's text and the session it holds, checked before anything is written: a file that would
-    not load is never left at -o, and the error names the file imported."""
+    not load is never left at -o, and the error names the file imported. The file it came from is named from the
+    session's own directory."""
+    kept = {
+        key: path_from(source, output) if key in ("log", "file") else value for key, value in context.source.items()
+    }
+    context = replace(context, source=kept)
     try:
         return session_text(context, redactor, output)
     except InputError as exc:

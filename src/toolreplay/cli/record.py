@@ -8,12 +8,12 @@ from pathlib import Path
 
 import click
 
-from toolreplay.agent_spec import AgentSpecError, ProgramSpec, parse_agent
+from toolreplay.agent_spec import PLACEHOLDERS, AgentSpecError, ProgramSpec, fill, parse_agent
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.options import redaction_options
 from toolreplay.cli.output import write_text
 from toolreplay.errors import UsageError
-from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, record_runs
+from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, next_number, record_runs
 from toolreplay.redact import Redactor
 from toolreplay.settings import TIMEOUTS
 from toolreplay.wording import count
@@ -21,20 +21,54 @@ from toolreplay.wording import count
 MAX_RUNS = 1000
 
 
-def _server(text: str) -> LiveServer:
+def _server(text: str, env: dict[str, list[str]]) -> LiveServer:
     name, equals, command = text.partition("=")
-    if not equals or not name.strip() or not command.strip():
+    name = name.strip()
+    if not equals or not name or not command.strip():
         raise UsageError(f"--server {text!r}: must be NAME=COMMAND or NAME=URL, as in --server ops='python server.py'")
     if command.strip().startswith(("http://", "https://")):
         from toolreplay.mcp.urls import parse_upstream  # noqa: PLC0415 - only for a server reached by URL
 
-        parse_upstream(command.strip())
-        return LiveServer(name.strip(), (), command.strip())
+        if env.get(name):
+            raise UsageError(f"--server-env {name}:{env[name][0]}: {name} is reached by URL; it is not started here")
+        parse_upstream(fill([command.strip()], _EXAMPLE)[0])
+        return LiveServer(name, (), command.strip())
     try:
         words = tuple(shlex.split(command))
     except ValueError as exc:
         raise UsageError(f"--server {name}: the command cannot be split into words ({exc})") from None
-    return LiveServer(name.strip(), words)
+    return LiveServer(name, words, env=tuple(env.get(name, ())))
+
+
+# What the placeholders stand for when a command is checked before any run: a run's own values come later.
+_EXAMPLE = {**dict.fromkeys(PLACEHOLDERS, "x"), "run": "1", "seed": "1"}
+
+
+def _passed(pairs: tuple[str, ...], names: list[str]) -> dict[str, list[str]]:
+    """``--server-env NAME:KEY`` by server: the variables each is given from record's environment."""
+    passed: dict[str, list[str]] = {}
+    for pair in pairs:
+        name, colon, key = pair.partition(":")
+        if not colon or not name or not key:
+            raise UsageError(f"--server-env {pair!r}: must be NAME:KEY, as in --server-env git:GITHUB_TOKEN")
+        if name not in names:
+            raise UsageError(f"--server-env {pair}: no --server is named {name} (the servers: {', '.join(names)})")
+        if key not in os.environ:
+            raise UsageError(f"--server-env {pair}: {key} is not set in this environment")
+        passed.setdefault(name, []).append(key)
+    return passed
+
+
+def _words(option: str, text: str | None) -> tuple[str, ...]:
+    if text is None:
+        return ()
+    try:
+        words = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError(f"{option}: the command cannot be split into words ({exc})") from None
+    if not words:
+        raise UsageError(f"{option}: needs a command")
+    return words
 
 
 @click.command(
@@ -48,12 +82,25 @@ def _server(text: str) -> LiveServer:
     NAME=COMMAND under its NAME, started behind 'toolreplay record-mcp --name
     NAME', and every --server NAME=URL (a server over Streamable HTTP, or a
     legacy SSE stream) as the URL of a loopback proxy in front of it ({mcp_url}:
-    the first such), all logging to the run's one log. Each run has a working directory
-    and HOME of its own under DIR/run-NNNN/; its session (the task, the system
-    prompt, every call in the order answered, each server's own messages, and
-    the final reply the program printed) goes to DIR/run-NNNN.json, ready for
-    'compare' or as the recording a replay starts from. The servers really
-    execute what the program asks.
+    the first such), all logging to the run's one log. A server's command takes
+    the same placeholders, and --server-env NAME:KEY passes the variable KEY of
+    this environment to the server NAME (an MCP client gives a server little of
+    its own). --before-run CMD runs before each run's program, where record was
+    started, so each run starts from the same state.
+
+    Each run has a working directory and HOME of its own under DIR/run-NNNN/;
+    its session (the task, the system prompt, every call in the order answered,
+    each server's own messages, the final reply the program printed, and the
+    agent as written, which replay runs when given no --agent) goes to
+    DIR/run-NNNN.json, ready for 'compare' or as the recording a replay starts
+    from. Runs are added to DIR, numbered on from the last one there. Commit the
+    sessions; the run directories hold what each run left (logs, output). The
+    servers really execute what the program asks.
+
+    A run that fails before any call (a server that never started, a program
+    that crashed) writes no session: record says why, with the last lines the
+    program wrote on stderr, stops, and exits 2; with --keep-going it goes on to
+    the other runs and exits 1 if any failed so.
     """,
 )
 @click.option("--agent", required=True, metavar="cmd:COMMAND", help="The program to run, as cmd:COMMAND.")
@@ -65,13 +112,29 @@ def _server(text: str) -> LiveServer:
     metavar="NAME=COMMAND|URL",
     help="A server the program uses: its name in the program's configuration, and its command or its URL (repeatable).",
 )
+@click.option(
+    "--server-env",
+    "server_env",
+    multiple=True,
+    metavar="NAME:KEY",
+    help="Pass the variable KEY of this environment to the server NAME (repeatable); its value is redacted from "
+    "the sessions.",
+)
+@click.option(
+    "--before-run",
+    metavar="CMD",
+    help="A command run before each run's program, where record was started ({run}, {workdir}, {here}, {seed}).",
+)
+@click.option("--keep-going", is_flag=True, help="Go on after a run that failed before any call (then exit 1).")
 @click.option("--runs", type=click.IntRange(1, MAX_RUNS), default=1, show_default=True, help="How many runs.")
 @click.option("-o", "--output", "root", required=True, metavar="DIR", help="Where the runs and sessions go.")
 @click.option("--task", metavar="TEXT", help="The person's first message ({task}).")
 @click.option("--task-file", metavar="FILE", help="The person's first message, from a file.")
 @click.option("--system", "system_file", metavar="FILE", help="The system prompt ({system} is a file of it).")
 @click.option("--model", default="unknown", show_default=True, metavar="NAME", help="The model name to record.")
-@click.option("--seed", type=int, default=1, show_default=True, help="The first run's {seed}; each next run's is +1.")
+@click.option(
+    "--seed", type=int, metavar="N", help="The first run's {seed}, each next run's +1 (default: the run's number)."
+)
 @click.option(
     "--run-timeout",
     type=click.FloatRange(*TIMEOUTS["run_timeout"]),
@@ -84,13 +147,16 @@ def _server(text: str) -> LiveServer:
 def command(
     agent: str,
     servers: tuple[str, ...],
+    server_env: tuple[str, ...],
+    before_run: str | None,
+    keep_going: bool,
     runs: int,
     root: str,
     task: str | None,
     task_file: str | None,
     system_file: str | None,
     model: str,
-    seed: int,
+    seed: int | None,
     run_timeout: float,
     redactor: Redactor,
 ) -> int:
@@ -100,7 +166,8 @@ def command(
         raise UsageError(f"--agent: {exc}") from None
     if not isinstance(spec, ProgramSpec):
         raise UsageError("--agent: record runs a program, cmd:COMMAND (run records a model or a scripted agent)")
-    live = tuple(_server(text) for text in servers)
+    named = [text.partition("=")[0].strip() for text in servers]
+    live = tuple(_server(text, _passed(server_env, named)) for text in servers)
     names = [server.name for server in live]
     if len(set(names)) < len(names):
         raise UsageError(f"--server: each server needs a name of its own, found {', '.join(names)}")
@@ -109,21 +176,30 @@ def command(
     said = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
     out = Path(root).absolute()  # the program runs in a directory of its own: every path it is given is whole
-    live_runs = LiveRuns(spec.words, live, said, system, model, out, run_timeout, os.getcwd(), redactor)
-    taken = [path for number in range(1, runs + 1) for path in live_runs.paths(number) if path.exists()]
-    if taken:
-        raise UsageError(f"{taken[0]} exists: record writes new runs only; choose another -o")
+    before = _words("--before-run", before_run)
+    live_runs = LiveRuns(spec.words, live, said, system, model, out, run_timeout, os.getcwd(), redactor, agent, before)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"-o {root}: not a directory")
+    first = next_number(out)
     out.mkdir(parents=True, exist_ok=True)
 
     def done(recorded: Recorded) -> None:
-        if recorded.session is None:
-            write_text(f"run {recorded.number}: {recorded.ending}; no session\n")
+        shown = Path(root) / recorded.session.name if recorded.session is not None else None
+        if shown is None:
+            said = "".join(f"\n  {line}" for line in recorded.said)
+            write_text(f"run {recorded.number}: {recorded.ending}; no session{':' if said else ''}{said}\n")
         else:
             calls = count(recorded.calls, "call")
-            write_text(f"run {recorded.number}: {calls}, {recorded.ending} → {recorded.session}\n")
+            write_text(f"run {recorded.number}: {calls}, {recorded.ending} → {shown}\n")
 
-    made = record_runs(live_runs, [seed + n for n in range(runs)], done)
-    missing = [recorded.number for recorded in made if recorded.session is None]
-    if missing:
-        raise UsageError(f"{count(len(missing), 'run')} of {runs} made no session (see above)")
+    numbered = [(first + n, (seed if seed is not None else first) + n) for n in range(runs)]
+    made = record_runs(live_runs, numbered, done, keep_going)
+    failed = [recorded.number for recorded in made if recorded.session is None]
+    if failed and not keep_going:
+        left = runs - len(made)
+        after = f"; {count(left, 'run')} not started (--keep-going goes on)" if left else ""
+        raise UsageError(f"run {failed[0]} failed before any call and wrote no session (see above){after}")
+    if failed:
+        write_text(f"{len(failed)} of {count(runs, 'run')} failed before any call and wrote no session\n")
+        return 1
     return 0

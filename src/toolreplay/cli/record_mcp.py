@@ -43,6 +43,11 @@ from toolreplay.redact import Redactor
     help="The server's name in the agent's MCP configuration (default: the name the server gives itself).",
 )
 @click.option("--cwd", metavar="DIR", help="Start the server in DIR (default: where record-mcp is started).")
+@click.option(
+    "--stderr-copy",
+    metavar="FILE",
+    help="Also write what the server says on stderr to FILE (it still reaches the client as well).",
+)
 @click.option("--upstream", metavar="URL", help="The MCP server's Streamable HTTP URL, to proxy instead of a command.")
 @click.option(
     "--listen",
@@ -55,6 +60,7 @@ def command(
     log: str,
     name: str | None,
     cwd: str | None,
+    stderr_copy: str | None,
     upstream: str | None,
     listen: str | None,
     redactor: Redactor,
@@ -63,8 +69,10 @@ def command(
     if name is not None and not name.strip():
         raise click.UsageError("--name must not be empty")
     if upstream is not None:
-        if server or cwd is not None:
-            raise click.UsageError("give either --upstream URL or a server command (and --cwd), not both")
+        if server or cwd is not None or stderr_copy is not None:
+            raise click.UsageError(
+                "give either --upstream URL or a server command (and --cwd, --stderr-copy), not both"
+            )
         from toolreplay.mcp.http_proxy import run_http_proxy  # noqa: PLC0415 - only a proxy over HTTP
 
         return run_http_proxy(upstream, listen or "127.0.0.1:0", log, redactor, name)
@@ -74,4 +82,4 @@ def command(
         raise click.UsageError("give the server command after --, or --upstream URL")
     if cwd is not None and not Path(cwd).is_dir():
         raise click.UsageError(f"--cwd {cwd}: no such directory")
-    return run_proxy(server, log, redactor, name=name, cwd=cwd)
+    return run_proxy(server, log, redactor, name=name, cwd=cwd, stderr_copy=stderr_copy)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolreplay.agent_spec import ProgramSpec
+from toolreplay.agents.spec import recorded_here
 from toolreplay.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import warn, write_json, write_lines, write_text
@@ -120,6 +122,12 @@ def command(
         raise UsageError(f"{recording} has no conversation to replay")
     session = with_task(session, settings)
     candidate = load_candidate(session, settings)
+    if settings.agent is None and isinstance(candidate.agent, ProgramSpec):
+        here = recorded_here(session)
+        said = f"replaying the agent {recording} was recorded with: {candidate.label}" + (
+            f" ({{here}}: {here})" if here else ""
+        )
+        click.echo(f"toolreplay: {for_terminal(said)}", err=True)
     untold = untold_task(session, candidate, settings)
     if untold is not None:
         warn(untold)

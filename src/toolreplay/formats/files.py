@@ -301,3 +301,13 @@ def repository_root(start: str | Path) -> Path:
             return directory
     cwd = Path.cwd().resolve()
     return cwd if here == cwd or cwd in here.parents else here
+
+
+def path_from(path: str | Path, file: str | Path) -> str:
+    """``path`` as a file written at ``file`` names it: relative to that file's directory, in POSIX form, so what
+    a committed file says holds wherever the repository is checked out."""
+    try:
+        relative = os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(file)))
+    except ValueError:  # another drive: only the name is the same everywhere
+        return Path(path).name
+    return Path(relative).as_posix()

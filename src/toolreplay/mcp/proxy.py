@@ -21,6 +21,7 @@ Log lines (see docs/formats.md)::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -150,6 +151,16 @@ def _pump(source: int, target: int, on_line: Callable[[bytes], None]) -> None:
         _write_all(target, chunk)
 
 
+def _copy_stderr(source: int, copy: str) -> None:
+    """The server's stderr to ours and to the file ``copy`` as it comes, until the server closes it."""
+    with open(copy, "ab") as kept:
+        while chunk := os.read(source, 65536):
+            with contextlib.suppress(OSError):
+                _write_all(2, chunk)
+            kept.write(chunk)
+            kept.flush()
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -165,9 +176,10 @@ def run_proxy(
     stdout: int = 1,
     name: str | None = None,
     cwd: str | None = None,
+    stderr_copy: str | None = None,
 ) -> int:
     """Run ``command`` as the MCP server behind this proxy (``name``: what the agent's configuration calls it);
-    return its exit code."""
+    return its exit code. ``stderr_copy``: a file the server's stderr is also appended to."""
     if not command:
         raise UsageError("record-mcp needs the server command after --")
     for argument in command:
@@ -176,10 +188,17 @@ def run_proxy(
     log = ExchangeLog(LogWriter(log_path, redactor, "toolreplay record-mcp", server=name))
     try:
         try:
-            server = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=cwd)
+            errors = subprocess.PIPE if stderr_copy is not None else None
+            server = subprocess.Popen(
+                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, bufsize=0, cwd=cwd
+            )
         except OSError as exc:
             raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
         log.start(command)
+        copier = None
+        if stderr_copy is not None and server.stderr is not None:
+            copier = threading.Thread(target=_copy_stderr, args=(server.stderr.fileno(), stderr_copy), daemon=True)
+            copier.start()
         server_in, server_out = server.stdin, server.stdout
         if server_in is None or server_out is None:  # both were asked for; kept for the type checker
             raise UsageError("cannot talk to the server over stdio")
@@ -201,6 +220,9 @@ def run_proxy(
             server.terminate()
             server.wait()
             return 130
-        return server.wait()
+        code = server.wait()
+        if copier is not None:
+            copier.join(5)  # what it said last, kept before the proxy ends
+        return code
     finally:
         log.close()

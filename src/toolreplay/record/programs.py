@@ -2,24 +2,38 @@
 
 For each run the program gets an MCP configuration (``{mcp_config}``) naming every server by the name given, each
 started behind ``record-mcp --name NAME``, all of them appending to the run's one log; it runs in a working
-directory and ``HOME`` of its own, in a process group of its own, ended after the timeout. The run's log is then
+directory and ``HOME`` of its own, in a process group of its own, ended after the timeout. A setup command
+(``--before-run``) may first put the servers' world in the same state for every run. The run's log is then
 imported into a session (the task, the system prompt, every call of every server in the order they were
-answered, each server's own messages, and the program's final reply), ready for ``compare`` or as the recording a
-replay starts from.
+answered, each server's own messages, the program's final reply, and the agent itself as written), ready for
+``compare`` or as the recording a replay starts from. A run that failed before any call is no recording: it
+writes no session.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 
-from toolreplay.agents.program import ProcessGroups, ProgramRun, Said, listening, read_reply, tail_line, unstarted
-from toolreplay.canonical import json_utf8
+from toolreplay.agent_spec import fill
+from toolreplay.agents.program import (
+    ProcessGroups,
+    ProgramRun,
+    Said,
+    listening,
+    read_reply,
+    tail_lines,
+    unstarted,
+)
+from toolreplay.canonical import JSONObject, json_utf8
 from toolreplay.errors import InputError, ToolreplayError
-from toolreplay.formats.files import write_atomic
+from toolreplay.formats.files import path_from, write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session
 from toolreplay.records import record
@@ -34,16 +48,33 @@ class LiveServer:
     name: str
     command: tuple[str, ...]
     url: str | None = None
+    env: tuple[str, ...] = ()  # the variables of record's environment passed through to it, by name
 
 
 @record
 class Recorded:
-    """One run: where its session went (None: it made none), how many calls it holds, and how the run ended."""
+    """One run: where its session went (None: it made none), how many calls it holds, how the run ended, and, for
+    a run that made no session, the last lines the program (or the setup command) said on stderr."""
 
     number: int
     session: Path | None
     calls: int
     ending: str
+    said: tuple[str, ...] = ()
+
+
+_RUN_NAME = re.compile(r"run-(\d{4,})(?:\.json)?")
+
+
+def next_number(root: Path) -> int:
+    """The number the next run in ``root`` takes: one past the highest run there (a session or a run's
+    directory), so runs are added to a directory and nothing recorded is written over."""
+    try:
+        names = [entry.name for entry in os.scandir(root)]
+    except FileNotFoundError:
+        return 1
+    numbers = [int(found.group(1)) for name in names if (found := _RUN_NAME.fullmatch(name))]
+    return max(numbers, default=0) + 1
 
 
 @record
@@ -59,6 +90,8 @@ class LiveRuns:
     timeout: float
     here: str
     redactor: Redactor
+    agent: str = ""  # the agent as written (cmd:..., placeholders and all), kept in each session
+    before: tuple[str, ...] = ()  # the setup command run before each run's program (none: empty)
     groups: ProcessGroups = field(default_factory=ProcessGroups)
 
     def paths(self, number: int) -> tuple[Path, Path]:
@@ -69,54 +102,144 @@ class LiveRuns:
         directory, session = self.paths(number)
         place = ProgramRun(directory)
         log, system = directory / "mcp.jsonl", directory / "system.txt"
+        place.workdir.mkdir(parents=True, exist_ok=True)  # the setup command may put the world there
+        system.write_text(self.system, encoding="utf-8", errors="backslashreplace")
+        said = Said(self.task, system, number, seed, self.here)
+        values = place.values(said)
+        if self.before:
+            failed = self._before(fill(self.before, values), directory)
+            if failed is not None:
+                return Recorded(number, None, 0, failed, tail_lines(directory / "before-run.stderr"))
         proxy = [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log)]
         # each behind a proxy that names it, all in the run's one log: a command started where record was (as
         # given), a URL behind a reverse proxy on the loopback, up before the program starts
-        remote = {s.name: [*proxy, "--name", s.name, "--upstream", s.url] for s in self.servers if s.url is not None}
-        directory.mkdir(parents=True, exist_ok=True)
-        system.write_text(self.system, encoding="utf-8", errors="backslashreplace")
+        remote = {
+            s.name: [*proxy, "--name", s.name, "--upstream", fill([s.url], values)[0]]
+            for s in self.servers
+            if s.url is not None
+        }
         with ExitStack() as proxies:
             try:
                 urls = proxies.enter_context(listening(remote, directory, "toolreplay record-mcp:")) if remote else {}
             except ToolreplayError as exc:
                 return Recorded(number, None, 0, exc.message)
-            place.prepare(
-                {
-                    s.name: urls[s.name]
-                    if s.url is not None
-                    else [*proxy, "--name", s.name, "--cwd", self.here, "--", *s.command]
-                    for s in self.servers
-                }
-            )
-            said = Said(self.task, system, number, seed, self.here, next(iter(urls.values()), ""))
-            argv, ended = place.run(self.words, said, self.timeout, self.groups)
+            commands: dict[str, Sequence[str] | str] = {
+                s.name: urls[s.name]
+                if s.url is not None
+                else [
+                    *proxy,
+                    "--name",
+                    s.name,
+                    "--cwd",
+                    self.here,
+                    "--stderr-copy",
+                    str(self._said_by(directory, s.name)),
+                    "--",
+                    *fill(s.command, values),
+                ]
+                for s in self.servers
+            }
+            place.prepare(commands, env=self._passed())
+            said = replace(said, url=next(iter(urls.values()), ""))
+            try:
+                argv, ended = place.run(self.words, said, self.timeout, self.groups)
+            finally:
+                place.forget_env()  # the values passed through stay on disk only while the run runs
         output, errors = place.output, place.errors
         if ended.unstarted is not None:
             return Recorded(number, None, 0, unstarted(argv[0], ended.unstarted, self.here))
         reply = read_reply(output)
+        last = self._last_words(directory, errors, output)
         if not log.exists() or not log.stat().st_size:
-            why = tail_line(errors) or tail_line(output) or "no output"
-            return Recorded(number, None, 0, f"{ended.words()}, and no server started (see {errors}): {why}")
+            return Recorded(number, None, 0, f"{ended.words()}, and no server started", last)
         options = ImportOptions(task=self.task, system=self.system, final_text=reply.text, model=self.model)
         try:
             context, _ = session_from_log(log, options, LogNotes())
         except InputError as exc:
-            return Recorded(number, None, 0, f"{ended.words()}; its log could not be read: {exc.message}")
-        text = dump_session(context, self.redactor)
-        write_atomic(session, [json_utf8(text)])
+            return Recorded(number, None, 0, f"{ended.words()}; its log could not be read: {exc.message}", last)
         calls = sum(len(server.results) for server in context.servers)
+        if not calls and (ended.code != 0 or not reply.text):  # it failed before it did anything: no recording
+            how = ended.words() if ended.code != 0 else "ended with no final reply"
+            return Recorded(number, None, 0, f"{how} before any call", last)
+        context = replace(context, source=self._source(context.source, log, session))
+        text = dump_session(context, self._redactor())
+        write_atomic(session, [json_utf8(text)])
         ending = ended.words() if ended.code != 0 else ("final reply" if reply.text else "no final reply")
         return Recorded(number, session, calls, ending)
 
+    def _said_by(self, directory: Path, name: str) -> Path:
+        """Where a run's server started here has its stderr copied."""
+        return directory / f"server-{[server.name for server in self.servers].index(name) + 1}.stderr"
 
-def record_runs(runs: LiveRuns, seeds: Sequence[int], done: Callable[[Recorded], None]) -> list[Recorded]:
-    """Each run in turn; an interruption ends every process group, and no run starts after it."""
+    def _last_words(self, directory: Path, errors: Path, output: Path) -> tuple[str, ...]:
+        """What a failed run said last: each server's last lines on stderr (a server that could not start says
+        why there), then the program's."""
+        said: list[str] = []
+        for server in self.servers:
+            if server.url is None:
+                said += [f"{server.name}: {line}" for line in tail_lines(self._said_by(directory, server.name), 3)]
+        return (*said, *(tail_lines(errors, 5 - min(len(said), 3)) or tail_lines(output, 3)))
+
+    def _before(self, argv: Sequence[str], directory: Path) -> str | None:
+        """Run the setup command where record was started, its output to the run's directory; why it failed, or
+        None."""
+        with (directory / "before-run.stdout").open("wb") as out, (directory / "before-run.stderr").open("wb") as err:
+            try:
+                ran = subprocess.run(
+                    argv,
+                    cwd=self.here,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    check=False,
+                    timeout=self.timeout,
+                )
+            except OSError as exc:
+                return f"the --before-run command {argv[0]} could not be started ({exc.strerror or exc})"
+            except subprocess.TimeoutExpired:
+                return f"the --before-run command took longer than {self.timeout:g} s"
+        if ran.returncode != 0:
+            return f"the --before-run command exited with {ran.returncode}, so the program was not run"
+        return None
+
+    def _passed(self) -> dict[str, dict[str, str]]:
+        """Each server's variables passed through by name, with their values from record's environment."""
+        return {s.name: {key: os.environ[key] for key in s.env} for s in self.servers if s.env}
+
+    def _redactor(self) -> Redactor:
+        """The user's redaction, and every value passed through to a server that is long enough to be a secret:
+        a token given to a server is never written into its session."""
+        values = sorted({value for passed in self._passed().values() for value in passed.values() if len(value) >= 8})
+        if not values or not self.redactor.defaults:
+            return self.redactor
+        return self.redactor.with_literals(values, "server-env")
+
+    def _source(self, source: JSONObject, log: Path, session: Path) -> JSONObject:
+        """Where the session came from, every path relative to the session's own directory: the run's log, and the
+        agent as written with the directory its ``{here}`` stands for."""
+        kept: JSONObject = {**source, "log": path_from(log, session)}
+        if self.agent:
+            kept["agent"] = self.agent
+            kept["here"] = path_from(self.here, session)
+        return kept
+
+
+def record_runs(
+    runs: LiveRuns,
+    numbered: Sequence[tuple[int, int]],
+    done: Callable[[Recorded], None],
+    keep_going: bool = False,
+) -> list[Recorded]:
+    """Each run (its number and seed) in turn, up to the first that made no session unless ``keep_going``; an
+    interruption ends every process group, and no run starts after it."""
     made: list[Recorded] = []
     try:
-        for number, seed in enumerate(seeds, 1):
+        for number, seed in numbered:
             recorded = runs.run(number, seed)
             done(recorded)
             made.append(recorded)
+            if recorded.session is None and not keep_going:
+                break
     except BaseException:
         runs.groups.stop()
         raise

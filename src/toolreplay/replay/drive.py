@@ -116,18 +116,19 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     context = conversation_of(session)
     prompt = read_prompt(settings.system) if settings.system is not None else None
     tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
-    if isinstance(settings.agent, ProgramSpec):
+    recorded = recorded_agent(context.model, session.path, context.source)
+    chosen = settings.agent or recorded
+    if isinstance(chosen, ProgramSpec):
         return Candidate(
             system=prompt if prompt is not None else context.system,
             tools=parse_tools(tools_node) if tools_node is not None else context.tools,
             stubs=read_stubs(settings.stubs) if settings.stubs is not None else None,
-            agent=settings.agent,
-            baseline_agent=settings.baseline_agent or settings.agent,
-            label=settings.agent.show(),
+            agent=chosen,
+            baseline_agent=settings.baseline_agent or chosen,
+            label=chosen.show(),
             prompt=prompt,
             tools_node=tools_node,
         )
-    recorded = recorded_agent(context.model, session.path)
     agent = settings.agent or recorded  # the baseline's agent drives the unchanged runs, never the candidate's
     baseline = settings.baseline_agent or recorded
     if agent is None or (baseline is None and settings.noise):

@@ -1,0 +1,123 @@
+"""``toolreplay record`` as a team that refreshes its recordings uses it: a run that failed is no recording, each run
+starts from the same state with what its servers need, and what it writes holds no path of the machine it ran on.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+FIXTURES = ROOT / "tests" / "fixtures"
+PYTHON = f"{sys.executable} -W ignore"
+WITNESS = f"cmd:{PYTHON} {{here}}/mcp_witness.py --mcp-config {{mcp_config}} --out {{workdir}}/seen.json"
+
+
+def _project(tmp_path: Path) -> Path:
+    """A directory of the user's with the agent and the server in it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("mcp_witness.py", "state_server.py"):
+        shutil.copy(FIXTURES / name, project / name)
+    return project
+
+
+def test_a_run_that_failed_before_any_call_writes_no_session_and_says_why(tmp_path: Path) -> None:
+    """A server that never started makes a run with no call: no session is written (a job refreshing recordings
+    would commit an empty one), the server's own words say why, the later runs are not started and record exits
+    2; with --keep-going every run is tried and record exits 1 with the count. Runs number on past what is there."""
+    project = _project(tmp_path)
+    args = ["record", "--agent", WITNESS, "--server", "state=sh {here}/missing.sh", "-o", "runs", "--task", "t"]
+    result = run_cli(*args, "--runs", "3", cwd=project)
+    assert result.code == 2, result.stdout + result.stderr
+    first = result.stdout.splitlines()
+    assert first[0] == "run 1: exited with 1 before any call; no session:"
+    assert f"  state: sh: 0: cannot open {project}/missing.sh: No such file" in first  # {here} was filled
+    assert "run 1 failed before any call and wrote no session (see above); 2 runs not started" in result.stderr
+    assert sorted(path.name for path in (project / "runs").iterdir()) == ["run-0001"]  # a directory, no session
+    result = run_cli(*args, "--runs", "2", "--keep-going", cwd=project)
+    assert result.code == 1, result.stdout + result.stderr
+    said = result.stdout.splitlines()
+    assert said[0] == "run 2: exited with 1 before any call; no session:"
+    assert "run 3: exited with 1 before any call; no session:" in said
+    assert said[-1] == "2 of 2 runs failed before any call and wrote no session"
+    assert not list((project / "runs").glob("*.json"))
+
+
+def test_each_run_starts_fresh_with_its_variables_and_the_session_keeps_its_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--before-run resets a stateful server's world for every run, --server-env gives the server a variable an
+    MCP client would not pass on (its value reaches the server, never the session or the run's configuration
+    afterwards), the session keeps the agent as written, and replay without --agent replays it from anywhere.
+    Nothing record, tools pin or check writes names the directory it was made in."""
+    secret = "demo-token-4f1c9a7e2b"
+    monkeypatch.setenv("DEMO_TOKEN", secret)
+    project = _project(tmp_path)
+    result = run_cli(
+        "record",
+        "--agent",
+        WITNESS,
+        "--server",
+        f"state={PYTHON} {{here}}/state_server.py {{workdir}}/state",
+        "--server-env",
+        "state:DEMO_TOKEN",
+        "--before-run",
+        "sh -c 'echo fresh-{run} > {workdir}/state'",
+        "--runs",
+        "2",
+        "-o",
+        "runs",
+        "--task",
+        "Read the state.",
+        cwd=project,
+    )
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "run 1: 1 call, final reply → runs/run-0001.json",
+        "run 2: 1 call, final reply → runs/run-0002.json",
+    ]
+    for number in (1, 2):
+        run = project / "runs" / f"run-{number:04d}"
+        seen = json.loads((run / "work" / "seen.json").read_text(encoding="utf-8"))
+        assert seen[0]["results"][0]["content"][0]["text"] == f"state: fresh-{number}; token: {secret}"
+        text = (project / "runs" / f"run-{number:04d}.json").read_text(encoding="utf-8")
+        assert secret not in text
+        assert f"state: fresh-{number}; token: [REDACTED:server-env:" in text
+        config = json.loads((run / "mcp.json").read_text(encoding="utf-8"))
+        assert secret not in json.dumps(config)
+        assert list(config["mcpServers"]["state"]["env"]) == ["DEMO_TOKEN"]
+    session = json.loads((project / "runs" / "run-0001.json").read_text(encoding="utf-8"))
+    assert session["source"] == {"agent": WITNESS, "here": "..", "kind": "mcp", "log": "run-0001/mcp.jsonl", "run": 1}
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    replayed = run_cli("replay", str(project / "runs" / "run-0001.json"), "--repeat", "1", cwd=elsewhere)
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
+    assert f"replaying the agent {project}/runs/run-0001.json was recorded with: {WITNESS} ({{here}}: {project})" in (
+        replayed.stderr
+    )
+    assert "verdict: PASS: the candidate made the recorded calls" in replayed.stdout
+
+    assert run_cli("tools", "pin", "runs/run-0001.json", "-o", "tools.lock", cwd=project).code == 0
+    (project / ".toolreplay.yml").write_text(
+        "sessions: [runs/*.json]\ntools:\n  lock: tools.lock\nreplay:\n  - sessions: [runs/run-0002.json]\n"
+        "    repeat: 1\n",
+        encoding="utf-8",
+    )
+    reports = ["--markdown", "r.md", "--sarif", "r.sarif", "--json", "r.json", "--html", "r.html"]
+    checked = run_cli("check", "--config", ".toolreplay.yml", *reports, cwd=project)
+    assert checked.code == 0, checked.stdout + checked.stderr
+    written = [*(project / "runs").glob("*.json"), project / "tools.lock", *(project / name for name in reports[1::2])]
+    assert len(written) == 7
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        for whole in {str(tmp_path), str(tmp_path.resolve())}:
+            assert whole not in text, f"{path.name} holds {whole}"
