@@ -87,20 +87,31 @@ def destructive(tool: SurfaceTool) -> bool:
 _WORD_PAIRS = 4_000_000  # words of one text times words of the other, at most, for a word diff
 
 
-_DEFAULTS = {"readOnlyHint": "false", "destructiveHint": "true", "idempotentHint": "false", "openWorldHint": "true"}
+# MCP's defaults for the hints a client reads when a server leaves them out.
+_DEFAULTS: dict[str, JSONValue] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
+def _effective(notes: JSONObject, key: str) -> JSONValue:
+    """What a client takes an annotation to say: its value, or MCP's default where it is absent."""
+    return notes[key] if key in notes else _DEFAULTS.get(key)
 
 
 def _hint(notes: JSONObject, key: str) -> str:
     """An annotation's value in words: absent ones read as MCP's defaults."""
     if key not in notes:
-        default = {
-            "readOnlyHint": "false",
-            "destructiveHint": "true",
-            "idempotentHint": "false",
-            "openWorldHint": "true",
-        }
-        return f"absent (MCP's default: {default[key]})" if key in default else "absent"
-    return canonical_bytes(notes[key]).decode()
+        return f"absent (MCP's default: {_json(_DEFAULTS[key])})" if key in _DEFAULTS else "absent"
+    return _json(notes[key])
+
+
+def _json(value: JSONValue, limit: int = 80) -> str:
+    """A value as JSON, cut to ``limit`` characters."""
+    text = canonical_bytes(value).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _words(old: str, new: str, limit: int = 12) -> str:
@@ -154,8 +165,52 @@ def _schema_changes(old: SurfaceTool, new: SurfaceTool) -> list[tuple[DriftKind,
         if _type(a) != _type(b):
             found.append((DriftKind.ARGUMENT_TYPE_CHANGED, f"'{name}': {_type(a)} to {_type(b)}"))
         found += _enum_change(name, a, b)
-    if not found and canonical_bytes(before) != canonical_bytes(after):
-        found.append((DriftKind.SCHEMA_CHANGED, "the input schema changed (its descriptions, formats or bounds)"))
+    said = [] if canonical_bytes(before) == canonical_bytes(after) else _keywords(before, after, "", top=True)
+    if said:
+        found.append((DriftKind.SCHEMA_CHANGED, _said_keywords(said)))
+    return found
+
+
+_SHOWN_KEYWORDS = 8  # keyword changes said of one schema, at most
+
+
+def _said_keywords(changes: list[tuple[str, str]]) -> str:
+    """The keyword changes of a schema in words; one where only titles changed (a generator renaming its types)
+    says so."""
+    shown = [said for _, said in changes[:_SHOWN_KEYWORDS]]
+    more = f"; and {len(changes) - _SHOWN_KEYWORDS} more" if len(changes) > _SHOWN_KEYWORDS else ""
+    only = "the schema's titles only, nothing a call passes: " if all(k == "title" for k, _ in changes) else ""
+    return only + "; ".join(shown) + more
+
+
+def _keywords(
+    before: JSONValue, after: JSONValue, where: str, top: bool = False, argument: bool = False
+) -> list[tuple[str, str]]:
+    """Every keyword whose value differs between two schemas, as (keyword, words), leaving out what the argument
+    kinds already say: a top-level argument (``argument``) added, removed or newly required, its type and enum."""
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return [("", f"{where or 'the schema'}: {_json(before)} to {_json(after)}")]
+    found: list[tuple[str, str]] = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        same = key in before and key in after and canonical_bytes(old) == canonical_bytes(new)
+        if same or (argument and key in ("type", "enum")):
+            continue
+        if key == "properties" and isinstance(old, dict) and isinstance(new, dict):
+            for name in sorted(old.keys() | new.keys()):
+                place = f"{where}'{name}'"
+                if name not in old or name not in new:
+                    if not top:
+                        found.append(("properties", f"{place} {'added' if name in new else 'gone'}"))
+                    continue
+                found += _keywords(old[name], new[name], place + ".", argument=top)
+            continue
+        if key == "required" and top:
+            unrequired = sorted((_required(before) - _required(after)) & _properties(after).keys())
+            found += [("required", f"'{name}' is no longer required") for name in unrequired]
+            continue
+        was = _json(old) if key in before else "absent"
+        found.append((key, f"{where}{key}: {was} to {_json(new) if key in after else 'absent'}"))
     return found
 
 
@@ -181,12 +236,12 @@ def tool_changes(old: SurfaceTool, new: SurfaceTool) -> Iterator[tuple[DriftKind
         yield DriftKind.DESCRIPTION_CHANGED, _words(old.description, new.description)
     if old.title != new.title:
         yield DriftKind.TITLE_CHANGED, f"{canonical_bytes(old.title).decode()} to {canonical_bytes(new.title).decode()}"
-    if canonical_bytes(old.annotations) != canonical_bytes(new.annotations):
-        changed = sorted(
-            key
-            for key in old.annotations.keys() | new.annotations.keys()
-            if canonical_bytes(old.annotations.get(key)) != canonical_bytes(new.annotations.get(key))
-        )
+    changed = sorted(  # what a client reads differently: a hint spelled out as its default is no change
+        key
+        for key in old.annotations.keys() | new.annotations.keys()
+        if canonical_bytes(_effective(old.annotations, key)) != canonical_bytes(_effective(new.annotations, key))
+    )
+    if changed:
         said = ", ".join(f"{key} {_hint(old.annotations, key)} to {_hint(new.annotations, key)}" for key in changed)
         weakened = (destructive(old) and not destructive(new)) or (
             old.annotations.get("readOnlyHint") is not True and new.annotations.get("readOnlyHint") is True
