@@ -59,9 +59,9 @@ def test_what_the_argument_kinds_say_is_not_said_again() -> None:
 
 
 def test_a_nested_property_added_or_gone_and_many_changes_are_cut_short() -> None:
-    nested = {"type": "object", "properties": {f"k{n}": {"type": "string"} for n in range(10)}}
+    nested: JSONObject = {"type": "object", "properties": {f"k{n}": {"type": "string"} for n in range(10)}}
     old = _tool({"type": "object", "properties": {"options": nested}})
-    changed = {"type": "object", "properties": {f"k{n}": {"type": "integer"} for n in range(1, 11)}}
+    changed: JSONObject = {"type": "object", "properties": {f"k{n}": {"type": "integer"} for n in range(1, 11)}}
     new = _tool({"type": "object", "properties": {"options": changed}})
     [(kind, detail)] = _said(old, new)
     assert kind == "schema-changed"

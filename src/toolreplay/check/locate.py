@@ -36,10 +36,19 @@ class Paths:
         for copy, original in self.copies:
             if os.fspath(path) == copy:
                 return f"{self.show(original)} (base)"
-        shown = Path(os.path.relpath(Path(path).resolve(), self.root)).as_posix()
+        shown = _relative(path, self.root)
         if shown.isascii():
             return shown
         return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _relative(path: str | Path, root: Path) -> str:
+    """``path`` from ``root`` as it was named (a link under the root is shown as the link, not as its target), or,
+    for a path that only its real location puts under the root, from there."""
+    named = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
+    if named != ".." and not named.startswith("../"):
+        return named
+    return Path(os.path.relpath(Path(path).resolve(), root.resolve())).as_posix()
 
 
 def fingerprint(*parts: str) -> str:

@@ -243,7 +243,7 @@ def command(
     code = emit_reports(report, reports, github_annotations, top)
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         click.echo(config.notice, err=True)
-    for warning in prepared.warnings:
+    for warning in (*config.skipped, *prepared.warnings):
         warn(warning)
     for note in prepared.notes:
         click.echo(f"toolreplay: {for_terminal(note)}", err=True)

@@ -16,6 +16,7 @@ import glob
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import field, replace
 from pathlib import Path
@@ -112,6 +113,7 @@ class Config:
     tools: ToolsSetting | None = None  # the tools analysis, where the config asks for one
     discovered: str | None = None  # the directory the recordings were found under, with no config
     base_rules: str | None = None  # under check --base, the base's rules: another reading of every call
+    skipped: tuple[str, ...] = ()  # what a glob matched that is no file (a FIFO, a socket), in words
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -166,6 +168,7 @@ class _ConfigReader:
         self.root = root  # files must stay under it; None allows any
         self.repository = repository or root  # where a report's missing directories may be made
         self.policy = policy  # where the policy's files come from, when not from this tree (the base's config)
+        self.skipped: list[str] = []  # what a glob matched that is no file, said rather than dropped
 
     def inside(self, node: Node, key: str, name: str, path: str, verb: str = "reads") -> str:
         """``path``, once it (through any symlink) is inside the repository."""
@@ -246,13 +249,18 @@ class _ConfigReader:
             pattern = self.named(item, key).string()
             if not pattern:
                 raise InputError(f"'{key}' must name files, not an empty string", item.path, item.line)
-            matches = sorted(
-                os.path.normpath(self.base / name)
-                for name in glob.glob(pattern, root_dir=self.base, recursive=True)
-                if (self.base / name).is_file()
-            )
+            matches: list[str] = []
+            passed: list[str] = []
+            for name in sorted(glob.glob(pattern, root_dir=self.base, recursive=True)):
+                what = _not_a_file(self.base / name)
+                if what is None:
+                    matches.append(os.path.normpath(self.base / name))
+                elif what:
+                    passed.append(f"'{key}': {pattern} matched {name}, {what}, not a file: skipped")
+            self.skipped += passed
             if not matches and self.policy is None:  # the base's globs may match nothing here: its files are held apart
-                raise InputError(f"'{key}': {pattern} matches no file", item.path, item.line)
+                why = f" ({passed[0].partition(' matched ')[2]})" if passed else ""
+                raise InputError(f"'{key}': {pattern} matches no file{why}", item.path, item.line)
             found.update(dict.fromkeys(self.inside(item, key, match, match) for match in matches))
         return tuple(found)
 
@@ -272,6 +280,28 @@ class _ConfigReader:
             return parse_test(_setting_text(node, "test"))
         except SettingError as exc:
             raise _refused(exc, node) from None
+
+
+def _not_a_file(path: Path) -> str | None:
+    """None for a regular file (through any link); "" for a directory (a glob's ``**`` passes through many); else
+    what it is, in words."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "a link to nothing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return ""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
+    return next((said for test, said in kinds if test(mode)), "a special file")
 
 
 def read_config(
@@ -328,7 +358,7 @@ def read_config(
         raise InputError(
             "the config names no recordings: add sessions, transcripts, sealed or a replay's sessions", path, top.line
         )
-    return Config(
+    config = Config(
         path=path,
         recordings=recordings,
         sealed=sealed,
@@ -350,6 +380,7 @@ def read_config(
         patterns=patterns,
         tools=_tools(reader, top.member("tools")) if "tools" in top.value else None,
     )
+    return replace(config, skipped=tuple(dict.fromkeys(reader.skipped)))
 
 
 def _items(node: Node, key: str) -> list[Node]:
