@@ -195,6 +195,8 @@ class ReplaySettings:
     prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     # the variables a program agent is given beyond the allowlist (PATH, the locale ...); None: all of toolreplay's
     env: tuple[str, ...] | None = None
+    # the recorded servers renamed, each (old, new), as the agent's configuration calls them; old "" is the one server
+    server_name: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -241,6 +243,19 @@ def parse_env_names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def parse_server_names(text: str) -> tuple[tuple[str, str], ...]:
+    """``server-name``: ``NEW`` (a session's one server) or ``OLD=NEW``, several separated by commas."""
+    pairs: list[tuple[str, str]] = []
+    for item in (part.strip() for part in text.split(",")):
+        old, equals, new = item.rpartition("=") if "=" in item else ("", "", item)
+        if not new.strip() or (equals and not old.strip()) or any(c.isspace() for c in old + new):
+            raise SettingError("server-name", f"must be NEW or OLD=NEW (names without spaces), not {item!r}")
+        pairs.append((old, new))
+    if len(pairs) > 1 and any(not old for old, _ in pairs):
+        raise SettingError("server-name", "names several servers, so each must be OLD=NEW")
+    return tuple(pairs)
+
+
 def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettings:
     """Settings from the text of each value given, by field name; the rest keep their defaults (``live``: the
     unrecorded-call policy may be ``live``, for ``serve``).
@@ -275,6 +290,8 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
             values[name] = parse_test(text)
         elif name == "env":
             values[name] = parse_env_names(text)
+        elif name == "server_name":
+            values[name] = parse_server_names(text)
         elif name in ("agent", "baseline_agent"):
             try:
                 values[name] = parse_agent(text)

@@ -130,3 +130,43 @@ def test_one_name_is_one_proxy_and_one_tool_name_is_one_server(tmp_path: Path) -
     assert result.code == 2
     assert "is listed by two servers (ops and copy)" in result.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+def test_a_server_logged_without_a_name_is_imported_saying_so_and_replayed_under_the_name_given(
+    tmp_path: Path,
+) -> None:
+    """A log recorded without --name names its server as the server names itself: import says so and how to give
+    another name, and replay's --server-name serves it under the name the agent's configuration gives it."""
+    log = tmp_path / "mcp.jsonl"
+    proxy = subprocess.Popen(
+        [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *FEATURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        client = RawClient(proxy)
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        client.receive()
+        client.call(3, "disk_report", {"host": "build-04"})
+    finally:
+        assert proxy.stdin is not None
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
+    session = tmp_path / "s.json"
+    imported = run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk.")
+    assert imported.code == 0, imported.stdout + imported.stderr
+    assert "the server is named 'build-host-features', as it names itself (the log gave it no name)" in (
+        imported.stdout
+    )
+    assert "--server-name" in imported.stdout
+    witness = f"{sys.executable} -W ignore {ROOT / 'tests' / 'fixtures' / 'mcp_witness.py'}"
+    agent = f"cmd:{witness} --mcp-config {{mcp_config}} --out {tmp_path}/seen-{{run}}.json"
+    replayed = run_cli("replay", str(session), "--agent", agent, "--server-name", "ops", cwd=tmp_path)
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
+    seen = json.loads((tmp_path / "seen-1.json").read_text(encoding="utf-8"))
+    assert [server["name"] for server in seen] == ["ops"]
+    result = seen[0]["results"][0]  # the recorded disk report, under the new name
+    assert not result.get("isError")
+    assert "build-04" in json.dumps(result["content"])
+    refused = run_cli("replay", str(session), "--agent", agent, "--server-name", "notes=ops", cwd=tmp_path)
+    assert refused.code == 2
+    assert "server-name notes=...: the session has no server notes (it has build-host-features)" in refused.stderr

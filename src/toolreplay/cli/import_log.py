@@ -126,6 +126,11 @@ def import_log(
     if notes.incomplete is not None:
         skipped += f"; the proxy could not write the whole log ({notes.incomplete}), so later calls are missing"
     write_text(f"wrote {output}: {count(len(session.calls), 'tool call')} from {log}{which}{skipped}\n")
+    for name in notes.own_names:
+        write_text(
+            f"  the server is named {name!r}, as it names itself (the log gave it no name): if the agent's "
+            "configuration calls it otherwise, import again with --server-name NAME, or replay with --server-name\n"
+        )
     if task is None and task_file is None:
         warn(
             f"a proxy never sees the person's message, so {output} holds {DEFAULT_TASK!r} as the task, and a replay "

@@ -58,6 +58,14 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "help": "What a call the recording never made gets: stop, an error result, or a stub.",
         },
     ),
+    "server_name": (
+        (),
+        {
+            "metavar": "[OLD=]NEW",
+            "help": "Serve a recorded server under another name, the one the agent's configuration gives it (a log "
+            "recorded without --name calls it as the server calls itself); several: OLD=NEW,OLD=NEW.",
+        },
+    ),
     "mcp_transport": (
         (),
         {

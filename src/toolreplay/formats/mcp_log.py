@@ -178,6 +178,7 @@ class LogNotes:
 
     torn_line: int | None = None
     incomplete: str | None = None
+    own_names: tuple[str, ...] = ()  # the servers named as they name themselves: the log gave them no name
 
 
 def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
@@ -533,6 +534,10 @@ def _from_log(
         )
         for run in chosen
     )
+    if notes is not None:
+        notes.own_names = tuple(
+            server.name for server, run in zip(servers, chosen, strict=True) if options.server is None and not run.name
+        )
     numbers = [runs.index(run) + 1 for run in chosen]
     source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": numbers[-1]}
     if len(numbers) > 1:

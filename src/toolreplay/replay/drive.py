@@ -111,6 +111,36 @@ def program_files(candidate: Candidate) -> list[str]:
     return [name for agent in sorted(programs, key=ProgramSpec.show) for name in agent.files(os.getcwd())]
 
 
+def renamed_servers(session: Session, names: Sequence[tuple[str, str]]) -> Session:
+    """``session`` with its servers renamed, each (old, new); old "" is its one server."""
+    if not names or session.context is None:
+        return session
+    servers = session.context.servers
+    recorded = [server.name for server in servers]
+    if not servers:
+        raise InputError(
+            "server-name: the session names no server to rename (it is served as one, unnamed)", session.path
+        )
+    chosen = dict(names)
+    if "" in chosen:
+        if len(servers) > 1:
+            raise InputError(
+                f"server-name: the session has several servers ({', '.join(recorded)}); give OLD=NEW", session.path
+            )
+        chosen = {recorded[0]: chosen[""]}
+    unknown = [old for old in chosen if old not in recorded]
+    if unknown:
+        raise InputError(
+            f"server-name {unknown[0]}=...: the session has no server {unknown[0]} (it has {', '.join(recorded)})",
+            session.path,
+        )
+    after = [chosen.get(name, name) for name in recorded]
+    if len(set(after)) < len(after):
+        raise InputError(f"server-name: two servers would be called the same ({', '.join(after)})", session.path)
+    renamed = tuple(replace(server, name=new) for server, new in zip(servers, after, strict=True))
+    return replace(session, context=replace(session.context, servers=renamed))
+
+
 def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     """The candidate a session is replayed against under ``settings``."""
     context = conversation_of(session)
@@ -178,6 +208,7 @@ def replay_session(
         from toolreplay.replay.cache import RunCache  # noqa: PLC0415 - only a replay with a cache hashes its runs
 
         cache = RunCache(settings.cache, settings.cache_days)
+    session = renamed_servers(session, settings.server_name)
     chosen = candidate if candidate is not None else load_candidate(session, settings)
     context = conversation_of(session)
     request = dict(context.request or {})  # the recorded request settings, reused unless overridden
