@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 
@@ -32,6 +33,15 @@ class ToolreplayError(Exception):
 
 class InputError(ToolreplayError):
     """A file could not be read or does not follow its format."""
+
+
+class InputErrors(InputError):
+    """Several errors in one input, each said on a line of its own; it reads as the first of them."""
+
+    def __init__(self, errors: Sequence[ToolreplayError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, first.path, first.line)
+        self.errors = tuple(errors)
 
 
 class OutputError(ToolreplayError):

@@ -256,6 +256,50 @@ def parse_server_names(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def parse_value(name: str, text: str, live: bool = False) -> object:
+    """One setting's value from its text, by field name; a :class:`SettingError` when it is refused."""
+    if name in RANGES:
+        return _whole(name, text)
+    if name in TIMEOUTS:
+        return _seconds(name, text)
+    if name == "alpha":
+        return parse_alpha(text)
+    if name == "cache_days":
+        return _days(text)
+    if name == "max_cost":
+        return _cost(text)
+    if name == "batch":
+        if text.strip().lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            raise SettingError("batch", f"must be true or false, not {text!r}")
+        return text.strip().lower() in ("true", "yes", "on", "1")
+    if name == "prompt_cache":
+        if text not in ("5m", "1h"):
+            raise SettingError("prompt-cache", f"must be one of 5m, 1h, not {text!r}")
+        return text
+    if name == "test":
+        return parse_test(text)
+    if name == "env":
+        return parse_env_names(text)
+    if name == "server_name":
+        return parse_server_names(text)
+    if name in ("agent", "baseline_agent"):
+        try:
+            return parse_agent(text)
+        except AgentSpecError as exc:
+            raise SettingError(setting_key(name), exc.problem) from None
+    if name == "mcp_transport":
+        choices = [choice.value for choice in McpTransport]
+        if text not in choices:
+            raise SettingError("mcp-transport", f"must be one of {', '.join(choices)}, not {text!r}")
+        return McpTransport(text)
+    if name == "on_unrecorded":
+        choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
+        if text not in choices:
+            raise SettingError("on-unrecorded", f"must be one of {', '.join(choices)}, not {text!r}")
+        return Unrecorded(text)
+    return text
+
+
 def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettings:
     """Settings from the text of each value given, by field name; the rest keep their defaults (``live``: the
     unrecorded-call policy may be ``live``, for ``serve``).
@@ -263,50 +307,5 @@ def parse_settings(given: Mapping[str, str], live: bool = False) -> ReplaySettin
     The values are read in the record's field order, so when several are wrong
     the same one is named whichever way they were given.
     """
-    values: dict[str, object] = {}
-    for name in SETTINGS:
-        text = given.get(name)
-        if text is None:
-            continue
-        if name in RANGES:
-            values[name] = _whole(name, text)
-        elif name in TIMEOUTS:
-            values[name] = _seconds(name, text)
-        elif name == "alpha":
-            values[name] = parse_alpha(text)
-        elif name == "cache_days":
-            values[name] = _days(text)
-        elif name == "max_cost":
-            values[name] = _cost(text)
-        elif name == "batch":
-            if text.strip().lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-                raise SettingError("batch", f"must be true or false, not {text!r}")
-            values[name] = text.strip().lower() in ("true", "yes", "on", "1")
-        elif name == "prompt_cache":
-            if text not in ("5m", "1h"):
-                raise SettingError("prompt-cache", f"must be one of 5m, 1h, not {text!r}")
-            values[name] = text
-        elif name == "test":
-            values[name] = parse_test(text)
-        elif name == "env":
-            values[name] = parse_env_names(text)
-        elif name == "server_name":
-            values[name] = parse_server_names(text)
-        elif name in ("agent", "baseline_agent"):
-            try:
-                values[name] = parse_agent(text)
-            except AgentSpecError as exc:
-                raise SettingError(setting_key(name), exc.problem) from None
-        elif name == "mcp_transport":
-            choices = [choice.value for choice in McpTransport]
-            if text not in choices:
-                raise SettingError("mcp-transport", f"must be one of {', '.join(choices)}, not {text!r}")
-            values[name] = McpTransport(text)
-        elif name == "on_unrecorded":
-            choices = [choice.value for choice in (Unrecorded if live else REPLAY_POLICIES)]
-            if text not in choices:
-                raise SettingError("on-unrecorded", f"must be one of {', '.join(choices)}, not {text!r}")
-            values[name] = Unrecorded(text)
-        else:
-            values[name] = text
+    values = {name: parse_value(name, text, live) for name in SETTINGS if (text := given.get(name)) is not None}
     return ReplaySettings(**values)  # type: ignore[arg-type]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES
-from toolreplay.errors import InputError
+from tests.conftest import SAMPLES, run_cli
+from toolreplay.errors import InputError, InputErrors
 from toolreplay.formats.config import discover, read_config
 from toolreplay.settings import Unrecorded
 from toolreplay.verdict import FailOn
@@ -93,6 +93,40 @@ def test_a_replays_sessions_are_recordings_the_check_covers(here: Path) -> None:
     assert config.recordings == config.sessions == (str(here / "session.json"),)
     assert [job.sessions for job in config.replays] == [(str(here / "session.json"),)]
     assert config.patterns == (str(here / "session.json"),)  # held to the base too
+
+
+def test_every_error_in_a_config_is_said_each_on_its_own_line_in_file_order(here: Path) -> None:
+    """A config with an error under several keys and several in one replay entry says them all, not the first;
+    the command line prints each as a line of its own and exits 2."""
+    path = here / ".toolreplay.yml"
+    path.write_text(
+        "sessions: [nothing/*.json]\n"
+        "rules: missing.toml\n"
+        "fail-on: sometimes\n"
+        "replay:\n"
+        "  - sessions: session.json\n"
+        "    mcp-transport: htp\n"
+        "    repeat: zero\n"
+        "    system: nope.txt\n"
+        "  - sessions: session.json\n"
+        "    agent: 'scripted:'\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputErrors) as caught:
+        read_config(str(path))
+    said = [str(error).replace(f"{here}/", "") for error in caught.value.errors]
+    assert said == [
+        ".toolreplay.yml:1: 'sessions': nothing/*.json matches no file",
+        ".toolreplay.yml:2: 'rules': no such file: missing.toml",
+        ".toolreplay.yml:3: 'fail-on' must be one of destructive, any-destructive, changed, never, not 'sometimes'",
+        ".toolreplay.yml:6: 'mcp-transport' must be one of stdio, http, not 'htp'",
+        ".toolreplay.yml:7: 'repeat' must be a whole number, not 'zero'",
+        ".toolreplay.yml:8: 'system': no such file: nope.txt",
+        ".toolreplay.yml:10: 'agent' must be a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py",
+    ]
+    result = run_cli("check", cwd=here)
+    assert result.code == 2
+    assert result.stderr.splitlines() == [f"toolreplay: error: {line}" for line in said]
 
 
 def test_a_full_config(here: Path) -> None:

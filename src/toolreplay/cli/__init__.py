@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import click
 
 from toolreplay import __version__
-from toolreplay.errors import ToolreplayError
+from toolreplay.errors import InputErrors, ToolreplayError
 from toolreplay.escape import one_line
 from toolreplay.verdict import Exit
 
@@ -105,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         result = cli.main(args=args, prog_name="toolreplay", standalone_mode=False)
+    except InputErrors as exc:  # each on a line of its own
+        for error in exc.errors:
+            _error(str(error))
+        return Exit.ERROR
     except ToolreplayError as exc:
         return _error(str(exc))
     except click.exceptions.NoArgsIsHelpError as exc:  # bare `toolreplay`: the help, on stderr

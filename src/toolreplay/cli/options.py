@@ -303,7 +303,7 @@ def settings_options(*names: str, live: bool = False) -> Callable[[Command], Com
                     "real server's answer (live, with the server's command after --).",
                 }
             default = getattr(_DEFAULTS, name)
-            default = default.value if isinstance(default, enum.Enum) else default
+            default = default.value if isinstance(default, enum.Enum) else None if default == () else default
             # Every value reaches parse_settings as the text given, as a config's does.
             command = click.option(
                 f"--{setting_key(name)}",

@@ -12,6 +12,7 @@ recordings under a directory and the defaults apply.
 
 from __future__ import annotations
 
+import functools
 import glob
 import math
 import os
@@ -20,10 +21,11 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
-from toolreplay.errors import InputError
+from toolreplay.errors import InputError, InputErrors, ToolreplayError
 from toolreplay.formats.files import missing_directories, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.records import record
@@ -35,6 +37,7 @@ from toolreplay.settings import (
     parse_alpha,
     parse_settings,
     parse_test,
+    parse_value,
     setting_key,
 )
 from toolreplay.verdict import FailOn
@@ -154,6 +157,8 @@ _TOP_KEYS = (
     "unsealed-edits",
     "tools",
 )
+_T = TypeVar("_T")
+_FAIL_ON = tuple(f.value for f in FailOn)
 UNSEALED_EDITS = ("error", "warning", "note", "ignore")
 _REPLAY_KEYS = ("sessions", *(setting_key(name) for name in SETTINGS if name != "prices"))  # prices: the top's
 
@@ -169,6 +174,17 @@ class _ConfigReader:
         self.repository = repository or root  # where a report's missing directories may be made
         self.policy = policy  # where the policy's files come from, when not from this tree (the base's config)
         self.skipped: list[str] = []  # what a glob matched that is no file, said rather than dropped
+        self.errors: list[ToolreplayError] = []  # what was refused so far: all of it is said, not only the first
+
+    def attempt(self, read: Callable[[], _T], instead: _T) -> _T:
+        """What ``read`` reads, or ``instead`` with its error kept to be said beside the others."""
+        try:
+            return read()
+        except InputErrors as exc:
+            self.errors += exc.errors
+        except InputError as exc:
+            self.errors.append(exc)
+        return instead
 
     def inside(self, node: Node, key: str, name: str, path: str, verb: str = "reads") -> str:
         """``path``, once it (through any symlink) is inside the repository."""
@@ -265,9 +281,12 @@ class _ConfigReader:
         return tuple(found)
 
     def patterns(self, node: Node) -> tuple[str, ...]:
-        """A glob or a list of globs as absolute patterns (what ``check --base`` matches the base's paths with)."""
+        """A glob or a list of globs as absolute patterns (what ``check --base`` matches the base's paths with);
+        none for a value that is no glob (its error is the glob's)."""
         items = list(node.elements()) if isinstance(node.value, list) else [node]
-        return tuple(os.path.normpath(os.path.join(os.path.abspath(self.base), item.string())) for item in items)
+        if not all(isinstance(item.value, str) for item in items):
+            return ()
+        return tuple(os.path.normpath(os.path.join(os.path.abspath(self.base), str(item.value))) for item in items)
 
     def alpha(self, node: Node) -> float:
         try:
@@ -330,18 +349,23 @@ def read_config(
     repository_top = (repository or repository_root(Path(path).parent)).resolve()
     top_root = None if allow_outside else repository_top
     reader = _ConfigReader(path, top_root, repository_top, policy)
-    sessions = reader.globs(top.member("sessions"), "sessions") if "sessions" in top.value else ()
-    transcripts = reader.globs(top.member("transcripts"), "transcripts") if "transcripts" in top.value else ()
-    sealed = reader.globs(top.member("sealed"), "sealed") if "sealed" in top.value else ()
+    attempt = reader.attempt  # each key read on its own: an error in one is said beside those in the others
+
+    def recordings_of(key: str) -> tuple[str, ...]:
+        return attempt(lambda: reader.globs(top.member(key), key), ()) if key in top.value else ()
+
+    sessions, transcripts, sealed = (recordings_of(key) for key in ("sessions", "transcripts", "sealed"))
     patterns = tuple(
         p for key in ("sessions", "transcripts", "sealed") if key in top.value for p in reader.patterns(top.member(key))
     )
-    alpha = reader.alpha(top.member("alpha")) if "alpha" in top.value else DEFAULT_ALPHA
-    design = Design(alpha, reader.test(top.member("test")) if "test" in top.value else ExactTest.BOSCHLOO)
+    alpha = attempt(lambda: reader.alpha(top.member("alpha")), DEFAULT_ALPHA) if "alpha" in top.value else DEFAULT_ALPHA
+    test = attempt(lambda: reader.test(top.member("test")), ExactTest.BOSCHLOO) if "test" in top.value else None
+    design = Design(alpha, test or ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
     signers, unsealed = get("signers"), get("unsealed-edits")
-    prices = _prices(top.member("prices")) if "prices" in top.value else ()
+    no_prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+    prices = attempt(lambda: _prices(top.member("prices")), no_prices) if "prices" in top.value else no_prices
     # read before the recordings are counted: a replay's sessions are recordings the check covers, and an error in
     # an entry is said as itself, not hidden behind "no recordings"
     replays = tuple(_replays(reader, top.member("replay"), sessions, design, prices)) if "replay" in top.value else ()
@@ -354,32 +378,40 @@ def read_config(
         patterns += tuple(
             p for item in items if "sessions" in item.value for p in reader.patterns(item.member("sessions"))
         )
-    if not recordings and "compare" not in top.value and policy is None:
-        raise InputError(
-            "the config names no recordings: add sessions, transcripts, sealed or a replay's sessions", path, top.line
-        )
     config = Config(
         path=path,
         recordings=recordings,
         sealed=sealed,
         sessions=sessions,
-        scopes=tuple(_scopes(reader, top.member("scope"))) if "scope" in top.value else (),
-        rules=reader.file(rules, "rules") if rules is not None else None,
-        strict=reader.named(strict, "strict").boolean() if strict is not None else False,
-        fail_on=FailOn(reader.choice(fail_on, "fail-on", tuple(f.value for f in FailOn)))
+        scopes=attempt(lambda: tuple(_scopes(reader, top.member("scope"))), ()) if "scope" in top.value else (),
+        rules=attempt(lambda: reader.file(rules, "rules"), None) if rules is not None else None,
+        strict=attempt(lambda: reader.named(strict, "strict").boolean(), False) if strict is not None else False,
+        fail_on=attempt(lambda: FailOn(reader.choice(fail_on, "fail-on", _FAIL_ON)), FailOn.DESTRUCTIVE)
         if fail_on is not None
         else FailOn.DESTRUCTIVE,
         replays=replays,
-        compares=tuple(_compares(reader, top.member("compare"), design)) if "compare" in top.value else (),
+        compares=attempt(lambda: tuple(_compares(reader, top.member("compare"), design)), ())
+        if "compare" in top.value
+        else (),
         text=text,
         repository=top_root,
-        html=reader.output(html, "html") if html is not None else None,
-        redact_off=_redact_off(reader, top.member("no-redact")) if "no-redact" in top.value else (),
-        signers=reader.file(signers, "signers") if signers is not None else None,
-        unsealed_edits=reader.choice(unsealed, "unsealed-edits", UNSEALED_EDITS) if unsealed is not None else "warning",
+        html=attempt(lambda: reader.output(html, "html"), None) if html is not None else None,
+        redact_off=attempt(lambda: _redact_off(reader, top.member("no-redact")), ())
+        if "no-redact" in top.value
+        else (),
+        signers=attempt(lambda: reader.file(signers, "signers"), None) if signers is not None else None,
+        unsealed_edits=attempt(lambda: reader.choice(unsealed, "unsealed-edits", UNSEALED_EDITS), "warning")
+        if unsealed is not None
+        else "warning",
         patterns=patterns,
-        tools=_tools(reader, top.member("tools")) if "tools" in top.value else None,
+        tools=attempt(lambda: _tools(reader, top.member("tools")), None) if "tools" in top.value else None,
     )
+    if reader.errors:
+        raise InputErrors(sorted(reader.errors, key=lambda error: error.line or 0))
+    if not recordings and "compare" not in top.value and policy is None:
+        raise InputError(
+            "the config names no recordings: add sessions, transcripts, sealed or a replay's sessions", path, top.line
+        )
     return replace(config, skipped=tuple(dict.fromkeys(reader.skipped)))
 
 
@@ -516,34 +548,86 @@ def _replays(
     design: Design,
     prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
 ) -> Iterator[ReplayJob]:
-    for item in _items(node, "replay"):
-        entry = _entry(item, "a replay", _REPLAY_KEYS)
-        chosen = reader.globs(entry.member("sessions"), "sessions") if "sessions" in entry.value else sessions
-        if not chosen:
-            raise InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line)
-        given = {name: entry.get(setting_key(name)) for name in SETTINGS}
-        texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
-        texts.setdefault("alpha", repr(design.alpha))
-        texts.setdefault("test", design.test.value)
+    """Each replay entry, those refused kept as the reader's errors."""
+    none: list[Node] = []
+    items = reader.attempt(lambda: _items(node, "replay"), none)
+    for item in items:
+        job = reader.attempt(functools.partial(_replay, reader, item, sessions, design, prices), None)
+        if job is not None:
+            yield job
+
+
+def _replay(
+    reader: _ConfigReader,
+    item: Node,
+    sessions: tuple[str, ...],
+    design: Design,
+    prices: tuple[tuple[str, tuple[float, float, float, float]], ...],
+) -> ReplayJob:
+    """One replay entry; every setting and file in it that is refused is said, not only the first."""
+    entry = _entry(item, "a replay", _REPLAY_KEYS)
+    refused: list[InputError] = []
+    chosen = sessions
+    if "sessions" in entry.value:
         try:
-            settings = parse_settings(texts)
+            chosen = reader.globs(entry.member("sessions"), "sessions")
+        except InputError as exc:
+            refused.append(exc)
+    if not chosen and not refused:
+        refused.append(InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line))
+    given = {name: entry.get(setting_key(name)) for name in SETTINGS}
+    texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
+    texts.setdefault("alpha", repr(design.alpha))
+    texts.setdefault("test", design.test.value)
+    for name, text in texts.items():
+        try:
+            parse_value(name, text)
         except SettingError as exc:
-            raise _refused(exc, entry.get(exc.key) or item) from None
-        # Files are named relative to the config, and must exist.
-        system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
-        baseline_agent, task_file, cache = given["baseline_agent"], given["task_file"], given["cache"]
-        settings = replace(
-            settings,
-            prices=prices,
-            cache=reader.directory(cache, "cache") if cache is not None else None,
-            system=reader.file(system, "system") if system is not None else None,
-            tools=reader.file(tools, "tools") if tools is not None else None,
-            stubs=reader.file(stubs, "stubs") if stubs is not None else None,
-            task_file=reader.file(task_file, "task-file") if task_file is not None else None,
-            agent=_agent(reader, agent) if agent is not None else None,
-            baseline_agent=_agent(reader, baseline_agent, "baseline-agent") if baseline_agent is not None else None,
-        )
-        yield ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
+            refused.append(_refused(exc, entry.get(exc.key) or item))
+    # Files are named relative to the config, and must exist.
+    system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
+    baseline_agent, task_file, cache = given["baseline_agent"], given["task_file"], given["cache"]
+    paths: dict[str, str] = {}
+    agents: dict[str, AgentSpec] = {}
+    for name, node, read in (
+        ("cache", cache, lambda node: reader.directory(node, "cache")),
+        ("system", system, lambda node: reader.file(node, "system")),
+        ("tools", tools, lambda node: reader.file(node, "tools")),
+        ("stubs", stubs, lambda node: reader.file(node, "stubs")),
+        ("task_file", task_file, lambda node: reader.file(node, "task-file")),
+        ("agent", agent, lambda node: _agent(reader, node)),
+        ("baseline_agent", baseline_agent, lambda node: _agent(reader, node, "baseline-agent")),
+    ):
+        if node is None:
+            continue
+        try:
+            found = read(node)
+        except InputError as exc:
+            if not any(error.line == exc.line for error in refused):  # one error said of one line
+                refused.append(exc)
+            continue
+        if isinstance(found, str):
+            paths[name] = found
+        else:
+            agents[name] = found
+    if refused:
+        raise InputErrors(refused)
+    try:
+        settings = parse_settings(texts)
+    except SettingError as exc:  # what only the settings together refuse (stubs without on-unrecorded stub)
+        raise _refused(exc, entry.get(exc.key) or item) from None
+    settings = replace(
+        settings,
+        prices=prices,
+        cache=paths.get("cache"),
+        system=paths.get("system"),
+        tools=paths.get("tools"),
+        stubs=paths.get("stubs"),
+        task_file=paths.get("task_file"),
+        agent=agents.get("agent"),
+        baseline_agent=agents.get("baseline_agent"),
+    )
+    return ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
 
 
 def _compares(reader: _ConfigReader, node: Node, design: Design) -> Iterator[CompareGroup]:
