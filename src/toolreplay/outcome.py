@@ -120,6 +120,19 @@ class UnrecordedRow:
 
 
 @record
+class ToolChange:
+    """How a tool a replay was given differs from the recorded one: the change's kind and level, in words, where
+    the tools file holds it, and whether a behaviour the replay found calls the tool."""
+
+    kind: str
+    level: Level
+    tool: str
+    detail: str
+    location: Location
+    called: bool
+
+
+@record
 class CallView:
     """One call as a report draws it: a block of a timeline, or a side of a diff row."""
 
@@ -181,6 +194,7 @@ class UnitResult:
     findings: tuple[CheckFinding, ...] = ()
     changes: tuple[ChangeRow, ...] = ()
     unrecorded: tuple[UnrecordedRow, ...] = ()
+    tools: tuple[ToolChange, ...] = ()  # a replay given other tools: how they differ from the recorded ones
     # What a picture of a replay or comparison needs: the recorded calls, every run, one diff.
     recording: tuple[CallView, ...] = ()
     runs: tuple[RunView, ...] = ()

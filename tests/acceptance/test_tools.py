@@ -424,6 +424,59 @@ def test_a_replay_given_other_tools_names_their_changes_beside_its_behaviours(tm
     assert same.code == 1  # with the recorded annotations, the same deletion fails the replay
 
 
+def test_a_replay_given_other_tools_says_how_they_differ_in_every_report(tmp_path: Path) -> None:
+    """The tools join is in the replay's JSON, markdown, SARIF (an informational result at the tools file's line,
+    beside the findings) and HTML, not only its text."""
+    shutil.copytree(SAMPLES / "ops", tmp_path / "ops", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / ".git").mkdir()  # a repository of the user's: the tools file is under its root
+    tools = json.loads((SAMPLES / "ops" / "session.json").read_text(encoding="utf-8"))["tools"]
+    for tool in tools:
+        if tool["name"] == "delete_path":
+            tool["annotations"]["destructiveHint"] = False
+        if tool["name"] == "list_dir":
+            tool["description"] += " Lists hidden files too."
+    given = tmp_path / "ops" / "tools-v2.json"
+    given.write_text(json.dumps(tools, indent=2), encoding="utf-8")
+    args = ["--agent", "scripted:ops/agent.py", "--system", "ops/prompt-v2.txt", "--tools", str(given)]
+    args += ["--repeat", "4", "--on-unrecorded", "stub", "--stubs", "ops/stubs.json"]
+    reports = {kind: tmp_path / f"r.{kind}" for kind in ("md", "sarif", "html")}
+    done = run_cli(
+        "replay",
+        "ops/session.json",
+        *args,
+        "--json",
+        "--markdown",
+        str(reports["md"]),
+        "--sarif",
+        str(reports["sarif"]),
+        "--html",
+        str(reports["html"]),
+        cwd=tmp_path,
+    )
+    assert done.code == 1, done.stderr
+    given_json = json.loads(done.stdout)["tools_given"]
+    assert [(c["kind"], c["level"], c["tool"]) for c in given_json] == [
+        ("annotation-weakened", "error", "delete_path"),
+        ("description-changed", "warning", "list_dir"),
+    ]
+    assert given_json[1]["detail"] == "+Lists hidden files too."
+    markdown = reports["md"].read_text(encoding="utf-8")
+    assert "Tools given, against the recorded" in markdown
+    assert "| `list_dir` | description-changed | warning | +Lists hidden files too. |" in markdown
+    sarif = json.loads(reports["sarif"].read_text(encoding="utf-8"))["runs"][0]["results"]
+    informational = [r for r in sarif if r.get("kind") == "informational"]
+    assert [r["message"]["text"].split(":")[0] for r in informational] == ["annotation-weakened", "description-changed"]
+    lines = given.read_text(encoding="utf-8").splitlines()
+    list_dir = informational[1]["locations"][0]["physicalLocation"]
+    assert list_dir["artifactLocation"]["uri"] == "ops/tools-v2.json"
+    start = list_dir["region"]["startLine"]
+    assert lines[start - 1] == "  {"  # the tool's definition starts there
+    assert '"name": "list_dir"' in "\n".join(lines[start : start + 3])
+    page = reports["html"].read_text(encoding="utf-8")
+    assert "Tools given, against the recorded" in page
+    assert "+Lists hidden files too." in page
+
+
 def test_a_live_server_over_stdio_and_http_is_its_recorded_surface(tmp_path: Path) -> None:
     from tests.fixtures.listening import saying_url  # noqa: PLC0415
 

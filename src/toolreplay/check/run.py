@@ -71,6 +71,7 @@ from toolreplay.outcome import (
     RunView,
     Side,
     Statement,
+    ToolChange,
     UnitResult,
     UnrecordedRow,
 )
@@ -646,34 +647,7 @@ class _Checker:
             fallback = Location(self.paths.show(self.config.path), job.agent_line)
         where = candidate_inputs(session, settings, candidate, self.paths, fallback)
         result = replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
-        if settings.tools is None or session.context is None:
-            return result
-        from toolreplay.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
-
-        changes = tools_given(session.context.tools, candidate.tools, settings.tools)
-        if not changes:
-            return result
-        tools_shown = self.paths.show(settings.tools)
-        weakened = tuple(  # an error with or without a lock: the replay keeps the recorded reading, and says why
-            CheckFinding(
-                rule=Rule.TOOL_CHANGED,
-                message=f"{c.kind.value}: {c.tool}: {c.detail} (against the recorded {shown})",
-                location=where.changed_tools.get(c.tool) or Location(tools_shown, max(c.line, 1)),
-                fingerprint=fingerprint(Rule.TOOL_CHANGED.value, tools_shown, c.kind.value, c.tool),
-                severity=Level.ERROR,
-            )
-            for c in changes
-            if c.kind is DriftKind.ANNOTATION_WEAKENED
-        )
-        result = replace(result, findings=(*weakened, *result.findings))
-        involved = {row.tool for row in result.changes}
-        said = "; ".join(
-            f"{c.kind.value} {c.tool}" + (", which a behaviour calls" if c.tool in involved else "")
-            for c in changes
-            if c.level is not Level.NOTE
-        )
-        summary = f"{result.summary}; the tools given differ from the recorded ({count(len(changes), 'change')}"
-        return replace(result, summary=summary + (f": {said})" if said else ")"))
+        return with_tools_given(result, session, candidate, settings, self.paths, where)
 
     def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> str:
         """A Python file the check will run, once it is known to lie in the repository.
@@ -903,6 +877,55 @@ def _readings(rows: Sequence[ChangeRow], policy: Policy, tools: Sequence[ToolDef
         if found.reading and row.tool not in said:
             said[row.tool] = f"{row.tool} is {found.klass.value} by {found.reading}"
     return f"; {', '.join(said.values())}, the most dangerous of its readings" if said else ""
+
+
+def with_tools_given(
+    result: UnitResult,
+    session: Session,
+    candidate: Candidate,
+    settings: ReplaySettings,
+    paths: Paths,
+    where: CandidateInputs,
+    gate: bool = True,
+) -> UnitResult:
+    """A replay given other tools, with how they differ from the recorded ones: each change (every report shows
+    them), the summary's count, and, where the check gates (``gate``), an error for each annotation that now reads
+    as less dangerous (the replay keeps the recorded reading, and says why). ``replay`` decides its verdict from
+    the behaviours alone, so its reports show the changes without that error."""
+    if settings.tools is None or session.context is None:
+        return result
+    from toolreplay.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
+
+    changes = tools_given(session.context.tools, candidate.tools, settings.tools)
+    if not changes:
+        return result
+    tools_shown = paths.show(settings.tools)
+    involved = {row.tool for row in result.changes}
+    located = [(c, where.changed_tools.get(c.tool) or Location(tools_shown, max(c.line, 1))) for c in changes]
+    weakened = tuple(
+        CheckFinding(
+            rule=Rule.TOOL_CHANGED,
+            message=f"{c.kind.value}: {c.tool}: {c.detail} (against the recorded {result.subject})",
+            location=location,
+            fingerprint=fingerprint(Rule.TOOL_CHANGED.value, tools_shown, c.kind.value, c.tool),
+            severity=Level.ERROR,
+        )
+        for c, location in located
+        if gate and c.kind is DriftKind.ANNOTATION_WEAKENED
+    )
+    said = "; ".join(
+        f"{c.kind.value} {c.tool}" + (", which a behaviour calls" if c.tool in involved else "")
+        for c in changes
+        if c.level is not Level.NOTE
+    )
+    summary = f"{result.summary}; the tools given differ from the recorded ({count(len(changes), 'change')}"
+    views = tuple(ToolChange(c.kind.value, c.level, c.tool, c.detail, at, c.tool in involved) for c, at in located)
+    return replace(
+        result,
+        findings=(*weakened, *result.findings),
+        summary=summary + (f": {said})" if said else ")"),
+        tools=views,
+    )
 
 
 def replay_result(

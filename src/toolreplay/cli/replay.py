@@ -38,6 +38,7 @@ from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
 
 if TYPE_CHECKING:
+    from toolreplay.drift import Drift
     from toolreplay.outcome import CheckReport
 
 
@@ -166,28 +167,35 @@ def _told(
     if outcome.noise is not None:
         noise = outcome.noise
         if outputs.as_json:
-            write_json(render_noise_json(noise))
+            write_json(render_noise_json(noise, _given(session, candidate, settings)))
         else:
             write_text(render_noise(noise, settings.system, settings.tools))
             _tools_changed(session, candidate, settings, [c.tool for c in noise.candidate.changes])
         return noise.verdict.exit_code
     replayed = outcome.report
     if outputs.as_json:
-        write_json(render_replay_json(replayed))
+        write_json(render_replay_json(replayed, _given(session, candidate, settings)))
     else:
         write_text(render_replay(replayed, settings.system, settings.tools))
         _tools_changed(session, candidate, settings, [c.tool for c in replayed.changes])
     return replayed.verdict.exit_code
 
 
+def _given(session: Session, candidate: Candidate, settings: ReplaySettings) -> list[Drift]:
+    """With --tools, how the tools given differ from the recorded ones (else none)."""
+    if settings.tools is None or session.context is None:
+        return []
+    from toolreplay.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
+
+    return tools_given(session.context.tools, candidate.tools, settings.tools)
+
+
 def _tools_changed(session: Session, candidate: Candidate, settings: ReplaySettings, involved: list[str]) -> None:
     """With --tools, how the tools given differ from the recorded ones, next to the behaviours they may explain."""
-    if settings.tools is None or session.context is None:
-        return
-    from toolreplay.drift import explained, tools_given  # noqa: PLC0415 - only a replay given other tools
-
-    changes = tools_given(session.context.tools, candidate.tools, settings.tools)
+    changes = _given(session, candidate, settings)
     if changes:
+        from toolreplay.drift import explained  # noqa: PLC0415 - only a replay given other tools
+
         lines = [f"the tools given ({settings.tools}) differ from the recorded ones:", *explained(changes, involved)]
         write_text(for_terminal("\n".join(lines)) + "\n")
 
@@ -205,12 +213,18 @@ def _as_report(
     """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from the root),
     with what the replay said of it."""
     from toolreplay.check.locate import Paths  # noqa: PLC0415
-    from toolreplay.check.run import candidate_inputs, replay_result, single_report  # noqa: PLC0415 - reports only
+    from toolreplay.check.run import (  # noqa: PLC0415 - reports only
+        candidate_inputs,
+        replay_result,
+        single_report,
+        with_tools_given,
+    )
     from toolreplay.outcome import Location, Statement  # noqa: PLC0415
 
     paths = Paths(root)  # files named from the repository root, as check names them
     shown = paths.show(recording)
     where = candidate_inputs(session, settings, candidate, paths, Location(shown, 1))
     result = replay_result(f"replay {shown}", shown, session, outcome, policy, where, candidate, settings, paths)
+    result = with_tools_given(result, session, candidate, settings, paths, where, gate=False)
     why = noise_verdict(outcome.noise) if outcome.noise is not None else replay_verdict(outcome.report)
     return single_report(result, fail_on, Statement("replay", why))

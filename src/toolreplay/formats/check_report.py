@@ -21,7 +21,7 @@ from typing import TypeVar
 from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.classify import CallClass
 from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict, Rule
+from toolreplay.findings import ChangeVerdict, Level, Rule
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 from toolreplay.model import Origin
@@ -37,6 +37,7 @@ from toolreplay.outcome import (
     Location,
     RunView,
     Side,
+    ToolChange,
     UnitResult,
     UnrecordedRow,
     parse_shard,
@@ -46,8 +47,8 @@ from toolreplay.wording import count
 
 FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's
-# absent_from (a call the recording never made has no recorded line)
-VERSION = 4
+# absent_from (a call the recording never made has no recorded line); 5: a replay's tools, against the recorded
+VERSION = 5
 REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
@@ -313,6 +314,18 @@ def _read_unrecorded(node: Node) -> UnrecordedRow:
     )
 
 
+def _read_tool_change(node: Node) -> ToolChange:
+    _shape(node, ToolChange, "a tool's change")
+    return ToolChange(
+        _text(node, "kind"),
+        _enum(node.member("level"), Level),
+        _text(node, "tool"),
+        _text(node, "detail"),
+        _read_location(node.member("location")),
+        node.member("called").boolean(),
+    )
+
+
 def _read_result(node: Node) -> UnitResult:
     _shape(node, UnitResult, "a result")
     result = _unit_result(node)
@@ -343,6 +356,7 @@ def _unit_result(node: Node) -> UnitResult:
         findings=tuple(_read_finding(item) for item in node.member("findings").array().elements()),
         changes=tuple(_read_change(item) for item in node.member("changes").array().elements()),
         unrecorded=tuple(_read_unrecorded(item) for item in node.member("unrecorded").array().elements()),
+        tools=tuple(_read_tool_change(item) for item in node.member("tools").array().elements()),
         inputs=tuple(item.string() for item in node.member("inputs").array().elements()),
         recording=tuple(_read_call(item) for item in node.member("recording").array().elements()),
         runs=tuple(_read_run(item) for item in node.member("runs").array().elements()),

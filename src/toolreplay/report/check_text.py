@@ -99,6 +99,9 @@ def render_check(report: CheckReport) -> str:
         lines.append(f"{result.analysis.value:<7} {result.subject}: {result.summary}")
         lines.extend(_changes(result.changes))
         lines.extend(_unrecorded(row) for row in result.unrecorded)
+        lines.extend(
+            f"  tools  {change.level.value:<8} {change.kind}  {change.tool}  {change.detail}" for change in result.tools
+        )
         lines.extend(_finding(finding) for finding in result.findings)
     lines.append("")
     lines.append(f"verdict: {verdict_line(report)}")

@@ -92,6 +92,7 @@ class UnitPage:
     diff: DiffView | None
     unrecorded: tuple[tuple[str, str, str, str], ...]
     endings: tuple[str, ...]
+    tools: tuple[tuple[str, str, str, str, str], ...] = ()  # the tools given: tool, change, level, detail, called
 
 
 def call_text(tool: str, args: JSONObject) -> str:
@@ -245,6 +246,7 @@ def unit_page(result: UnitResult, groups: Sequence[Sequence[RunView]], limit: in
         result.diff,
         unrecorded,
         _endings(result.runs),
+        tuple((c.tool, c.kind, c.level.value, c.detail, "yes" if c.called else "no") for c in result.tools),
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from toolreplay.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
+from toolreplay.drift import Drift
 from toolreplay.model import Call
 from toolreplay.replay.engine import Run
 from toolreplay.replay.noise import NoiseReport
@@ -145,8 +146,26 @@ def _from_cache(runs: Sequence[Run]) -> JSONObject:
     return {"runs": sum(run.cached for run in runs), "saved": spent([run for run in runs if run.cached])}
 
 
-def render_replay_json(report: ReplayReport) -> str:
-    return json.dumps(replay_document(report), indent=2, ensure_ascii=False) + "\n"
+def _with_tools(doc: JSONObject, tools: Sequence[Drift], called: Sequence[str]) -> JSONObject:
+    """A replay's document, with how the tools it was given differ from the recorded ones (when they were)."""
+    if tools:
+        doc["tools_given"] = [
+            {
+                "kind": change.kind.value,
+                "level": change.level.value,
+                "tool": change.tool,
+                "detail": change.detail,
+                "line": change.line,
+                "called": change.tool in called,
+            }
+            for change in tools
+        ]
+    return doc
+
+
+def render_replay_json(report: ReplayReport, tools: Sequence[Drift] = ()) -> str:
+    doc = _with_tools(replay_document(report), tools, [change.tool for change in report.changes])
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
@@ -236,5 +255,6 @@ def noise_document(report: NoiseReport) -> JSONObject:
     return doc
 
 
-def render_noise_json(report: NoiseReport) -> str:
-    return json.dumps(noise_document(report), indent=2, ensure_ascii=False) + "\n"
+def render_noise_json(report: NoiseReport, tools: Sequence[Drift] = ()) -> str:
+    doc = _with_tools(noise_document(report), tools, [change.tool for change in report.candidate.changes])
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

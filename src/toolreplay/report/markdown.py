@@ -131,6 +131,19 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
         for row in result.unrecorded
     ]
     _table("Calls the recording never made", "| session | call | class | runs | answered |", unrecorded, budget, out)
+    tools = [
+        f"| {_code(result.subject)} | {_code(change.tool)} | {change.kind} | {change.level.value} "
+        f"| {_cell(change.detail)} | {'yes' if change.called else 'no'} |"
+        for result in report.results
+        for change in result.tools
+    ]
+    _table(
+        "Tools given, against the recorded",
+        "| session | tool | change | level | detail | a behaviour calls it |",
+        tools,
+        budget,
+        out,
+    )
     analyses = [
         f"| {result.analysis.value} | {_code(result.subject)} | {_cell(result.summary)} |" for result in report.results
     ]

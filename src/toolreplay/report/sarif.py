@@ -5,11 +5,15 @@ one, so an alert's rule never disappears; every result at a path relative to
 the repository root (``%SRCROOT%``) with its line, as related locations the
 recorded call a replay's finding is about (or, for a call the recording never
 made, the recording as a whole file), and a fingerprint made from what the
-finding is about (never its line), so an alert survives unrelated edits.
+finding is about (never its line), so an alert survives unrelated edits. How
+the tools a replay was given differ from the recorded ones follows, each an
+informational result (``kind: informational``, no level) at the tools file's
+line: beside the findings, never one of them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from urllib.parse import quote
 
@@ -17,7 +21,7 @@ from toolreplay import __version__
 from toolreplay.canonical import JSONObject
 from toolreplay.escape import one_line
 from toolreplay.findings import Rule
-from toolreplay.outcome import CheckFinding, CheckReport, Location
+from toolreplay.outcome import CheckFinding, CheckReport, Location, ToolChange
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/toolreplay/toolreplay"
@@ -84,6 +88,29 @@ def _result(finding: CheckFinding) -> JSONObject:
     return result
 
 
+def _tool_change(subject: str, change: ToolChange) -> JSONObject:
+    """A tool's change a replay was given, as an informational result at the tools file's line: shown beside the
+    findings, never one of them (the verdict is the findings')."""
+    result: JSONObject = {
+        "ruleId": Rule.TOOL_CHANGED.value,
+        "ruleIndex": _RULE_INDEX[Rule.TOOL_CHANGED],
+        "kind": "informational",
+        "level": "none",
+        "message": {
+            "text": _sentence(
+                one_line(f"{change.kind}: {change.tool}: {change.detail} (against the recorded {subject})")
+            )
+        },
+        "locations": [{"physicalLocation": _physical(change.location)}] if _in_root(change.location) else [],
+        "partialFingerprints": {
+            FINGERPRINT_KEY: hashlib.sha256(
+                "\x1f".join(("tools-given", subject, change.kind, change.tool)).encode("utf-8", "surrogatepass")
+            ).hexdigest()[:32]
+        },
+    }
+    return result
+
+
 def sarif_document(report: CheckReport) -> JSONObject:
     return {
         "$schema": SCHEMA,
@@ -101,7 +128,10 @@ def sarif_document(report: CheckReport) -> JSONObject:
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
                 "columnKind": "utf16CodeUnits",
-                "results": [_result(finding) for finding in report.findings],
+                "results": [
+                    *(_result(finding) for finding in report.findings),
+                    *(_tool_change(r.subject, change) for r in report.results for change in r.tools),
+                ],
             }
         ],
     }
