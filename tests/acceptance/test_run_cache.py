@@ -496,3 +496,37 @@ def test_a_run_its_timeout_ended_is_never_kept(tmp_path: Path) -> None:
         for _ in range(2):
             runner.runs(setup, [1, 2], 1, Progress(2, io.StringIO()))
         assert (cache.stored, inner.driven) == (kept, 4 if not kept else 2)
+
+
+def test_a_budget_at_the_configs_top_bounds_the_whole_check_spread_over_its_replays(tmp_path: Path) -> None:
+    """``max-cost`` at the top: each replay may take what is left divided among the replays still to run, so what
+    one leaves unspent goes to the next; each says what it spent, and the check never goes past the bound."""
+    here = _repository(tmp_path)
+    program = here / "paying.py"
+    program.write_text(PAYING, encoding="utf-8")  # $1 a run
+    agent = f"cmd:{sys.executable} {{here}}/paying.py"
+    config = here / ".toolreplay.yml"
+    config.write_text(
+        "sessions: [samples/ops/session.json]\n"
+        "max-cost: 4\n"
+        "replay:\n"
+        f"  - {{agent: '{agent}', repeat: 1}}\n"  # its share is $2; it spends $1
+        f"  - {{agent: '{agent}', repeat: 5}}\n",  # its share is what is left: $3
+        encoding="utf-8",
+    )
+    result = run_cli("check", "--json", "out.json", cwd=here)
+    assert result.code == 0, result.stderr
+    document = json.loads((here / "out.json").read_text(encoding="utf-8"))
+    replays = [unit for unit in document["results"] if unit["analysis"] == "replay"]
+    assert [len(unit["runs"]) for unit in replays] == [1, 3]
+    assert [unit["summary"].rsplit("; ", 1)[1] for unit in replays] == [
+        "spent $1.0000, 0 tokens of the check's budget",
+        "spent $3.0000, 0 tokens of the check's budget",
+    ]
+    assert document["counts"]["budget-spent"] == 1  # the second was stopped by it, and says so
+    config.write_text("sessions: [samples/ops/session.json]\nmax-cost: 4\n", encoding="utf-8")
+    refused = run_cli("check", cwd=here)
+    assert refused.code == 2
+    assert refused.stderr == (
+        "toolreplay: error: .toolreplay.yml:2: a budget bounds the replays, and the config has none\n"
+    )

@@ -77,6 +77,7 @@ from toolreplay.outcome import (
 )
 from toolreplay.records import record
 from toolreplay.replay import reading
+from toolreplay.replay.budget import CheckBudget, price_for
 from toolreplay.replay.cache import RunCache, cache_note
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
@@ -251,6 +252,15 @@ class PreparedCheck:
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
         self._checker = _Checker(config, paths, base, user, isolate)
+        if config.max_cost is not None or config.max_tokens_total is not None:
+            replays = sum(unit.job is not None for unit in self.units)
+            here = sum(unit.job is not None for unit in self.chosen)
+            part = here / replays if replays else 1.0  # a shard's part of the check's budget: its share of replays
+            self._checker.pool = CheckBudget(
+                None if config.max_cost is None else config.max_cost * part,
+                None if config.max_tokens_total is None else int(config.max_tokens_total * part),
+                here,
+            )
         self.inputs = self._checker.resolve(self.chosen)  # beyond the config's files: the agents sessions name
         self.warnings = self._checker.warnings  # what to tell the user once the check ran
         self.in_process = self._checker.in_process
@@ -292,6 +302,7 @@ class _Checker:
         self.isolate = isolate  # scripted agents each in a worker process (check --isolate)
         self._signers: str | None = None  # the allowed signers file read (the base's, under --base)
         self._lock: Lock | None = None  # the tools lock, read once
+        self.pool: CheckBudget | None = None  # the check's own budget, where the config sets one
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root
             self.policy = replace(read_rules(config.rules, config.strict), source=paths.show(config.rules))
@@ -628,6 +639,13 @@ class _Checker:
         job = _needed(unit.job, unit)
         shown = self.paths.show(unit.path)
         settings = job.settings
+        if self.pool is not None:  # the check's budget: this replay's share of what is left, or its own if less
+            cost, tokens = self.pool.share()
+            settings = replace(
+                settings,
+                max_cost=_least(settings.max_cost, cost),
+                max_tokens_total=_least(settings.max_tokens_total, tokens),
+            )
         session = with_task(self.session(unit.path), settings)
         candidate = self._candidates[unit.key]  # resolved before any unit ran
         outcome = replay_session(
@@ -647,6 +665,11 @@ class _Checker:
             fallback = Location(self.paths.show(self.config.path), job.agent_line)
         where = candidate_inputs(session, settings, candidate, self.paths, fallback)
         result = replay_result(unit.key, shown, session, outcome, self.policy, where, candidate, settings, self.paths)
+        if self.pool is not None:
+            price = price_for(candidate.agent, None, settings.prices)
+            cost, tokens = self.pool.spend((*outcome.runs, *outcome.baseline_runs), price)
+            said = f"${cost:.4f}, " if self.pool.max_cost is not None else ""
+            result = replace(result, summary=f"{result.summary}; spent {said}{tokens:,} tokens of the check's budget")
         return with_tools_given(result, session, candidate, settings, self.paths, where)
 
     def _may_run(self, script: str, unit: Unit, job: ReplayJob) -> str:
@@ -695,6 +718,7 @@ _EXECUTE: dict[Analysis, Callable[[_Checker, Unit], UnitResult]] = {
 }
 
 _Needed = TypeVar("_Needed")
+_N = TypeVar("_N", int, float)
 
 
 def _needed(value: _Needed | None, unit: Unit) -> _Needed:
@@ -877,6 +901,13 @@ def _readings(rows: Sequence[ChangeRow], policy: Policy, tools: Sequence[ToolDef
         if found.reading and row.tool not in said:
             said[row.tool] = f"{row.tool} is {found.klass.value} by {found.reading}"
     return f"; {', '.join(said.values())}, the most dangerous of its readings" if said else ""
+
+
+def _least(own: _N | None, share: _N | None) -> _N | None:
+    """The tighter of two bounds (None: no bound)."""
+    if own is None or share is None:
+        return share if own is None else own
+    return min(own, share)
 
 
 def with_tools_given(

@@ -117,6 +117,8 @@ class Config:
     discovered: str | None = None  # the directory the recordings were found under, with no config
     base_rules: str | None = None  # under check --base, the base's rules: another reading of every call
     skipped: tuple[str, ...] = ()  # what a glob matched that is no file (a FIFO, a socket), in words
+    max_cost: float | None = None  # dollars the whole check's replays may spend, spread over them
+    max_tokens_total: int | None = None  # tokens, likewise
 
     def files(self) -> tuple[str, ...]:
         """Every file the check reads: the config, the recordings, and every file the config names."""
@@ -156,6 +158,8 @@ _TOP_KEYS = (
     "signers",
     "unsealed-edits",
     "tools",
+    "max-cost",
+    "max-tokens-total",
 )
 _T = TypeVar("_T")
 _FAIL_ON = tuple(f.value for f in FailOn)
@@ -406,6 +410,15 @@ def read_config(
         patterns=patterns,
         tools=attempt(lambda: _tools(reader, top.member("tools")), None) if "tools" in top.value else None,
     )
+    budgets = {key: top.member(key) for key in ("max-cost", "max-tokens-total") if key in top.value}
+    max_cost = attempt(lambda: _cost_limit(budgets["max-cost"]), None) if "max-cost" in budgets else None
+    max_tokens = (
+        attempt(lambda: _token_limit(budgets["max-tokens-total"]), None) if "max-tokens-total" in budgets else None
+    )
+    if budgets and not replays and not reader.errors:
+        first = min(budgets.values(), key=lambda node: node.line)
+        reader.errors.append(InputError("a budget bounds the replays, and the config has none", path, first.line))
+    config = replace(config, max_cost=max_cost, max_tokens_total=max_tokens)
     if reader.errors:
         raise InputErrors(sorted(reader.errors, key=lambda error: error.line or 0))
     if not recordings and "compare" not in top.value and policy is None:
@@ -509,6 +522,27 @@ def _setting_text(node: Node, key: str) -> str:
     if node.text is None:
         raise _refused(SettingError(key, f"must be a single value, not {node.describe()}"), node)
     return node.text
+
+
+def _cost_limit(node: Node) -> float:
+    """``max-cost`` of the whole check, read as a replay entry's is."""
+    value = _limit(node, "max-cost", "max_cost")
+    assert isinstance(value, float)
+    return value
+
+
+def _token_limit(node: Node) -> int:
+    """``max-tokens-total`` of the whole check, read as a replay entry's is."""
+    value = _limit(node, "max-tokens-total", "max_tokens_total")
+    assert isinstance(value, int)
+    return value
+
+
+def _limit(node: Node, key: str, name: str) -> object:
+    try:
+        return parse_value(name, _setting_text(node, key))
+    except SettingError as exc:
+        raise _refused(exc, node) from None
 
 
 def _refused(exc: SettingError, node: Node) -> InputError:

@@ -102,3 +102,33 @@ def price_for(
             f"max-cost: no price is known for {agent.model} (docs/verdicts.md, 'Budget'); give max-tokens-total instead"
         )
     return price
+
+
+class CheckBudget:
+    """What a whole check's replays may spend (``max-cost``, ``max-tokens-total`` at the config's top), spread over
+    them: each replay may take what is left divided among the replays still to run, so what one leaves unspent goes
+    to those after it. Within its share a replay is bounded as by its own budget (its first run always starts)."""
+
+    def __init__(self, max_cost: float | None, max_tokens: int | None, replays: int) -> None:
+        self.max_cost = max_cost
+        self.max_tokens = max_tokens
+        self.left = replays
+        self.cost = 0.0
+        self.tokens = 0
+
+    def share(self) -> tuple[float | None, int | None]:
+        """The next replay's share: dollars and tokens (None where the check sets no such bound)."""
+        ways = max(1, self.left)
+        cost = None if self.max_cost is None else max(self.max_cost - self.cost, 0.0) / ways
+        tokens = None if self.max_tokens is None else max(self.max_tokens - self.tokens, 0) // ways
+        # a share spent to nothing still lets a replay start its first run, as any budget does; never below that
+        return (None if cost is None else max(cost, 1e-9)), (None if tokens is None else max(tokens, 1))
+
+    def spend(self, runs: Sequence[Run], price: Price | None) -> tuple[float, int]:
+        """What one replay's runs driven now spent (a run from the cache spent nothing now), counted; returned."""
+        cost = sum(cost_of(run.usage, price) or 0.0 for run in runs if not run.cached)
+        tokens = sum(tokens_of(run.usage) for run in runs if not run.cached)
+        self.left -= 1
+        self.cost += cost
+        self.tokens += tokens
+        return cost, tokens
