@@ -249,3 +249,22 @@ def test_hostile_text_from_a_recording_stays_text(browser: Any, tmp_path: Path) 
     blocks = browser.find_elements(By.CSS_SELECTOR, "ol.tl li")
     assert any("onfocus=" in title for _, _, title in _drawn(browser, blocks))
     assert browser.execute_script("return arguments[0].filter(b => b.hasAttribute('onfocus')).length", blocks) == 0
+
+
+def test_the_side_by_side_cites_only_lines_the_reader_can_open(tmp_path: Path) -> None:
+    """A program's replayed run is read from a log the replay does not keep: the side by side cites the recorded
+    session's lines (a file in the repository) and none of the run's."""
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    import sys  # noqa: PLC0415
+
+    agent = f"cmd:{sys.executable} {{here}}/ops/mcp_agent.py --mcp-config {{mcp_config}} --system {{system}} "
+    agent += "--seed {seed} {task}"
+    page = tmp_path / "replay.html"
+    args = ["replay", "ops/session.json", "--agent", agent, "--system", "ops/prompt-v2.txt", "--seed", "2"]
+    done = run_cli(*args, "--on-unrecorded", "stub", "--stubs", "ops/stubs.json", "--html", str(page))
+    assert done.code in (0, 1), done.stderr
+    text = page.read_text(encoding="utf-8")
+    rows = re.findall(r'<td class="a">(.*?)</td><td class="kind">.*?</td><td class="b">(.*?)</td></tr>', text)
+    assert rows, "the page draws a side by side"
+    assert any("line " in a for a, _ in rows)  # the recording's calls keep their lines
+    assert not any(re.search(r'muted">line \d', b) for _, b in rows)  # the run's log is not kept: no line of it

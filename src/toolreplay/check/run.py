@@ -1008,6 +1008,7 @@ def replay_result(
             Classifier(policy, outcome.report.setup.tools, recorded.tools.values()),
             shown,
             f"edited run {number}",
+            b_lines=False,  # the run's log is not kept: no line of it is cited
         )
     return UnitResult(
         key=key,

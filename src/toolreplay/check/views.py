@@ -72,19 +72,28 @@ def side_by_side(pairs: Sequence[Pair]) -> list[Pair]:
     return [pair for _, _, pair in sorted(placed, key=lambda item: (item[0], item[1]))]
 
 
-def diff_view(result: DiffResult, a: str, b: str) -> DiffView:
-    """Every pair of a diff side by side, each call with its class."""
+def diff_view(result: DiffResult, a: str, b: str, b_lines: bool = True) -> DiffView:
+    """Every pair of a diff side by side, each call with its class and its line (B's only where ``b_lines``: a
+    replayed run's log is not kept, so no line of it is cited)."""
     rows: list[DiffRow] = []
     for pair in side_by_side(result.pairs):
         left = call_view(pair.a, result.classes_a[pair.a.index]) if pair.a is not None else None
-        right = call_view(pair.b, result.classes_b[pair.b.index]) if pair.b is not None else None
+        line = None if b_lines else 0
+        right = call_view(pair.b, result.classes_b[pair.b.index], line=line) if pair.b is not None else None
         rows.append(DiffRow(pair.kind, left, right, tuple(_field(f) for f in pair.fields)))
     return DiffView(a, b, tuple(rows))
 
 
 def run_diff(
-    recording: Session, run: Run, classify_recording: Classifier, classify_run: Classifier, a: str, b: str
+    recording: Session,
+    run: Run,
+    classify_recording: Classifier,
+    classify_run: Classifier,
+    a: str,
+    b: str,
+    b_lines: bool = True,
 ) -> DiffView:
-    """The recording against one run, aligned as ``diff`` aligns two recordings."""
+    """The recording against one run, aligned as ``diff`` aligns two recordings; ``b_lines``: the run is a file
+    the reader can open (a compared session), so its calls' lines are cited."""
     result = compare_with(recording, run.as_session(), classify_recording, classify_run)
-    return diff_view(result, a, b)
+    return diff_view(result, a, b, b_lines)
