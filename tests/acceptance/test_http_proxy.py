@@ -673,3 +673,53 @@ def test_an_upstream_refused_is_named_without_its_credentials(tmp_path: Path) ->
         assert result.stderr.count("\n") == 1
         assert "hunter2" not in result.stderr
         assert "sekrit" not in result.stderr
+
+
+def test_serve_over_http_gives_each_session_a_world_and_a_run_of_its_own(tmp_path: Path) -> None:
+    """Two agents' sessions of one ``serve --http``: each is its own run in the log it writes (import sees two
+    runs, each with its own calls), answered by a server of its own."""
+    traffic = tmp_path / "served.jsonl"
+    session = ROOT / "samples" / "ops" / "session.json"
+    calls = {"a": ("disk_usage", {"host": "build-04"}), "b": ("list_dir", {"host": "build-04", "path": "/var/log"})}
+    with _served(str(session), "--log", str(traffic)) as url:
+        opened = {}
+        for name in calls:  # both open before either calls: their lines interleave in the log
+            status, headers, _ = _post(url, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()})
+            assert status == 200
+            opened[name] = headers["Mcp-Session-Id"]
+        for name, (tool, arguments) in calls.items():
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+            status, _, body = _post(url, call, **{"Mcp-Session-Id": opened[name]})
+            assert status == 200, body
+    runs = read_log(traffic)
+    assert len(runs) == 2
+    called = [[e.request["params"]["name"] for e in run.exchanges if e.event == "tools/call"] for run in runs]
+    assert called == [["disk_usage"], ["list_dir"]]
+    imported = run_cli("import", "--from", "mcp", str(traffic), "-o", str(tmp_path / "s.json"), "--task", "t")
+    assert imported.code == 0, imported.stderr
+    assert "1 tool call from" in imported.stdout
+    assert "(run 2 of 2; choose another with --run)" in imported.stdout
+
+
+def test_sessions_are_answered_at_once_each_one_message_at_a_time() -> None:
+    """A session busy answering (its lock held) does not hold another session's answer."""
+    import threading  # noqa: PLC0415
+
+    from toolreplay.classify import Policy  # noqa: PLC0415
+    from toolreplay.formats.recording import load_session  # noqa: PLC0415
+    from toolreplay.mcp.http_serve import HttpReplay  # noqa: PLC0415
+    from toolreplay.mcp.server import session_server  # noqa: PLC0415
+    from toolreplay.settings import Unrecorded  # noqa: PLC0415
+
+    recorded = load_session(str(ROOT / "samples" / "ops" / "session.json"))
+    with HttpReplay(("127.0.0.1", 0), lambda _: session_server(recorded, Policy(), Unrecorded.ERROR, None)) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _hello()}
+        first = _post(server.url, hello)[1]["Mcp-Session-Id"]
+        second = _post(server.url, hello)[1]["Mcp-Session-Id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        with server.sessions[first].lock:  # the first session is answering something
+            status, _, body = _post(server.url, ping, **{"Mcp-Session-Id": second})
+        assert (status, json.loads(body)["result"]) == (200, {})
+        assert len(server.made) == 2
+        server.shutdown()

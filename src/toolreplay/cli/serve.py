@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable, Sequence
 
 import click
 
@@ -146,7 +147,10 @@ def command(
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
         live = _live(real, recording, mode, redactor) if live_wanted else None
-        server = log_server(run, recording, policy, settings.on_unrecorded, stubs, faults, live, mode)
+
+        def build() -> ReplayServer:
+            return log_server(run, recording, policy, settings.on_unrecorded, stubs, faults, live, mode)
+
         if notes.torn_line is not None or notes.incomplete is not None:  # said before serving: stdout is the client's
             sys.stderr.write(
                 f"toolreplay serve: {one_line(recording)} stops short; what it never logged is never recorded\n"
@@ -161,18 +165,28 @@ def command(
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
         live = _live(real, recording, mode, redactor) if live_wanted else None
-        server = session_server(session, policy, settings.on_unrecorded, stubs, faults, live, server_name)
-    if traffic_file is not None:
-        server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False)  # servers share it
-        server.traffic.start(["toolreplay", "serve", recording])
+
+        def build() -> ReplayServer:
+            return session_server(session, policy, settings.on_unrecorded, stubs, faults, live, server_name)
+
+    def fresh(number: int | None) -> ReplayServer:
+        """A server with a world of its own, its traffic a run of its own in --log (an HTTP session's, by number)."""
+        server = build()
+        if traffic_file is not None:  # the servers of one replay run share the file: each its own run in it
+            server.traffic = LogWriter(traffic_file, redactor, "toolreplay serve", new_run=False, session=number)
+            server.traffic.start(["toolreplay", "serve", recording])
+        return server
+
+    served: list[ReplayServer] = []
     try:
-        _serve(server, address)
+        served = _serve(fresh, address, shared=live is not None)
     finally:
         if live is not None:
             live.close()
-        if server.traffic is not None:
-            server.traffic.close()
-    _summary(server.log, bool(faults), live is not None)
+        for server in served:
+            if server.traffic is not None:
+                server.traffic.close()
+    _summary([server.log for server in served], bool(faults), live is not None)
     return 0
 
 
@@ -187,16 +201,21 @@ def _address(http: bool, listen: str | None) -> tuple[str, int] | None:
     return parse_listen(listen or "127.0.0.1:0")
 
 
-def _serve(server: ReplayServer, address: tuple[str, int] | None) -> None:
-    """Answer the client over HTTP at ``address``, or over stdio until it leaves."""
+def _serve(
+    fresh: Callable[[int | None], ReplayServer], address: tuple[str, int] | None, shared: bool
+) -> list[ReplayServer]:
+    """Answer the client over stdio until it leaves, or every client over HTTP at ``address`` until interrupted,
+    each MCP session from a server of its own (one shared by all, where a live server answers what was never
+    recorded: it is one); the servers that answered."""
     if address is not None:
         from toolreplay.mcp.http_serve import serve_http  # noqa: PLC0415 - only over HTTP
 
-        serve_http(server, address)
-        return
+        return serve_http(fresh, address, shared)
+    server = fresh(None)
     # The client leaving, by closing its end or by interrupting, is the normal end of a session.
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         server.serve(sys.stdin.buffer, sys.stdout.buffer)
+    return [server]
 
 
 @record
@@ -246,7 +265,13 @@ def _live(real: _Real, recording: str, mode: RecordMode, redactor: Redactor) -> 
     return LiveServer(real.command, log, real.timeout, url, headers)
 
 
-def _summary(log: ServeLog, faults: bool, live: bool) -> None:
+def _summary(logs: Sequence[ServeLog], faults: bool, live: bool) -> None:
+    log = ServeLog(
+        sum(one.answered for one in logs),
+        [item for one in logs for item in one.unrecorded],
+        [item for one in logs for item in one.faults],
+        [item for one in logs for item in one.live],
+    )
     injected = f", {count(len(log.faults), 'fault')} injected" if faults else ""
     forwarded = f", {len(log.live)} answered live" if live else ""
     sys.stderr.write(

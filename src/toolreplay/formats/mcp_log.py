@@ -57,13 +57,20 @@ class LogWriter:
     """
 
     def __init__(
-        self, path: str | Path, redactor: Redactor, who: str, new_run: bool = True, server: str | None = None
+        self,
+        path: str | Path,
+        redactor: Redactor,
+        who: str,
+        new_run: bool = True,
+        server: str | None = None,
+        session: int | None = None,
     ) -> None:
         """Open ``path`` for appending. A writer that adds a run of its own (``new_run``) holds the log alone
         while it writes, and one that adds exchanges to the last run shares it with its like: two runs
         written at once would interleave, and a run's lines would land in the other's. A writer for a named
         ``server`` marks each of its lines with the name, so the servers of one agent share a log: each run's
-        lines are told apart by it."""
+        lines are told apart by it. A writer for one ``session`` of several a server answers at once (``serve
+        --http``) marks its lines with the session's number: each session is a run of its own."""
         try:  # never blocking: a FIFO without a reader would hold the proxy, and the traffic, forever
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
         except OSError as exc:
@@ -96,7 +103,8 @@ class LogWriter:
             raise UsageError(f"another recorder is writing to {path}; wait for it, or log to another file") from None
         self._redactor = redactor
         self._who = who
-        self._mark = "{" + json.dumps({"server": server})[1:-1] + "," if server is not None else None
+        marks = {key: value for key, value in (("server", server), ("session", session)) if value is not None}
+        self._mark = "{" + json.dumps(marks)[1:-1] + "," if marks else None
         self.failure: str | None = None  # why the log stopped, once a line could not be written whole
 
     def append(self, text: str) -> None:
@@ -192,8 +200,9 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
     _refuse_other(path)
     notes = notes if notes is not None else LogNotes()
     runs: list[LogRun] = []
-    current: dict[str | None, LogRun] = {}  # by server name (None: a proxy that had none): its run going on
-    heard: dict[str | None, list[JSONObject]] = {}  # each server's notifications since its last response
+    # by server name (None: a proxy that had none) and session (serve --http's, by number): its run going on
+    current: dict[tuple[str | None, int | None], LogRun] = {}
+    heard: dict[tuple[str | None, int | None], list[JSONObject]] = {}  # notifications since its last response
     for line, entry in _complete_lines(path, notes):
         event, version = entry.get("event"), entry.get("v")
         if type(version) is not int or version not in _EVENTS or event not in _EVENTS[version]:
@@ -203,14 +212,17 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
         if event == "incomplete":  # the proxy could not write everything; what is here is whole
             notes.incomplete = str(entry.get("reason", "the log could not be written"))
             continue
-        name = entry.get("server")
+        name, session = entry.get("server"), entry.get("session")
         if name is not None and (not isinstance(name, str) or not name):
             raise InputError(f"a server's name must be a string, found {describe(name)}", path, line)
+        if session is not None and (type(session) is not int or session < 1):
+            raise InputError(f"a session's number must be a whole number from 1, found {describe(session)}", path, line)
+        key = (name, session)
         if event == "start":
             command = entry.get("command")
-            current[name] = LogRun(command if isinstance(command, list) else [], [], name, line)
-            runs.append(current[name])
-            heard[name] = []
+            current[key] = LogRun(command if isinstance(command, list) else [], [], name, line)
+            runs.append(current[key])
+            heard[key] = []
             continue
         if event == "notification":
             message, side = entry.get("message"), entry.get("from")
@@ -219,7 +231,7 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
             if side not in ("client", "server"):
                 raise InputError(f"a notification comes from 'client' or 'server', not {json.dumps(side)}", path, line)
             if side == "server":
-                heard.setdefault(name, []).append(message)
+                heard.setdefault(key, []).append(message)
             continue
         request, response = entry.get("request"), entry.get("response")
         if not isinstance(request, dict) or not isinstance(response, dict):
@@ -229,11 +241,11 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
             raise InputError(f"a request's method must be a string, found {describe(method)}", path, line)
         if event == "server-request":
             continue  # the server's own requests (sampling, elicitation, roots): logged, not served again
-        if name not in current:
-            current[name] = LogRun([], [], name, line)
-            runs.append(current[name])
-        current[name].exchanges.append(Exchange(method, request, response, line, tuple(heard.get(name, ()))))
-        heard[name] = []
+        if key not in current:
+            current[key] = LogRun([], [], name, line)
+            runs.append(current[key])
+        current[key].exchanges.append(Exchange(method, request, response, line, tuple(heard.get(key, ()))))
+        heard[key] = []
     return runs
 
 

@@ -1,12 +1,17 @@
 """``serve --http``: a recording's answers as a Streamable HTTP MCP server on the loopback.
 
-Each POST's messages are answered by the same :class:`~toolreplay.mcp.server.ReplayServer`
-that answers over stdio, one message at a time (a replay is one client's world):
-a request's answer is a JSON body, or an event stream when notifications come
-before the response (progress, log messages), so the client gets them in their
-recorded order; notifications and responses get 202. An ``initialize`` answer
-opens a session with a fresh ``Mcp-Session-Id``, which later requests must
-carry (an unknown one is 404, as the specification says); DELETE ends it. The
+Each POST's messages are answered by a :class:`~toolreplay.mcp.server.ReplayServer`
+as over stdio. Each MCP session has one of its own, made fresh at its
+``initialize``: a world of its own, as if the recording were served to it
+alone, logged (``--log``) as a run of its own; sessions are answered at once,
+each one message at a time. (Where a live server answers what was never
+recorded, all share one server, since the live server is one.) A request's
+answer is a JSON body, or an event stream when notifications come before the
+response (progress, log messages), so the client gets them in their recorded
+order; notifications and responses get 202. An ``initialize`` answer opens a
+session with a fresh ``Mcp-Session-Id``, which later requests must carry (an
+unknown one is 404, as the specification says); DELETE ends it. A request
+that carries none is answered by the session opened last. The
 server never sends on its own, so GET is 405. A request whose ``Origin`` is not
 the loopback is refused (403).
 
@@ -25,7 +30,8 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -42,23 +48,59 @@ _KEEP_ALIVE = 15.0  # seconds between comments on an idle legacy stream, which f
 _HANG = 3600.0  # seconds a hung request's connection is held, at most
 
 
+@dataclass
+class _Served:
+    """One session's server, and the lock that answers its messages one at a time."""
+
+    replay: ReplayServer
+    lock: threading.Lock
+
+
 class HttpReplay(QuietServer):
-    """The listening server: one replay, its sessions, one message answered at a time."""
+    """The listening server: a replay server for each session, made by ``fresh`` (given the session's number)."""
 
     daemon_threads = True
 
-    def __init__(self, listen: tuple[str, int], replay: ReplayServer, path: str = "/mcp") -> None:
-        self.replay = replay
+    def __init__(
+        self,
+        listen: tuple[str, int],
+        fresh: Callable[[int | None], ReplayServer],
+        path: str = "/mcp",
+        shared: bool = False,
+    ) -> None:
+        self.fresh = fresh
         self.path = path
-        self.sessions: set[str] = set()
-        self.streams: dict[str, queue.SimpleQueue[bytes | None]] = {}  # legacy SSE: each session's events to send
-        self.lock = threading.Lock()
+        self.shared = shared  # one server for every session (a live server answers what was never recorded)
+        self.sessions: dict[str, _Served] = {}
+        self.streams: dict[str, tuple[queue.SimpleQueue[bytes | None], _Served]] = {}  # legacy SSE: its events
+        self.made: list[ReplayServer] = []  # every server made, in order: what the summary counts
+        self.lock = threading.Lock()  # guards the tables above, and numbers the sessions
+        self._last: _Served | None = None
         super().__init__(listen, _Handler)
 
     @property
     def url(self) -> str:
         host, port = str(self.server_address[0]), int(self.server_address[1])
         return f"http://{f'[{host}]' if ':' in host else host}:{port}{self.path}"
+
+    def new_session(self) -> _Served:
+        """A server for a session opening now (the one server, when they share it)."""
+        with self.lock:
+            if self.shared and self._last is not None:
+                return self._last
+            number = len(self.made) + 1
+        replay = self.fresh(None if self.shared else number)
+        served = _Served(replay, threading.Lock())
+        with self.lock:
+            self.made.append(replay)
+            self._last = served
+        return served
+
+    def latest(self) -> _Served:
+        """The session opened last: what answers a request that names none (a new one, before any opened)."""
+        with self.lock:
+            last = self._last
+        return last if last is not None else self.new_session()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -122,7 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif route is not None and self._in_session():
             session = self.headers.get(_SESSION)
             if session is not None:
-                self.server.sessions.discard(session)
+                with self.server.lock:
+                    self.server.sessions.pop(session, None)
             self._send(200)
 
     def do_POST(self) -> None:
@@ -134,19 +177,30 @@ class _Handler(BaseHTTPRequestHandler):
             return
         events = None
         if route == _MESSAGES:
-            events = self.server.streams.get(parse_qs(urlsplit(self.path).query).get("session_id", [""])[0])
-            if events is None:
+            stream = self.server.streams.get(parse_qs(urlsplit(self.path).query).get("session_id", [""])[0])
+            if stream is None:
                 self._refuse(404, "no such session: open the event stream at /sse first")
                 return
+            events, served = stream
         elif not self._in_session():
             return
         body = self._body()
         if body is None:
             return
+        if events is None:
+            named = self.headers.get(_SESSION)
+            if named is not None:
+                found = self.server.sessions.get(named)
+                if found is None:  # ended since its header was looked at
+                    self._refuse(404, "no such session (it ended, or this server never opened it)")
+                    return
+                served = found
+            else:  # an initialize opens a session with a world of its own; else the session opened last
+                served = self.server.new_session() if _is_initialize(body) else self.server.latest()
         try:
-            with self.server.lock:
-                answer = self.server.replay.answer_line(body)
-                delay = self.server.replay.take_delay()
+            with served.lock:
+                answer = served.replay.answer_line(body)
+                delay = served.replay.take_delay()
         except Dropped as dropped:  # a fault: the connection drops, a cut stream's first events sent
             if events is None:
                 self._cut(dropped.sent, dropped.cut)
@@ -169,7 +223,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not answer and _is_request(body):  # a hang fault: no answer to it, ever; the connection stays
             self._hang()
             return
-        self._answer(body, answer)
+        self._answer(body, answer, served)
 
     def _hang(self) -> None:
         """Answer nothing, and hold the connection until the client gives up on it (or an hour passes)."""
@@ -192,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return self.rfile.read(length)
 
-    def _answer(self, body: bytes, answer: list[JSONObject]) -> None:
+    def _answer(self, body: bytes, answer: list[JSONObject], served: _Served) -> None:
         """A Streamable HTTP answer: 202 for none, JSON for a response alone, else an event stream."""
         if not answer:
             self._send(202)
@@ -201,7 +255,8 @@ class _Handler(BaseHTTPRequestHandler):
         response = answer[-1]
         if _opened_a_session(body, response):
             session = secrets.token_hex(16)
-            self.server.sessions.add(session)
+            with self.server.lock:
+                self.server.sessions[session] = served
             headers.append((_SESSION, session))
         if len(answer) == 1:
             self._send(200, encode(response), headers=headers)
@@ -213,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         until the client leaves (seen when a keep-alive comment cannot be written) or a fault cuts it."""
         session = secrets.token_hex(16)
         events: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.server.streams[session] = events
+        self.server.streams[session] = (events, self.server.new_session())
         self.close_connection = True
         try:
             self.send_response(200)
@@ -269,6 +324,15 @@ def _is_request(body: bytes) -> bool:
     return isinstance(message, dict) and "id" in message and "method" in message
 
 
+def _is_initialize(body: bytes) -> bool:
+    """Whether ``body`` is an ``initialize`` request (a session opens with its answer)."""
+    try:
+        request = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(request, dict) and request.get("method") == "initialize"
+
+
 def _opened_a_session(body: bytes, response: JSONObject) -> bool:
     """Whether ``body`` was an ``initialize`` that succeeded (a session opens with it)."""
     if "result" not in response:
@@ -280,9 +344,13 @@ def _opened_a_session(body: bytes, response: JSONObject) -> bool:
     return isinstance(request, dict) and request.get("method") == "initialize"
 
 
-def serve_http(replay: ReplayServer, listen: tuple[str, int]) -> None:
-    """Serve ``replay`` on ``listen`` until interrupted; say the URL to give the client on stderr."""
-    with HttpReplay(listen, replay) as server:
+def serve_http(
+    fresh: Callable[[int | None], ReplayServer], listen: tuple[str, int], shared: bool = False
+) -> list[ReplayServer]:
+    """Serve on ``listen`` until interrupted, each session from a server ``fresh`` makes (one for all, ``shared``);
+    say the URL to give the client on stderr. The servers that answered."""
+    with HttpReplay(listen, fresh, shared=shared) as server:
         sys.stderr.write(f"toolreplay serve: {server.url}\n")
         sys.stderr.flush()
         serve_until_stopped(server)
+        return list(server.made)
