@@ -30,12 +30,18 @@ COPY . /src/
 RUN python -m pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels /src \
     && python -m pip --python /opt/toolreplay/bin/python install --no-cache-dir --no-deps --no-index /wheels/toolreplay-*.whl
 
-# Runtime: the slim base and the environment, nothing else; no compilers, no wheels, no pip or setuptools in the
-# environment, a user without a shell. The environment keeps the bytecode pip compiled: the user cannot write it,
-# so without it every run would compile its imports again. What never changes comes first, so a new revision
-# rebuilds only the copy of the environment and its label.
+# Runtime: the slim base and the environment, and OpenSSH's client (ssh-keygen signs and verifies sealed files'
+# signatures, as on any machine); no compilers, no wheels, no pip or setuptools in the environment, a user without
+# a shell. The environment keeps the bytecode pip compiled: the user cannot write it, so without it every run would
+# compile its imports again. What never changes comes first, so a new revision rebuilds only the copy of the
+# environment and its label.
 FROM python:${PYTHON_VERSION}-slim
-RUN useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay
+# Debian's current openssh-client, unpinned: a pinned version leaves the mirror with its next security update.
+# hadolint ignore=DL3008
+RUN apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-client >/dev/null \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \
+    && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay
 ENV PATH="/opt/toolreplay/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1

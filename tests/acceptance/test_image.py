@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, SAMPLES
+from tests.conftest import ROOT, SAMPLES, run_cli
 from tests.fixtures import image_build
 from toolreplay import __version__
 
@@ -114,8 +115,24 @@ print(json.dumps({
                    "/out/r.md", "--json", "/out/r.json", "--html", "/out/r.html"),
     "bad": run("check", cwd="/checks/bad"),
     "clean": run("check", cwd="/checks/clean"),
+    "signed": run("check", cwd="/checks/signed") if __import__("os").path.isdir("/checks/signed") else None,
 }))
 """
+
+
+def _signed(directory: Path) -> Path:
+    """A repository whose config holds a sealed recording to a signer: sealed and signed here, with a key of its
+    own, outside the directory."""
+    directory.mkdir()
+    key = directory.parent / "alice"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True)
+    sealed = directory / "clean.sealed.jsonl"
+    done = run_cli("seal", str(SAMPLES / "session-clean.jsonl"), "-o", str(sealed), "--sign", str(key))
+    assert done.code == 0, done.stderr
+    public = Path(f"{key}.pub").read_text(encoding="utf-8").split()
+    (directory / "allowed_signers").write_text(f"alice@example.com {public[0]} {public[1]}\n", encoding="utf-8")
+    (directory / ".toolreplay.yml").write_text("sealed: clean.sealed.jsonl\nsigners: allowed_signers\n", "utf-8")
+    return directory
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +151,10 @@ def probed(client: Any, image: Any, tmp_path_factory: pytest.TempPathFactory) ->
     clean.mkdir()
     (bad / ".toolreplay.yml").write_text("transcripts: missing-*.jsonl\n", encoding="utf-8")
     (clean / "clean.jsonl").write_bytes((SAMPLES / "session-clean.jsonl").read_bytes())
-    for directory in (checks, bad, clean):
+    directories = [checks, bad, clean]
+    if shutil.which("ssh-keygen") is not None:  # a recording signed here, its signature checked in the image
+        directories.append(_signed(checks / "signed"))
+    for directory in directories:
         _readable(directory)
     volumes = {
         str(checkout): {"bind": "/work", "mode": "ro"},
@@ -167,6 +187,15 @@ def test_check_on_the_samples_mounted_read_only(probed: tuple[dict[str, Any], Pa
     }
     assert "samples/ops/prompt-v2.txt" in uris
     assert all((ROOT / uri).is_file() for uri in uris)
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed to sign here")
+def test_a_signature_is_checked_in_the_image(probed: tuple[dict[str, Any], Path]) -> None:
+    """The image holds OpenSSH's ssh-keygen, so a config's signers are checked there as anywhere."""
+    answers, _ = probed
+    code, stdout, stderr = answers["signed"]
+    assert (code, stderr) == (0, "")
+    assert "signed by alice@example.com" in stdout
 
 
 def test_a_bad_config_exits_2_and_a_clean_check_0(probed: tuple[dict[str, Any], Path]) -> None:
