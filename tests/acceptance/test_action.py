@@ -408,7 +408,7 @@ def _steps_in(document: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(
-    ("doc", "heading"), [("README.md", "### As a GitHub Action"), ("docs/agents.md", "## In the GitHub Action")]
+    ("doc", "heading"), [("docs/ci.md", "### As a GitHub Action"), ("docs/agents.md", "## In the GitHub Action")]
 )
 def test_the_docs_say_a_cmd_agents_program_is_installed_before_the_action(doc: str, heading: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The README's transcripts are the real output: each ``$ toolreplay ...`` block is run and compared.
+"""The README's and the tours' transcripts are the real output: each ``$ toolreplay ...`` block is run and compared.
 
 A block's lines must be what the command prints, line for line, except that a
 line ending in ``...`` stands for any line that begins with what comes before
@@ -21,9 +21,15 @@ REPORTS = ("--markdown", "--sarif", "--json", "-o", "--output")
 BLOCK = re.compile(r"^( *)```\n\1\$ (toolreplay .*?)^\1```", re.S | re.M)  # a block, maybe indented in a list
 
 
+# The files whose transcripts are run: the README, and the tours it moved out of itself (the transcript tour is
+# the auditor's own, its outputs byte for byte).
+TOURS = ("README.md", "docs/transcripts.md", "docs/sessions.md", "docs/ci.md")
+
+
 def transcripts() -> list[tuple[list[str], list[str]]]:
     found = []
-    for indent, block in BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8")):
+    blocks = [b for doc in TOURS for b in BLOCK.findall((ROOT / doc).read_text(encoding="utf-8"))]
+    for indent, block in blocks:
         lines = [line.removeprefix(indent) for line in block.split("\n")]
         command, rest = lines[0], lines[1:]
         while command.endswith("\\"):
@@ -56,6 +62,31 @@ CASES = transcripts()
 
 def test_the_tour_has_transcripts_to_check() -> None:
     assert len(CASES) >= 9
+    transcript_tour = (ROOT / "docs" / "transcripts.md").read_text(encoding="utf-8")
+    for command in ("replay samples/session-dirty.jsonl", "scope samples/session-dirty.jsonl samples/scope.json"):
+        assert f"$ toolreplay {command}\n" in transcript_tour  # the auditor's tour, still run and compared
+
+
+def test_the_readme_shows_the_reports_as_they_are_and_a_config_that_reads() -> None:
+    """The PR comment quoted in the README is the samples' markdown report, line for line (a line ending in
+    '…' is the start of one); the config it shows uses only keys a config has."""
+    import yaml  # noqa: PLC0415
+
+    from toolreplay.formats.config import _REPLAY_KEYS, _TOP_KEYS  # noqa: PLC0415
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    report = (ROOT / "tests" / "golden" / "check.md").read_text(encoding="utf-8").splitlines()
+    quoted = [line.removeprefix("> ").removeprefix(">") for line in readme.splitlines() if line.startswith(">")]
+    assert len(quoted) >= 5
+    for line in quoted:
+        if line.endswith(" …"):
+            assert any(shown.startswith(line[:-2]) for shown in report), line
+        else:
+            assert line in report, line
+    config = next(block for block in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "# .toolreplay.yml" in block)
+    document = yaml.safe_load(config)
+    assert set(document) <= set(_TOP_KEYS)
+    assert set(document["replay"]) <= set(_REPLAY_KEYS)
 
 
 @pytest.mark.parametrize(("args", "expected"), CASES, ids=[" ".join(a[:2]) for a, _ in CASES])
