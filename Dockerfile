@@ -40,7 +40,7 @@ FROM python:${PYTHON_VERSION}-slim
 # hadolint ignore=DL3008
 RUN apt-get update -qq \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-client >/dev/null \
-    && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb \
+    && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/apt /var/log/dpkg.log \
     && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin toolreplay
 ENV PATH="/opt/toolreplay/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
