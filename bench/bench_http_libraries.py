@@ -157,7 +157,7 @@ def client_httpcore(port: int, count: int) -> float:
     try:
         import httpcore  # type: ignore[import-not-found]  # noqa: PLC0415
     except ImportError:
-        import httpcore2 as httpcore  # type: ignore[import-not-found, no-redef]  # noqa: PLC0415 - the SDK's fork
+        import httpcore2 as httpcore  # noqa: PLC0415 - the SDK's fork
     pool = httpcore.ConnectionPool()
     url = f"http://127.0.0.1:{port}/mcp"
     headers = [(name.encode(), value.encode()) for name, value in HEADERS.items() if name != "Host"]

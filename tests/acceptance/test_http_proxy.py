@@ -693,7 +693,8 @@ def test_serve_over_http_gives_each_session_a_world_and_a_run_of_its_own(tmp_pat
             assert status == 200, body
     runs = read_log(traffic)
     assert len(runs) == 2
-    called = [[e.request["params"]["name"] for e in run.exchanges if e.event == "tools/call"] for run in runs]
+    called = [[json.dumps(e.request["params"]) for e in run.exchanges if e.event == "tools/call"] for run in runs]
+    called = [[json.loads(params)["name"] for params in run] for run in called]
     assert called == [["disk_usage"], ["list_dir"]]
     imported = run_cli("import", "--from", "mcp", str(traffic), "-o", str(tmp_path / "s.json"), "--task", "t")
     assert imported.code == 0, imported.stderr

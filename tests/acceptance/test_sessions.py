@@ -282,3 +282,107 @@ def test_run_never_writes_over_its_inputs(tmp_path: Path) -> None:
     assert result.code == 2
     assert "refusing to write over it" in result.stderr
     assert tools.read_bytes() == before
+
+
+def _v3_session(tmp_path: Path) -> Path:
+    """A version 3 session, which holds its server's own messages: a record-mcp log of the sample server, imported."""
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from tests.fakes.mcp_raw import RawClient  # noqa: PLC0415
+
+    log = tmp_path / "mcp.jsonl"
+    features = [sys.executable, "-W", "ignore", str(ROOT / "samples" / "mcp" / "features.py")]
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--name", "ops", "--", *features],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        client = RawClient(proxy)
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        client.receive()
+        client.call(3, "disk_report", {"host": "build-04"})
+    finally:
+        assert proxy.stdin is not None
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
+    session = tmp_path / "v3.json"
+    done = run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk.", "--final-text", "ok")
+    assert done.code == 0, done.stderr
+    return session
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_sealed_session_of_every_version_is_the_session_it_sealed(tmp_path: Path, version: int) -> None:
+    """Seal keeps everything a session holds, a version 3 session's servers included: the sealed file verifies,
+    reads back as the same session, pins the same lock, and serves the same server by name."""
+    from toolreplay.formats.recording import load_session  # noqa: PLC0415
+
+    if version == 3:
+        original = _v3_session(tmp_path)
+    else:
+        document = json.loads((ROOT / "samples" / "ops" / "session.json").read_text(encoding="utf-8"))
+        document["version"] = version
+        if version == 1:
+            document.pop("request", None)
+        original = tmp_path / f"v{version}.json"
+        original.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    sealed = tmp_path / "sealed.jsonl"
+    assert run_cli("seal", str(original), "-o", str(sealed)).code == 0
+    assert run_cli("verify", str(sealed)).stdout == "chain: intact\n"
+    header = json.loads(sealed.read_text(encoding="utf-8").splitlines()[0])["value"]
+    assert header["version"] == (3 if version == 3 else 2)  # the version it is written as, servers or none
+    before, after = load_session(str(original)).context, load_session(str(sealed)).context
+    assert before is not None
+    assert after is not None
+    assert after.servers == before.servers
+    assert (after.tools, after.messages, after.final_reply, after.source) == (
+        before.tools,
+        before.messages,
+        before.final_reply,
+        before.source,
+    )
+    locks = [tmp_path / "a.lock", tmp_path / "b.lock"]
+    for source, lock in zip((original, sealed), locks, strict=True):
+        assert run_cli("tools", "pin", str(source), "-o", str(lock)).code == 0
+    assert locks[0].read_bytes() == locks[1].read_bytes()
+    if version == 3:
+        assert [server.name for server in after.servers] == ["ops"]
+        assert _served_by_name(sealed) == _served_by_name(original)
+
+
+def _served_by_name(recording: Path) -> list[object]:
+    """What ``serve RECORDING --server ops`` answers a client: the handshake and the recorded call."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from tests.fakes.mcp_raw import RawClient  # noqa: PLC0415
+
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "toolreplay", "serve", str(recording), "--server", "ops"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        client = RawClient(serve)
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        hello = client.receive()
+        return [hello, client.call(3, "disk_report", {"host": "build-04"})]
+    finally:
+        assert serve.stdin is not None
+        serve.stdin.close()
+        serve.wait(timeout=30)

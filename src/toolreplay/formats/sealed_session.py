@@ -1,11 +1,13 @@
 """Sealed sessions: a session cut into parts, each part one link of the hash chain.
 
 The parts, in order: ``session`` (format, version, model, source), ``system``,
-``tools[i]`` for each tool definition, ``messages[i]`` for each message, and
-``final_reply``. A link is ``{"digest", "index", "part", "prev", "value"}`` in
-canonical form, so editing anything in the session (a word of the prompt, a tool
-description, a thinking block, the final reply) breaks the chain at the link of
-that part, and ``verify`` names it.
+``tools[i]`` for each tool definition, ``servers[i]`` for each MCP server a version 3
+session holds (its own messages, so a replay of the sealed file serves each server
+as itself), ``messages[i]`` for each message, and ``final_reply``. A link is
+``{"digest", "index", "part", "prev", "value"}`` in canonical form, so editing
+anything in the session (a word of the prompt, a tool description, a thinking
+block, the final reply) breaks the chain at the link of that part, and ``verify``
+names it.
 
 A sealed session reads back as the session it sealed: ``audit``, ``scope`` and
 ``show`` accept it, and its calls point at the lines of their message links.
@@ -20,7 +22,14 @@ from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.errors import InputError
 from toolreplay.formats.located import Node, describe
 from toolreplay.formats.positions import Pos
-from toolreplay.formats.session import TURN_FIELDS, header_document, ordered, tool_document, validate_session
+from toolreplay.formats.session import (
+    TURN_FIELDS,
+    header_document,
+    ordered,
+    server_document,
+    tool_document,
+    validate_session,
+)
 from toolreplay.formats.session_stream import SessionStream
 from toolreplay.model import Session, SessionContext
 from toolreplay.records import record
@@ -61,6 +70,7 @@ def _named_parts(
     order, so each message goes in as it is (with the fields :func:`message_document` keeps)."""
     parts: list[tuple[str, JSONValue]] = [("session", header_document(head)), ("system", ordered(head.system))]
     parts += [(f"tools[{i}]", tool_document(tool)) for i, tool in enumerate(head.tools)]
+    parts += [(f"servers[{i}]", server_document(server)) for i, server in enumerate(head.servers)]
     yield from parts
     for i, message in enumerate(messages):
         yield f"messages[{i}]", message
@@ -115,11 +125,13 @@ def sealed_parts(objects: Iterable[tuple[int, JSONObject]], path: str | Path) ->
 
 def _expected_parts(names: list[str]) -> list[str]:
     tools = sum(name.startswith("tools[") for name in names)
+    servers = sum(name.startswith("servers[") for name in names)
     messages = sum(name.startswith("messages[") for name in names)
     return [
         "session",
         "system",
         *(f"tools[{i}]" for i in range(tools)),
+        *(f"servers[{i}]" for i in range(servers)),
         *(f"messages[{i}]" for i in range(messages)),
         "final_reply",
     ]
@@ -142,11 +154,13 @@ def assemble_session(parts: Iterable[SealedPart], path: str | Path) -> Session:
     if not isinstance(header, dict):
         raise InputError(f"part 'session' must be an object, found {describe(header)}", path, links[0].line)
     tools = [link for link in links if link.part.startswith("tools[")]
+    servers = [link for link in links if link.part.startswith("servers[")]
     messages = [link for link in links if link.part.startswith("messages[")]
     doc: JSONObject = {
         **header,
         "system": links[1].value,
         "tools": [link.value for link in tools],
+        **({"servers": [link.value for link in servers]} if servers else {}),
         "messages": [link.value for link in messages],
         "final_reply": links[-1].value,
     }
@@ -154,6 +168,8 @@ def assemble_session(parts: Iterable[SealedPart], path: str | Path) -> Session:
     members = dict.fromkeys(header, Pos(links[0].line))
     members["system"] = Pos(links[1].line)
     members["tools"] = Pos(tools[0].line if tools else links[1].line, [Pos(link.line) for link in tools])
+    if servers:
+        members["servers"] = Pos(servers[0].line, [Pos(link.line) for link in servers])
     members["messages"] = Pos(messages[0].line if messages else links[-1].line, [Pos(link.line) for link in messages])
     members["final_reply"] = Pos(links[-1].line)
     return validate_session(Node(doc, Pos(links[0].line, members), str(path)))

@@ -396,7 +396,7 @@ class SessionStream:
         if self.whole is not None:
             return replace(self.context(), messages=(), final_reply=None)
         request = self.members.get("request")
-        return SessionContext(self.model, self.source, self.system, self.tools, (), None, request)
+        return SessionContext(self.model, self.source, self.system, self.tools, (), None, request, self.reader.servers)
 
     def final_reply(self) -> str | None:
         """The final reply, once the messages are all read."""
