@@ -184,8 +184,9 @@ RULES: dict[Rule, RuleInfo] = {
         "A tool the agent is shown differs from the one pinned in the tools lock.",
         "A recorded session or log, or a replay's candidate tools, lists a tool that the tools lock (`tools pin`) "
         "holds otherwise: removed, renamed, its annotations weakened, a new required argument, its description, "
-        "title or schema changed. The message names the kind; its level is the kind's (docs/formats.md, 'Tool "
-        "surfaces'), or the config's `tools: levels:`.",
+        "title or schema changed, sealed or not; or the lock pins no tool of a server the recording uses (a warning). "
+        "The message names the kind; its level is the kind's (docs/formats.md, 'Tool surfaces'), or the config's "
+        "`tools: levels:`.",
         "If the change is intended, pin the surface again in the same pull request (`toolreplay tools pin ... -o "
         "tools.lock`), so the review shows the lock's diff; if not, find what changed the server.",
         Level.WARNING,

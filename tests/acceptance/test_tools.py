@@ -335,6 +335,22 @@ def _check(repo: Path) -> tuple[int, list[tuple[str, str, str]]]:
     ]  # fmt: skip
 
 
+def test_a_sealed_session_is_held_to_the_lock_and_a_lock_that_pins_none_of_its_tools_says_so(tmp_path: Path) -> None:
+    """``sealed:`` recordings are held to ``tools: lock:`` as sessions are: a lock of another version of the tools
+    finds the change; a lock that pins no tool of the recording's server is a warning, never a silent pass."""
+    repo = _check_repo(tmp_path, "sealed: s.sealed.jsonl\ntools:\n  lock: tools.lock\n")
+    _edit_tool(repo / "s.json", "delete_path", description="Delete a path. It can be restored for a week.")
+    assert run_cli("seal", "s.json", "-o", "s.sealed.jsonl", cwd=repo).code == 0
+    (repo / "s.json").unlink()
+    code, found = _check(repo)
+    assert ("tool-changed", "warning", "description-changed") in found
+    assert code == 0  # a warning: the check reports it and does not fail
+    (repo / "empty.json").write_text("[]", encoding="utf-8")
+    assert run_cli("tools", "pin", "empty.json", "-o", "tools.lock", cwd=repo).code == 0
+    _, found = _check(repo)
+    assert ("tool-changed", "warning", "the lock tools.lock pins no tool of its tools' server") in found
+
+
 def _edit_tool(path: Path, name: str, **fields: Any) -> None:
     document = json.loads(path.read_text(encoding="utf-8"))
     for tool in document["tools"]:

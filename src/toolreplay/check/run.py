@@ -174,7 +174,12 @@ def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[U
                 )
             units.append(Unit(f"replay {number} {paths.show(path)}", Analysis.REPLAY, found[path], job=job))
     if config.tools is not None:
-        surfaces = [*config.sessions, *(job.settings.tools for job in config.replays if job.settings.tools)]
+        sealed = [path for path in config.sealed if path in found and found[path].kind is Kind.SEALED_SESSION]
+        surfaces = [
+            *config.sessions,
+            *sealed,  # a sealed session is held to the lock as the session it sealed
+            *(job.settings.tools for job in config.replays if job.settings.tools),
+        ]
         for path in dict.fromkeys(surfaces):
             kind = found[path].kind if path in found else Kind.SESSION
             units.append(Unit(f"tools {paths.show(path)}", Analysis.TOOLS, Recording(path, kind)))
@@ -520,6 +525,17 @@ class _Checker:
             servers = {tool.server for tool in surface.tools}
             pinned = Surface(lock.path, tuple(tool for tool in lock.tools if tool.server in servers))
             inputs = (self.paths.show(setting.lock),)
+            for server in sorted(servers - {tool.server for tool in lock.tools}):  # held to nothing: said
+                named = f"server {server}" if server else "its tools' server"
+                findings.append(
+                    CheckFinding(
+                        rule=Rule.TOOL_CHANGED,
+                        message=f"the lock {inputs[0]} pins no tool of {named}: its tools here are held to nothing",
+                        location=Location(shown, 1),
+                        fingerprint=fingerprint(Rule.TOOL_CHANGED.value, shown, "unpinned", server),
+                        severity=Level.WARNING,
+                    )
+                )
             for drift in diff_surfaces(pinned, surface):
                 drift_level = levels[drift.kind]
                 where = Location(self.paths.show(drift.path), max(drift.line, 1))
