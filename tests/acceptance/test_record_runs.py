@@ -95,7 +95,13 @@ def test_each_run_starts_fresh_with_its_variables_and_the_session_keeps_its_agen
         assert secret not in json.dumps(config)
         assert list(config["mcpServers"]["state"]["env"]) == ["DEMO_TOKEN"]
     session = json.loads((project / "runs" / "run-0001.json").read_text(encoding="utf-8"))
-    assert session["source"] == {"agent": WITNESS, "here": "..", "kind": "mcp", "log": "run-0001/mcp.jsonl", "run": 1}
+    assert session["source"] == {
+        "agent": WITNESS,
+        "here": "..",
+        "kind": "mcp",
+        "log": "run-0001/mcp.jsonl",
+        "processes": {"state": 1},
+    }
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -121,3 +127,34 @@ def test_each_run_starts_fresh_with_its_variables_and_the_session_keeps_its_agen
         text = path.read_text(encoding="utf-8")
         for whole in {str(tmp_path), str(tmp_path.resolve())}:
             assert whole not in text, f"{path.name} holds {whole}"
+
+
+def test_every_call_of_every_process_of_a_server_is_recorded(tmp_path: Path) -> None:
+    """A client that starts its server anew for each call (three processes, one call each): the session holds all
+    three calls in the order answered and says how many processes the server had; a replay of the same program
+    against it makes the same three, and import joins them when told the log is one run's."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(FIXTURES / "per_call_client.py", project / "client.py")
+    features = ROOT / "samples" / "mcp" / "features.py"
+    agent = f"cmd:{PYTHON} {{here}}/client.py --mcp-config {{mcp_config}}"
+    args = ["record", "--agent", agent, "--server", f"ops={PYTHON} {features}", "-o", "runs", "--task", "Check."]
+    result = run_cli(*args, cwd=project)
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.stdout == "run 1: 3 calls, final reply → runs/run-0001.json\n"
+    session = json.loads((project / "runs" / "run-0001.json").read_text(encoding="utf-8"))
+    assert session["source"]["processes"] == {"ops": 3}
+    turns = [m["content"] for m in session["messages"] if m["role"] == "assistant" and isinstance(m["content"], list)]
+    asked = [block["input"]["host"] for turn in turns for block in turn if block.get("type") == "tool_use"]
+    assert asked == ["build-01", "build-02", "build-03"]
+    replayed = run_cli("replay", "runs/run-0001.json", "--repeat", "1", "--json", cwd=project)
+    assert replayed.code == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["runs"][0]["calls"] == 3
+    log = project / "runs" / "run-0001" / "mcp.jsonl"
+    last = run_cli("import", "--from", "mcp", str(log), "-o", str(tmp_path / "last.json"), "--task", "t")
+    assert "1 tool call from" in last.stdout
+    assert "(run 3 of 3; choose another with --run)" in last.stdout
+    joined = run_cli("import", "--from", "mcp", str(log), "--every-process", "-o", str(tmp_path / "all.json"))
+    assert joined.code == 0, joined.stderr
+    assert "3 tool calls from" in joined.stdout
+    assert "(ops: 3 processes)" in joined.stdout

@@ -24,7 +24,7 @@ from toolreplay.redact import Redactor
 from toolreplay.wording import count
 
 FORMATS = ("mcp", "claude-code", "otel", "openai")
-_MCP_ONLY = ("task", "task_file", "final_text", "run_number", "server_name")
+_MCP_ONLY = ("task", "task_file", "final_text", "run_number", "server_name", "every_process")
 
 
 def _options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -62,6 +62,12 @@ def _options(function: Callable[..., Any]) -> Callable[..., Any]:
             metavar="N",
             help="With --from mcp: which run of the log (1 = first; default: last).",
         ),
+        click.option(
+            "--every-process",
+            is_flag=True,
+            help="With --from mcp: the log is one agent run's, whose client started a server more than once "
+            "(once per call, say): every process of each server is joined, its calls in the order answered.",
+        ),
         redaction_options("write"),
     ]
     for decorator in reversed(decorators):
@@ -82,6 +88,7 @@ def import_log(
     mcp_log: str | None,
     run_number: int | None,
     server_name: str | None,
+    every_process: bool,
     redactor: Redactor,
 ) -> int:
     if source_format not in FORMATS:
@@ -98,6 +105,7 @@ def import_log(
             "final_text": final_text,
             "run_number": run_number,
             "server_name": server_name,
+            "every_process": every_process or None,
         }
         named = [f"--{name.replace('_number', '').replace('_', '-')}" for name in _MCP_ONLY if given[name] is not None]
         if named:
@@ -105,6 +113,8 @@ def import_log(
         return _import_transcript(log, source_format, output, system_file, model, tools_file, mcp_log, redactor)
     if tools_file is not None or mcp_log is not None:
         raise UsageError("--tools and --mcp-log are for transcripts; a proxy log holds its tools")
+    if every_process and run_number is not None:
+        raise UsageError("--every-process joins every run of the log; --run chooses one: give one of them")
     options = ImportOptions(
         task=task if task is not None else read_prompt(task_file) if task_file else DEFAULT_TASK,
         system=read_prompt(system_file) if system_file else "",
@@ -112,12 +122,20 @@ def import_log(
         model=model or "unknown",
         run=run_number,
         server=server_name,
+        every_process=every_process,
     )
     notes = LogNotes()
     context, runs = session_from_log(log, options, notes)
     text, session = _session_text(context, redactor, log, output)
     write_atomic(output, [json_utf8(text)])
-    which = "" if runs == 1 else f" (run {context.source['run']} of {runs}; choose another with --run)"
+    which = "" if runs == 1 or every_process else f" (run {context.source['run']} of {runs}; choose another with --run)"
+    processes = context.source.get("processes")
+    if isinstance(processes, dict) and any(number != 1 for number in processes.values()):
+        which = (
+            " ("
+            + ", ".join(f"{name}: {count(int(str(n)), 'process', 'processes')}" for name, n in processes.items())
+            + ")"
+        )
     if "runs" in context.source:  # a log an agent's servers share: one run of each
         which = f" (the runs of {', '.join(server.name for server in context.servers)})"
     skipped = ""

@@ -325,6 +325,20 @@ def pick_session(runs: list[LogRun], number: int | None, path: str | Path) -> li
     return sorted(last.values(), key=lambda run: run.line)
 
 
+def _joined(runs: list[LogRun], processes: dict[str | None, int]) -> list[LogRun]:
+    """Each server's runs (one a process) joined into one, its exchanges in the log's order; ``processes`` gets how
+    many each server had."""
+    joined: dict[str | None, LogRun] = {}
+    for run in runs:
+        processes[run.name] = processes.get(run.name, 0) + 1
+        if run.name not in joined:
+            joined[run.name] = LogRun(list(run.command), [], run.name, run.line)
+        joined[run.name].exchanges.extend(run.exchanges)
+    for run in joined.values():
+        run.exchanges.sort(key=lambda exchange: exchange.line)
+    return list(joined.values())
+
+
 def _names(runs: list[LogRun]) -> list[str]:
     return list(dict.fromkeys(run.name for run in runs if run.name is not None))
 
@@ -482,6 +496,9 @@ class ImportOptions:
     model: str = "unknown"
     run: int | None = None  # 1-based; default: the last run in the log
     server: str | None = None  # the server's name in the agent's configuration; default: the log's, its own
+    # every process of every server in the log is one agent run's (record's log of a run): each server's processes
+    # are joined, their calls in the order answered, instead of the last process of each
+    every_process: bool = False
 
 
 def session_from_log(
@@ -509,7 +526,13 @@ def _from_log(
 ) -> tuple[SessionContext, int, list[int]]:
     """A session's context from a log, how many runs the log holds, and the log's line of each call."""
     runs = read_log(path, notes)
-    chosen = pick_session(runs, options.run, path)
+    processes: dict[str | None, int] = {}
+    if options.every_process:
+        chosen = _joined(runs, processes)
+        if not chosen:
+            raise InputError("the log holds no run", path)
+    else:
+        chosen = pick_session(runs, options.run, path)
     if options.server is not None and len(chosen) > 1:
         raise UsageError("--server-name names one server; the log names its servers itself")
     listing: dict[str, ToolDef] = {}  # first: a listing comes before the calls it offers
@@ -550,10 +573,14 @@ def _from_log(
         notes.own_names = tuple(
             server.name for server, run in zip(servers, chosen, strict=True) if options.server is None and not run.name
         )
-    numbers = [runs.index(run) + 1 for run in chosen]
-    source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix(), "run": numbers[-1]}
-    if len(numbers) > 1:
-        source["runs"] = list(numbers)
+    source: JSONObject = {"kind": "mcp", "log": Path(path).as_posix()}
+    if options.every_process:  # how many processes each server had (a client may start one per call)
+        source["processes"] = {server.name: processes[run.name] for server, run in zip(servers, chosen, strict=True)}
+    else:
+        numbers = [runs.index(run) + 1 for run in chosen]
+        source["run"] = numbers[-1]
+        if len(numbers) > 1:
+            source["runs"] = list(numbers)
     context = SessionContext(
         options.model,
         source,

@@ -152,7 +152,9 @@ class LiveRuns:
         last = self._last_words(directory, errors, output)
         if not log.exists() or not log.stat().st_size:
             return Recorded(number, None, 0, f"{ended.words()}, and no server started", last)
-        options = ImportOptions(task=self.task, system=self.system, final_text=reply.text, model=self.model)
+        options = ImportOptions(
+            task=self.task, system=self.system, final_text=reply.text, model=self.model, every_process=True
+        )
         try:
             context, _ = session_from_log(log, options, LogNotes())
         except InputError as exc:
