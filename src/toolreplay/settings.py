@@ -197,6 +197,8 @@ class ReplaySettings:
     env: tuple[str, ...] | None = None
     # the recorded servers renamed, each (old, new), as the agent's configuration calls them; old "" is the one server
     server_name: tuple[tuple[str, str], ...] = ()
+    # more files a program's runs depend on than its command shows (a config's cache-files globs, matched)
+    cache_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in RANGES:

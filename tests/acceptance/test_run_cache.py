@@ -11,7 +11,9 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -530,3 +532,45 @@ def test_a_budget_at_the_configs_top_bounds_the_whole_check_spread_over_its_repl
     assert refused.stderr == (
         "toolreplay: error: .toolreplay.yml:2: a budget bounds the replays, and the config has none\n"
     )
+
+
+def test_a_wrapper_scripts_program_beside_it_is_part_of_its_key(tmp_path: Path) -> None:
+    """The documented wrapper (``cmd:sh {here}/agent/run.sh``, which starts ``agent.py`` beside it): an edit to
+    ``agent.py``, tracked by git beside the script, misses the cache, though the command never names it; a file
+    ``cache-files:`` names does too; the note says which files the key covered."""
+    here = _repository(tmp_path)
+    shutil.rmtree(here / ".git")
+    agent = here / "agent"
+    agent.mkdir()
+    (agent / "run.sh").write_text(f'exec {sys.executable} "$(dirname "$0")/agent.py"\n', encoding="utf-8")
+    (agent / "agent.py").write_text("print('Nothing to do.')\n", encoding="utf-8")
+    (here / "prompts.txt").write_text("one\n", encoding="utf-8")
+    (here / ".toolreplay.yml").write_text(
+        "sessions: [samples/ops/session.json]\n"
+        "replay:\n"
+        "  agent: 'cmd:sh {here}/agent/run.sh'\n"
+        "  cache: .cache\n"
+        "  cache-files: [prompts.txt]\n",
+        encoding="utf-8",
+    )
+    git = ["git", "-C", str(here), "-c", "user.email=ci@example.com", "-c", "user.name=CI"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "agent"], check=True)
+
+    def from_cache() -> tuple[int, str]:
+        done = run_cli("check", "--json", "out.json", cwd=here)
+        assert done.code == 0, done.stderr
+        note = next(line for line in done.stderr.splitlines() if "the run cache" in line)
+        found = re.search(r": (\d+) runs? from it", note)
+        assert found, note
+        return int(found.group(1)), note
+
+    assert from_cache()[0] == 0
+    hits, note = from_cache()
+    assert hits == 1
+    assert "a program's runs keyed on 3 files (agent/run.sh, agent/agent.py, prompts.txt;" in note
+    (agent / "agent.py").write_text("print('Deleted the old logs.')\n", encoding="utf-8")
+    assert from_cache()[0] == 0  # the program beside the script changed: a miss
+    assert from_cache()[0] == 1
+    (here / "prompts.txt").write_text("two\n", encoding="utf-8")
+    assert from_cache()[0] == 0  # a file cache-files names changed: a miss

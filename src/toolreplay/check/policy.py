@@ -607,6 +607,7 @@ def _stricter_job(base: ReplayJob, pr: ReplayJob | None) -> ReplayJob:
     for field in ("concurrency", "prompt_cache", "batch", "mcp_transport", "max_tokens"):
         changes[field] = getattr(new, field)
     changes["env"] = old.env  # the variables a program gets are the base's to give
+    changes["cache_files"] = _union(old.cache_files, new.cache_files)  # a run is keyed on the files of either
     try:
         settings: ReplaySettings = replace(old, **changes)  # type: ignore[arg-type]
     except SettingError:  # more rounds of more runs than the exact tests take: the base's own design

@@ -610,6 +610,7 @@ def _replay(
     if not chosen and not refused:
         refused.append(InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line))
     given = {name: entry.get(setting_key(name)) for name in SETTINGS}
+    globbed = given.pop("cache_files")  # globs, matched here: no text of a setting
     texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
     texts.setdefault("alpha", repr(design.alpha))
     texts.setdefault("test", design.test.value)
@@ -644,6 +645,12 @@ def _replay(
             paths[name] = found
         else:
             agents[name] = found
+    cache_files: tuple[str, ...] = ()
+    if globbed is not None:
+        try:
+            cache_files = reader.globs(globbed, "cache-files")
+        except InputError as exc:
+            refused.append(exc)
     if refused:
         raise InputErrors(refused)
     try:
@@ -660,6 +667,7 @@ def _replay(
         task_file=paths.get("task_file"),
         agent=agents.get("agent"),
         baseline_agent=agents.get("baseline_agent"),
+        cache_files=cache_files,
     )
     return ReplayJob(chosen, settings, item.line, agent.line if agent is not None else item.line)
 

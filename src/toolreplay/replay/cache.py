@@ -107,24 +107,86 @@ def _file_digest(path: str) -> str:
         return "unreadable"
 
 
-def _read_by(named: list[str]) -> list[str]:
-    """The files a program's command names, and for a Python file the modules beside it, which it imports as its
-    own (its directory is the first place Python looks): a changed helper module is a changed agent."""
+_MOST_FILES = 5000  # files of a program's directory a key covers, at most (past it, the key says so)
+
+
+def _read_by(named: list[str], words: Sequence[str] = (), here: str = "", extra: Sequence[str] = ()) -> list[str]:
+    """The files a program runs, as far as they can be known without running it: those its command names; for each
+    that lies in a git repository (below its root), the repository's tracked files in its directory and under it
+    (a wrapper script starts the program beside it); for a Python file outside one, the modules beside it, which
+    it imports as its own; the package of a ``python -m MODULE``; and ``extra`` (a config's ``cache-files``)."""
     found = dict.fromkeys(named)
     for name in named:
-        if name.endswith(".py"):
-            beside = sorted(str(path) for path in Path(name).parent.glob("*.py") if path.is_file())
-            found.update(dict.fromkeys(beside))
-    return list(found)
+        found.update(dict.fromkeys(_beside(Path(name))))
+    for module in (words[n + 1] for n, word in enumerate(words[:-1]) if word == "-m"):
+        top = module.split(".")[0]
+        for base in dict.fromkeys((Path(here or "."), Path.cwd())):
+            package = base / top
+            if package.is_dir():
+                found.update(dict.fromkeys(_beside(package / "__init__.py", package) or _python_under(package)))
+                break
+            if (base / f"{top}.py").is_file():
+                found[str(base / f"{top}.py")] = None
+                break
+    found.update(dict.fromkeys(extra))
+    return [name for name in found if os.path.isfile(name)][:_MOST_FILES]
 
 
-def agent_identity(agent: AgentSpec, here: str, transport: str, cache_key: str | None) -> JSONObject:
-    """What decides a run of ``agent`` beside the replay's setup: never a path of this machine."""
+def _beside(path: Path, directory: Path | None = None) -> list[str]:
+    """The files beside ``path`` that a program started from it may run (see :func:`_read_by`)."""
+    folder = directory or path.parent
+    tracked = _tracked(folder)
+    if tracked is not None:
+        return tracked
+    if path.suffix == ".py":
+        return sorted(str(beside) for beside in folder.glob("*.py") if beside.is_file())
+    return []
+
+
+def _tracked(folder: Path) -> list[str] | None:
+    """The files git tracks in ``folder`` and under it, when it lies in a repository below its root (at the root,
+    those in it alone: every recording and document of the repository is not the program); None outside one."""
+    import subprocess  # noqa: PLC0415 - only for a program's files
+
+    try:
+        top = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return None
+    if top.returncode != 0 or not top.stdout.strip():
+        return None
+    at_root = Path(top.stdout.strip()).resolve() == folder.resolve()
+    listed = subprocess.run(
+        ["git", "-C", str(folder), "ls-files", "-z", "--", "." if not at_root else ":(glob)*"],
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        return None
+    names = [name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+    return sorted(str(folder / name) for name in names)
+
+
+def _python_under(package: Path) -> list[str]:
+    return sorted(str(path) for path in package.rglob("*.py") if path.is_file())[:_MOST_FILES]
+
+
+def program_files(agent: ProgramSpec, here: str, extra: Sequence[str] = ()) -> list[str]:
+    """The files a program's runs are keyed on (see :func:`_read_by`)."""
+    return _read_by(agent.files(here), agent.words, here, extra)
+
+
+def agent_identity(
+    agent: AgentSpec, here: str, transport: str, cache_key: str | None, extra: Sequence[str] = ()
+) -> JSONObject:
+    """What decides a run of ``agent`` beside the replay's setup: never a path of this machine. ``extra``: more
+    files a program's runs depend on (a config's ``cache-files``)."""
     identity: JSONObject
     if isinstance(agent, ScriptSpec):
         identity = {"script": _file_digest(agent.path)}
     elif isinstance(agent, ProgramSpec):
-        files: list[JSONValue] = [_file_digest(name) for name in _read_by(agent.files(here))]
+        files: list[JSONValue] = [_file_digest(name) for name in program_files(agent, here, extra)]
         # the words as written, this checkout's directory as {here}: another checkout of the same is the same key
         words: list[JSONValue] = [word.replace(here, "{here}") if here else word for word in agent.words]
         identity = {"program": words, "files": files, "transport": transport}
@@ -212,6 +274,7 @@ class RunCache:
         self.stored = 0
         self.expired = 0
         self.ignored: list[str] = []  # why each untrusted entry was not used, one line each
+        self.covered: dict[str, None] = {}  # the files a program's runs were keyed on, in order
 
     def _file(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -359,9 +422,19 @@ class CachedRunner:
         return [run for run in found if run is not None]
 
 
+def _under(path: str, directory: str) -> bool:
+    whole = os.path.abspath(path)
+    return whole == directory or whole.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def cache_note(directory: str, cache: RunCache) -> str:
     """One line on what the cache did: runs given back, runs kept, entries too old."""
     line = f"the run cache {one_line(directory)}: {count(cache.hits, 'run')} from it, {cache.stored} kept"
     if cache.expired:
         line += f", {cache.expired} older than {cache.days:g} days not used"
+    if cache.covered:
+        here = os.getcwd()
+        names = [os.path.relpath(name, here) if _under(name, here) else name for name in cache.covered]
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        line += f"; a program's runs keyed on {count(len(names), 'file')} ({shown}; cache-files: adds others)"
     return line

@@ -347,9 +347,12 @@ def cached(runner: Runner, agent: AgentSpec, settings: ReplaySettings, cache: Ru
     """``runner``, its runs looked up in ``cache`` first (as they are, without one)."""
     if cache is None:
         return runner
-    from toolreplay.replay.cache import CachedRunner, agent_identity  # noqa: PLC0415 - as above
+    from toolreplay.replay.cache import CachedRunner, agent_identity, program_files  # noqa: PLC0415 - as above
 
-    identity = agent_identity(agent, os.getcwd(), settings.mcp_transport.value, settings.cache_key)
+    here = os.getcwd()
+    identity = agent_identity(agent, here, settings.mcp_transport.value, settings.cache_key, settings.cache_files)
+    if isinstance(agent, ProgramSpec):  # which files the key covers, said with what the cache did
+        cache.covered.update(dict.fromkeys(program_files(agent, here, settings.cache_files)))
     return CachedRunner(runner, cache, identity)
 
 
