@@ -129,6 +129,26 @@ def test_every_error_in_a_config_is_said_each_on_its_own_line_in_file_order(here
     assert result.stderr.splitlines() == [f"toolreplay: error: {line}" for line in said]
 
 
+def test_a_number_or_a_switch_in_quotes_is_a_string_and_refused(here: Path) -> None:
+    """``repeat: "10"`` is the string 10, refused as ``ten`` and ``true`` are; unquoted, the same text is a number."""
+    path = here / ".toolreplay.yml"
+    path.write_text(
+        "sessions: session.json\nalpha: '0.1'\nreplay:\n  repeat: \"10\"\n  batch: 'true'\n  run-timeout: \"60\"\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputErrors) as caught:
+        read_config(str(path))
+    assert [str(error).replace(f"{here}/", "") for error in caught.value.errors] == [
+        ".toolreplay.yml:2: 'alpha' must be a number, not the string '0.1' (write it without quotes)",
+        ".toolreplay.yml:4: 'repeat' must be a number, not the string '10' (write it without quotes)",
+        ".toolreplay.yml:5: 'batch' must be true or false, not the string 'true' (write it without quotes)",
+        ".toolreplay.yml:6: 'run-timeout' must be a number, not the string '60' (write it without quotes)",
+    ]
+    path.write_text("sessions: session.json\nalpha: 0.1\nreplay:\n  repeat: 10\n  run-timeout: 60\n", "utf-8")
+    (job,) = read_config(str(path)).replays
+    assert (job.settings.repeat, job.settings.alpha, job.settings.run_timeout) == (10, 0.1, 60.0)
+
+
 def test_a_full_config(here: Path) -> None:
     path = here / ".toolreplay.yml"
     path.write_text(

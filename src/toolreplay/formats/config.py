@@ -31,7 +31,9 @@ from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.records import record
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
+    RANGES,
     SETTINGS,
+    TIMEOUTS,
     ReplaySettings,
     SettingError,
     parse_alpha,
@@ -521,7 +523,16 @@ def _setting_text(node: Node, key: str) -> str:
         return " ".join(item.called("'env'").string() for item in node.elements())
     if node.text is None:
         raise _refused(SettingError(key, f"must be a single value, not {node.describe()}"), node)
+    if node.quoted and key.replace("-", "_") in _UNQUOTED:
+        kind = "true or false" if key == "batch" else "a number"
+        raise _refused(
+            SettingError(key, f"must be {kind}, not the string {node.text!r} (write it without quotes)"), node
+        )
     return node.text
+
+
+# Settings that are numbers or switches: a quoted value is a string, refused as ten and true are.
+_UNQUOTED = frozenset((*RANGES, *TIMEOUTS, "alpha", "cache_days", "max_cost", "batch"))
 
 
 def _cost_limit(node: Node) -> float:
@@ -611,7 +622,13 @@ def _replay(
         refused.append(InputError("a replay needs sessions: give 'sessions' here or at the top", item.path, item.line))
     given = {name: entry.get(setting_key(name)) for name in SETTINGS}
     globbed = given.pop("cache_files")  # globs, matched here: no text of a setting
-    texts = {name: _setting_text(value, setting_key(name)) for name, value in given.items() if value is not None}
+    texts: dict[str, str] = {}
+    for name, value in given.items():
+        if value is not None:
+            try:
+                texts[name] = _setting_text(value, setting_key(name))
+            except InputError as exc:
+                refused.append(exc)
     texts.setdefault("alpha", repr(design.alpha))
     texts.setdefault("test", design.test.value)
     for name, text in texts.items():

@@ -98,6 +98,11 @@ class Node:
         """A scalar as the file wrote it, where the syntax keeps it (YAML); None otherwise."""
         return self.pos.text
 
+    @property
+    def quoted(self) -> bool:
+        """Whether a YAML scalar was written in quotes, so it is a string whatever it spells."""
+        return self.pos.quoted
+
     def called(self, where: str) -> Node:
         """This value under another name in messages (``'repeat'``, ``the config``)."""
         return Node(self.value, self.pos, self.path, where, self.syntax)
@@ -434,7 +439,8 @@ class _YamlValues:
             items = [self.build(item, depth + 1) for item in node.value]
             return [value for value, _ in items], Pos(line, [pos for _, pos in items])
         try:
-            return self.constructor.construct_object(node, deep=True), Pos(line, None, str(node.value))
+            quoted = node.style in ("'", '"')
+            return self.constructor.construct_object(node, deep=True), Pos(line, None, str(node.value), quoted)
         except yaml.YAMLError as exc:
             raise InputError(f"not valid YAML: {getattr(exc, 'problem', exc)}", path, line) from None
 

@@ -25,6 +25,7 @@ class Pos:
     line: int
     children: Children = None
     text: str | None = None
+    quoted: bool = False  # a YAML scalar in quotes: a string, whatever it spells
 
     def member(self, key: str | int) -> Pos:
         """The position of a member (by key for an object, index for an array), else this one."""
