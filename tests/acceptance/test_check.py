@@ -272,11 +272,15 @@ def test_without_a_config_the_recordings_are_found(tmp_path: Path) -> None:
         shutil.copy(SAMPLES / name, tmp_path / name)
     (tmp_path / "sealed").mkdir()
     shutil.copy(SAMPLES / "sealed" / "clean.sealed.jsonl", tmp_path / "sealed")
+    assert (
+        run_cli("seal", str(SAMPLES / "ops" / "session.json"), "-o", str(tmp_path / "sealed" / "ops.jsonl")).code == 0
+    )
     result = run_cli("check", cwd=tmp_path)
-    assert result.stderr == (
-        "toolreplay: no .toolreplay.yml; checked what is under .: 0 sessions, 2 transcripts, 1 sealed file"
+    assert result.stderr == (  # a sealed session is a sealed file, counted once, as what it is
+        "toolreplay: no .toolreplay.yml; checked what is under .: 0 sessions, 2 transcripts, 2 sealed files"
         " (audit and verify, default settings)\n"
     )
+    assert "verify  sealed/ops.jsonl: chain intact (19 links)" in result.stdout
     assert result.code == 0  # no scope, so nothing that fails: a redundant call and non-determinism warn
     assert "toolreplay check: WARN" in result.stdout
     assert "verify  sealed/clean.sealed.jsonl: chain intact (4 links)" in result.stdout

@@ -235,3 +235,15 @@ def test_runs_that_fail_more_often_are_a_finding_and_every_report_says_warn(tmp_
     rules = [result["ruleId"] for result in json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]]
     assert "more-errors" in rules
     assert set(rules) <= {"more-errors", "destructive-seen"}  # neither fails, not even under fail-on changed
+
+
+def test_a_replay_that_edits_nothing_says_its_runs_are_the_candidates() -> None:
+    """With no prompt, tools or agent given, both sides are the recording's: the report says what 'with the edit'
+    then means, rather than reading as if something were edited."""
+    result = run_cli("replay", "ops/session.json", "--repeat", "3", "--noise", "3")
+    assert result.code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[3] == "nothing is edited: both sides run as recorded, so 'with the edit' below is the candidate's runs"
+    edited = run_cli("replay", "ops/session.json", "--system", "ops/prompt-v2.txt", "--repeat", "3", "--noise", "3",
+                     "--on-unrecorded", "stub", "--stubs", "ops/stubs.json")  # fmt: skip
+    assert "nothing is edited" not in edited.stdout

@@ -85,12 +85,12 @@ def _discovered(directory: str) -> Config:
             f"no {DEFAULT_CONFIG} here and no recordings under {directory}; "
             "name them in a config (see docs/configuration.md) or pass --config FILE"
         )
-    sessions = len(config.sessions)
-    sealed = len(config.sealed)
-    transcripts = len(config.recordings) - sessions - sum(1 for p in config.sealed if p not in config.sessions)
+    sealed = set(config.sealed)
+    sessions = sum(1 for path in config.sessions if path not in sealed)
+    transcripts = sum(1 for path in config.recordings if path not in sealed and path not in config.sessions)
     notice = (
         f"toolreplay: no {DEFAULT_CONFIG}; checked what is under {directory}: {count(sessions, 'session')}, "
-        f"{count(transcripts, 'transcript')}, {count(sealed, 'sealed file')} (audit and verify, default settings)"
+        f"{count(transcripts, 'transcript')}, {count(len(sealed), 'sealed file')} (audit and verify, default settings)"
     )
     return replace(config, notice=notice)
 

@@ -602,6 +602,27 @@ def _replays(
             yield job
 
 
+def _entry_files(
+    reader: _ConfigReader, given: dict[str, Node | None], refused: list[InputError]
+) -> tuple[dict[str, str], dict[str, AgentSpec]]:
+    """A replay entry's files and agents, each refused one kept in ``refused`` (one error said of one line)."""
+    paths: dict[str, str] = {}
+    agents: dict[str, AgentSpec] = {}
+    for name in ("cache", "system", "tools", "stubs", "task_file", "agent", "baseline_agent"):
+        node, key = given[name], setting_key(name)
+        if node is None:
+            continue
+        try:
+            if name in ("agent", "baseline_agent"):
+                agents[name] = _agent(reader, node, key)
+            else:
+                paths[name] = reader.directory(node, key) if name == "cache" else reader.file(node, key)
+        except InputError as exc:
+            if not any(error.line == exc.line for error in refused):
+                refused.append(exc)
+    return paths, agents
+
+
 def _replay(
     reader: _ConfigReader,
     item: Node,
@@ -637,31 +658,8 @@ def _replay(
         except SettingError as exc:
             refused.append(_refused(exc, entry.get(exc.key) or item))
     # Files are named relative to the config, and must exist.
-    system, tools, stubs, agent = (given[name] for name in ("system", "tools", "stubs", "agent"))
-    baseline_agent, task_file, cache = given["baseline_agent"], given["task_file"], given["cache"]
-    paths: dict[str, str] = {}
-    agents: dict[str, AgentSpec] = {}
-    for name, node, read in (
-        ("cache", cache, lambda node: reader.directory(node, "cache")),
-        ("system", system, lambda node: reader.file(node, "system")),
-        ("tools", tools, lambda node: reader.file(node, "tools")),
-        ("stubs", stubs, lambda node: reader.file(node, "stubs")),
-        ("task_file", task_file, lambda node: reader.file(node, "task-file")),
-        ("agent", agent, lambda node: _agent(reader, node)),
-        ("baseline_agent", baseline_agent, lambda node: _agent(reader, node, "baseline-agent")),
-    ):
-        if node is None:
-            continue
-        try:
-            found = read(node)
-        except InputError as exc:
-            if not any(error.line == exc.line for error in refused):  # one error said of one line
-                refused.append(exc)
-            continue
-        if isinstance(found, str):
-            paths[name] = found
-        else:
-            agents[name] = found
+    paths, agents = _entry_files(reader, given, refused)
+    agent = given["agent"]
     cache_files: tuple[str, ...] = ()
     if globbed is not None:
         try:

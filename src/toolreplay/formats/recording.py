@@ -252,14 +252,18 @@ def sniff_kind(path: str | Path) -> Kind | None:
 
 def sniff_bytes(head: bytes) -> Kind | None:
     """What :func:`sniff_kind` tells from a file's first bytes (those of a file in git's history, say)."""
-    if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
-        return Kind.SESSION
     first_line = head.lstrip().split(b"\n", 1)[0]
     try:
         first = json.loads(first_line)
     except (ValueError, RecursionError):
-        return None
-    return kind_of_line(first) if isinstance(first, dict) else None
+        first = None
+    # a line of its own first: a sealed session's first link holds the session marker inside its value
+    kind = kind_of_line(first) if isinstance(first, dict) else None
+    if kind is not None:
+        return kind
+    if b'"format": "' + FORMAT.encode() + b'"' in head or b'"format":"' + FORMAT.encode() + b'"' in head:
+        return Kind.SESSION
+    return None
 
 
 def read_links(path: str, kind: Kind | None = None) -> tuple[Iterable[SealedLink], str | None]:

@@ -355,28 +355,32 @@ def render_noise(
     unchanged runs, in plain words."""
     candidate, baseline = report.candidate, report.baseline
     runs = candidate.answered
+    edited = system_source is not None or tools_source is not None or candidate.candidate != baseline.candidate
+    side = "with the edit"
     recording = candidate.setup.recording
     lines = [
         f"{command}: {recording.path} ({count(len(recording.calls), 'call')} recorded)",
         candidate_line
         or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
-        f"runs: {len(candidate.runs)} with the edit{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
+        f"runs: {len(candidate.runs)} {side}{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
         f"{_seeds(baseline.runs)} · endings: {tally(run.ending for run in (*candidate.runs, *baseline.runs))}",
     ]
+    if not edited:  # the agent measured against itself: what the words below call the edit is nothing
+        lines.append(f"nothing is edited: both sides run as recorded, so '{side}' below is the candidate's runs")
     rounds = reading.rounds_line(report)
     if rounds is not None:
         lines.append(rounds)
     errors = sorted({run.error for run in (*candidate.runs, *baseline.runs) if run.error})
     lines.extend(f"  error: {error}" for error in errors)
-    lines.extend(_lost(candidate, "with the edit"))
+    lines.extend(_lost(candidate, side))
     lines.extend(_lost(baseline, "unchanged"))
     more_errors = reading.errors_text(report)
     if more_errors is not None:
         lines.append(f"  {more_errors}")
     if report.tested:
         lines.append(
-            f"behaviours with the edit, each tested against the unchanged runs ({report.design.test.title}, one-sided):"
+            f"behaviours {side}, each tested against the unchanged runs ({report.design.test.title}, one-sided):"
         )
         for t in report.tested:
             numbers = (
@@ -394,13 +398,11 @@ def render_noise(
                 turn = _turn(candidate, change.turn)
                 lines.append(f"{'':14}{change.kind.value} {format_call(call)}  {change.klass.value}{turn}")
     else:
-        lines.append(f"changes with the edit: none, in {count(runs, 'run')}")
+        lines.append(f"changes {side}: none, in {count(runs, 'run')}")
     if candidate.unrecorded:
-        lines.append(
-            f"calls the recording never made, with the edit (--on-unrecorded {candidate.setup.on_unrecorded.value}):"
-        )
+        lines.append(f"calls the recording never made, {side} (--on-unrecorded {candidate.setup.on_unrecorded.value}):")
         lines.extend(_unrecorded(item, runs) for item in candidate.unrecorded)
-    lines.extend(_spent(candidate.runs, " with the edit"))
+    lines.extend(_spent(candidate.runs, f" {side}"))
     lines.extend(_spent(baseline.runs, " unchanged"))
     lines.extend(reading.reading(report))
     if report.candidate.budget is not None:
