@@ -355,7 +355,8 @@ def render_noise(
     unchanged runs, in plain words."""
     candidate, baseline = report.candidate, report.baseline
     runs = candidate.answered
-    edited = system_source is not None or tools_source is not None or candidate.candidate != baseline.candidate
+    edited = command != "replay" or system_source is not None or tools_source is not None
+    edited = edited or candidate.candidate != baseline.candidate  # a comparison's edit is in its sessions
     side = "with the edit"
     recording = candidate.setup.recording
     lines = [
