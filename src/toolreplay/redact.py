@@ -291,9 +291,12 @@ class Redactor:
         return cls(False)
 
     def with_literals(self, values: Iterable[str], kind: str) -> Redactor:
-        """This redactor, also replacing each of ``values`` where it appears as written, marked as ``kind``."""
+        """This redactor, also replacing each of ``values`` where it appears, as written or escaped as JSON text
+        escapes it (a server that returns JSON as text, nested once or twice, ``/`` as ``\\/``), marked as
+        ``kind``; the longest form first."""
         named = [*self.kinds, *(f"pattern-{n}" for n in range(len(self.kinds) + 1, len(self.extra) + 1))]
-        literals = tuple(re.compile(re.escape(value)) for value in values)
+        forms = sorted({form for value in values for form in _written_forms(value)}, key=len, reverse=True)
+        literals = tuple(re.compile(re.escape(form)) for form in forms)
         return replace(self, extra=(*self.extra, *literals), kinds=(*named, *(kind for _ in literals)))
 
     @property
@@ -349,6 +352,20 @@ class Redactor:
             else:
                 return redacted
         return json.dumps(self.value(json.loads(text)), sort_keys=True, ensure_ascii=False)
+
+
+def _written_forms(value: str) -> set[str]:
+    """``value`` as written, and as a JSON string's text holds it: escaped once and twice, with ``/`` as ``\\/``
+    or not, ASCII-escaped or not."""
+    forms = {value}
+    for _ in range(2):
+        escaped = set()
+        for form in forms:
+            for ascii_only in (False, True):
+                text = json.dumps(form, ensure_ascii=ascii_only)[1:-1]
+                escaped |= {text, text.replace("/", "\\/")}
+        forms |= escaped
+    return {form for form in forms if form}
 
 
 def _replacer(kind: str) -> Callable[[re.Match[str]], str]:

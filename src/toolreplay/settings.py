@@ -199,6 +199,7 @@ class ReplaySettings:
     server_name: tuple[tuple[str, str], ...] = ()
     # more files a program's runs depend on than its command shows (a config's cache-files globs, matched)
     cache_files: tuple[str, ...] = ()
+    allow_new_prompt: bool = False  # a system prompt given to a session that recorded none is the edit, all of it
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -255,6 +256,10 @@ def parse_server_names(text: str) -> tuple[tuple[str, str], ...]:
         pairs.append((old, new))
     if len(pairs) > 1 and any(not old for old, _ in pairs):
         raise SettingError("server-name", "names several servers, so each must be OLD=NEW")
+    olds = [old for old, _ in pairs]
+    twice = next((old for old in olds if olds.count(old) > 1), None)
+    if twice is not None:
+        raise SettingError("server-name", f"renames {twice} twice; give each server one new name")
     return tuple(pairs)
 
 
@@ -270,9 +275,9 @@ def parse_value(name: str, text: str, live: bool = False) -> object:
         return _days(text)
     if name == "max_cost":
         return _cost(text)
-    if name == "batch":
+    if name in ("batch", "allow_new_prompt"):
         if text.strip().lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-            raise SettingError("batch", f"must be true or false, not {text!r}")
+            raise SettingError(setting_key(name), f"must be true or false, not {text!r}")
         return text.strip().lower() in ("true", "yes", "on", "1")
     if name == "prompt_cache":
         if text not in ("5m", "1h"):

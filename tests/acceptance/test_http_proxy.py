@@ -691,6 +691,8 @@ def test_serve_over_http_gives_each_session_a_world_and_a_run_of_its_own(tmp_pat
             call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
             status, _, body = _post(url, call, **{"Mcp-Session-Id": opened[name]})
             assert status == 200, body
+        # neither a request nor a notification: refused, and kept out of the log, which stays readable
+        assert _post(url, {"jsonrpc": "2.0"}, **{"Mcp-Session-Id": opened["a"]})[0] == 200
     runs = read_log(traffic)
     assert len(runs) == 2
     called = [[json.dumps(e.request["params"]) for e in run.exchanges if e.event == "tools/call"] for run in runs]
@@ -723,4 +725,10 @@ def test_sessions_are_answered_at_once_each_one_message_at_a_time() -> None:
             status, _, body = _post(server.url, ping, **{"Mcp-Session-Id": second})
         assert (status, json.loads(body)["result"]) == (200, {})
         assert len(server.made) == 2
+        # a burst of clients at once is queued, not reset (a listen backlog of 5 reset them)
+        from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+        with ThreadPoolExecutor(64) as pool:
+            statuses = list(pool.map(lambda _: _post(server.url, hello)[0], range(128)))
+        assert statuses == [200] * 128
         server.shutdown()

@@ -5,6 +5,7 @@ starts from the same state with what its servers need, and what it writes holds 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,17 +38,21 @@ def test_a_run_that_failed_before_any_call_writes_no_session_and_says_why(tmp_pa
     args = ["record", "--agent", WITNESS, "--server", "state=sh {here}/missing.sh", "-o", "runs", "--task", "t"]
     result = run_cli(*args, "--runs", "3", cwd=project)
     assert result.code == 2, result.stdout + result.stderr
-    first = result.stdout.splitlines()
-    assert first[0] == "run 1: exited with 1 before any call; no session:"
-    assert f"  state: sh: 0: cannot open {project}/missing.sh: No such file" in first  # {here} was filled
-    assert "run 1 failed before any call and wrote no session (see above); 2 runs not started" in result.stderr
+    said = result.stderr.splitlines()  # why, where errors go: on stderr
+    assert said[0].startswith("toolreplay: warning: no --system: each session records an empty system prompt")
+    assert said[1] == "toolreplay: run 1: exited with 1 before any call; no session:"
+    assert f"  state: sh: 0: cannot open {project}/missing.sh: No such file" in said  # {here} was filled
+    assert said[-1] == (
+        "toolreplay: error: run 1 failed before any call and wrote no session (see above); 2 runs not started "
+        "(--keep-going goes on)"
+    )
+    assert result.stdout == ""
     assert sorted(path.name for path in (project / "runs").iterdir()) == ["run-0001"]  # a directory, no session
     result = run_cli(*args, "--runs", "2", "--keep-going", cwd=project)
     assert result.code == 1, result.stdout + result.stderr
-    said = result.stdout.splitlines()
-    assert said[0] == "run 2: exited with 1 before any call; no session:"
-    assert "run 3: exited with 1 before any call; no session:" in said
-    assert said[-1] == "2 of 2 runs failed before any call and wrote no session"
+    assert "toolreplay: run 2: exited with 1 before any call; no session:" in result.stderr
+    assert "toolreplay: run 3: exited with 1 before any call; no session:" in result.stderr
+    assert result.stdout == "2 of 2 runs failed before any call and wrote no session\n"
     assert not list((project / "runs").glob("*.json"))
 
 
@@ -158,3 +163,54 @@ def test_every_call_of_every_process_of_a_server_is_recorded(tmp_path: Path) -> 
     assert joined.code == 0, joined.stderr
     assert "3 tool calls from" in joined.stdout
     assert "(ops: 3 processes)" in joined.stdout
+
+
+def test_a_server_that_cannot_start_and_a_setup_too_slow_say_why_and_leave_nothing(tmp_path: Path) -> None:
+    """A server command that cannot be started is named in the run's words; a --before-run that outlives the run
+    timeout is ended with all it started, however it treats SIGTERM."""
+    project = _project(tmp_path)
+    (project / "prompt.txt").write_text("You check the state.\n", encoding="utf-8")
+    args = ["record", "--agent", WITNESS, "-o", "runs", "--task", "t", "--system", "prompt.txt"]
+    missing = run_cli(*args, "--server", "a=/nonexistent/server-program", cwd=project)
+    assert missing.code == 2
+    assert "  a: toolreplay record-mcp: error: cannot start the server '/nonexistent/server-program'" in missing.stderr
+    stubborn = "sh -c 'trap \"\" TERM INT HUP; sleep 301.25 & wait'"
+    slow = run_cli(*args, "--server", f"a={PYTHON} {{here}}/state_server.py x", "--before-run", stubborn,
+                   "--run-timeout", "1", cwd=project)  # fmt: skip
+    assert slow.code == 2
+    assert "the --before-run command took longer than 1 s" in slow.stderr
+    left = [p for p in Path("/proc").glob("[0-9]*") if b"301.25" in _cmdline(p)]
+    assert left == []
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_sigterm_ends_a_recording_as_ctrl_c_does_and_takes_the_passed_value_off_disk(tmp_path: Path) -> None:
+    """A job cancelled mid-run (SIGTERM): record ends its runs, exits 130, and the run's configuration no longer
+    holds the value --server-env passed."""
+    import signal  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    project = _project(tmp_path)
+    secret = "sigterm-secret-5a1f0c93"
+    command = [sys.executable, "-m", "toolreplay", "record", "--agent", "cmd:sleep 302.5", "--server",
+               f"state={PYTHON} {{here}}/state_server.py x", "--server-env", "state:DEMO_TOKEN", "-o", "runs",
+               "--task", "t", "--runs", "3"]  # fmt: skip
+    record = subprocess.Popen(command, cwd=project, env={**os.environ, "DEMO_TOKEN": secret}, stderr=subprocess.PIPE)
+    config = project / "runs" / "run-0001" / "mcp.json"
+    deadline = time.monotonic() + 30
+    while not (config.exists() and secret in config.read_text(encoding="utf-8")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert secret in config.read_text(encoding="utf-8")  # while the run runs, the program's client can read it
+    record.send_signal(signal.SIGTERM)
+    _, errors = record.communicate(timeout=60)
+    assert record.returncode == 130, errors
+    assert secret not in config.read_text(encoding="utf-8")
+    assert [p for p in Path("/proc").glob("[0-9]*") if b"302.5" in _cmdline(p)] == []
+    assert not (project / "runs" / "run-0002").exists()  # no run starts after it

@@ -109,7 +109,9 @@ def test_every_error_in_a_config_is_said_each_on_its_own_line_in_file_order(here
         "    repeat: zero\n"
         "    system: nope.txt\n"
         "  - sessions: session.json\n"
-        "    agent: 'scripted:'\n",
+        "    agent: 'scripted:'\n"
+        "    repet: 3\n"
+        "sytem: x\n",
         encoding="utf-8",
     )
     with pytest.raises(InputErrors) as caught:
@@ -123,6 +125,10 @@ def test_every_error_in_a_config_is_said_each_on_its_own_line_in_file_order(here
         ".toolreplay.yml:7: 'repeat' must be a whole number, not 'zero'",
         ".toolreplay.yml:8: 'system': no such file: nope.txt",
         ".toolreplay.yml:10: 'agent' must be a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py",
+        ".toolreplay.yml:11: unknown key 'repet' in a replay; expected one of: sessions, system, tools, agent, "
+        + said[-2].split("agent, ", 1)[1],
+        ".toolreplay.yml:12: unknown key 'sytem' in the config; expected one of: sessions, "
+        + said[-1].split("sessions, ", 1)[1],
     ]
     result = run_cli("check", cwd=here)
     assert result.code == 2

@@ -220,3 +220,39 @@ def test_a_secret_planted_in_the_corpus_is_found(corpus: dict[str, list[str]]) -
         assert redacted.count("[REDACTED:") == 1
         assert f"[REDACTED:{kind}:" in redacted
         assert part not in redacted
+
+
+def test_a_value_passed_to_a_server_is_redacted_however_json_text_escapes_it() -> None:
+    """A server that returns JSON as text escapes what it returns: a passed value is redacted as written, escaped
+    once or twice, with ``/`` as ``\\/``, and ASCII-escaped."""
+    import json  # noqa: PLC0415
+
+    from toolreplay.redact import Redactor  # noqa: PLC0415
+
+    secret = 'tok.en*(x)[y]"q\\z$^|?/é-77'
+    redactor = Redactor.default().with_literals([secret], "server-env")
+    inner = json.dumps({"token": secret})
+    shapes = [secret, inner, json.dumps({"t": inner}), inner.replace("/", "\\/"), json.dumps(secret)]
+    for shape in shapes:
+        redacted = redactor.text(shape)
+        assert "[REDACTED:server-env:" in redacted, shape
+        assert json.loads(json.dumps(redacted)) == redacted
+        for text in (redacted, *_decoded(redacted)):
+            assert secret not in text, shape
+
+
+def _decoded(text: str) -> list[str]:
+    """What the text says once its JSON is read, as deep as it goes."""
+    import json  # noqa: PLC0415
+
+    found: list[str] = []
+    value: object = text
+    for _ in range(3):
+        try:
+            value = json.loads(value) if isinstance(value, str) else value
+        except ValueError:
+            break
+        found.append(json.dumps(value, ensure_ascii=False))
+        if isinstance(value, dict):
+            value = next(iter(value.values()))
+    return found

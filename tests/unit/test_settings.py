@@ -120,3 +120,11 @@ def test_min_runs_beyond_the_runs_and_designs_beyond_the_exact_tests_are_refused
         parse_settings({"repeat": "5", "noise": "3", "min_runs": "4"})
     with pytest.raises(SettingError, match="rounds times the runs of a round must be at most 1,000 a side"):
         parse_settings({"repeat": "400", "noise": "400"})
+
+
+def test_a_server_renamed_twice_is_refused() -> None:
+    from toolreplay.settings import SettingError, parse_server_names  # noqa: PLC0415
+
+    assert parse_server_names("a=x,b=y") == (("a", "x"), ("b", "y"))
+    with pytest.raises(SettingError, match="renames a twice; give each server one new name"):
+        parse_server_names("a=x,a=y")

@@ -170,6 +170,13 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
             "answered within hours): for the runs nobody waits on, such as a nightly refresh of the baseline.",
         },
     ),
+    "allow_new_prompt": (
+        (),
+        {
+            "help": "Replay --system against a session that recorded no system prompt (all of it is then the edit; "
+            "refused without this).",
+        },
+    ),
     "prompt_cache": (
         (),
         {

@@ -11,8 +11,9 @@ import click
 from toolreplay.agent_spec import PLACEHOLDERS, AgentSpecError, ProgramSpec, fill, parse_agent
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.options import redaction_options
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import warn, write_text
 from toolreplay.errors import UsageError
+from toolreplay.escape import for_terminal
 from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, next_number, record_runs
 from toolreplay.redact import Redactor
 from toolreplay.settings import TIMEOUTS
@@ -175,6 +176,11 @@ def command(
         raise UsageError("give the task with one of --task and --task-file")
     said = task if task is not None else read_prompt(str(task_file))
     system = read_prompt(system_file) if system_file else ""
+    if system_file is None:
+        warn(
+            "no --system: each session records an empty system prompt (and {system} is an empty file), so a replay "
+            "given a prompt would take all of it for the edit; give the prompt the agent runs with"
+        )
     out = Path(root).absolute()  # the program runs in a directory of its own: every path it is given is whole
     before = _words("--before-run", before_run)
     live_runs = LiveRuns(spec.words, live, said, system, model, out, run_timeout, os.getcwd(), redactor, agent, before)
@@ -185,9 +191,10 @@ def command(
 
     def done(recorded: Recorded) -> None:
         shown = Path(root) / recorded.session.name if recorded.session is not None else None
-        if shown is None:
+        if shown is None:  # what went wrong goes where errors go: a job's log of stderr holds why
             said = "".join(f"\n  {line}" for line in recorded.said)
-            write_text(f"run {recorded.number}: {recorded.ending}; no session{':' if said else ''}{said}\n")
+            text = f"run {recorded.number}: {recorded.ending}; no session{':' if said else ''}{said}"
+            click.echo(f"toolreplay: {for_terminal(text)}", err=True)
         else:
             calls = count(recorded.calls, "call")
             write_text(f"run {recorded.number}: {calls}, {recorded.ending} → {shown}\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -48,6 +49,13 @@ from toolreplay.redact import Redactor
     metavar="FILE",
     help="Also write what the server says on stderr to FILE (it still reaches the client as well).",
 )
+@click.option(
+    "--redact-env",
+    "redact_env",
+    multiple=True,
+    metavar="NAME",
+    help="Also redact the value of the environment variable NAME wherever the log would hold it (repeatable).",
+)
 @click.option("--upstream", metavar="URL", help="The MCP server's Streamable HTTP URL, to proxy instead of a command.")
 @click.option(
     "--listen",
@@ -61,6 +69,7 @@ def command(
     name: str | None,
     cwd: str | None,
     stderr_copy: str | None,
+    redact_env: tuple[str, ...],
     upstream: str | None,
     listen: str | None,
     redactor: Redactor,
@@ -68,6 +77,9 @@ def command(
 ) -> int:
     if name is not None and not name.strip():
         raise click.UsageError("--name must not be empty")
+    values = [os.environ[key] for key in redact_env if len(os.environ.get(key, "")) >= 8]
+    if values and redactor.defaults:  # a variable passed to the server never reaches the log
+        redactor = redactor.with_literals(values, "server-env")
     if upstream is not None:
         if server or cwd is not None or stderr_copy is not None:
             raise click.UsageError(

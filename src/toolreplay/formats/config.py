@@ -351,10 +351,11 @@ def read_config(
     root = parse_yaml(text, path)
     if root is None:
         raise InputError("the config is empty; name the recordings to check (see docs/configuration.md)", path)
-    top = root.called("the config").object().called("").only(_TOP_KEYS, "the config")
+    top = root.called("the config").object().called("")
     repository_top = (repository or repository_root(Path(path).parent)).resolve()
     top_root = None if allow_outside else repository_top
     reader = _ConfigReader(path, top_root, repository_top, policy)
+    reader.errors += top.unknown(_TOP_KEYS, "the config")  # said beside the rest, which is read all the same
     attempt = reader.attempt  # each key read on its own: an error in one is said beside those in the others
 
     def recordings_of(key: str) -> tuple[str, ...]:
@@ -524,7 +525,7 @@ def _setting_text(node: Node, key: str) -> str:
     if node.text is None:
         raise _refused(SettingError(key, f"must be a single value, not {node.describe()}"), node)
     if node.quoted and key.replace("-", "_") in _UNQUOTED:
-        kind = "true or false" if key == "batch" else "a number"
+        kind = "true or false" if key in ("batch", "allow-new-prompt") else "a number"
         raise _refused(
             SettingError(key, f"must be {kind}, not the string {node.text!r} (write it without quotes)"), node
         )
@@ -532,7 +533,7 @@ def _setting_text(node: Node, key: str) -> str:
 
 
 # Settings that are numbers or switches: a quoted value is a string, refused as ten and true are.
-_UNQUOTED = frozenset((*RANGES, *TIMEOUTS, "alpha", "cache_days", "max_cost", "batch"))
+_UNQUOTED = frozenset((*RANGES, *TIMEOUTS, "alpha", "cache_days", "max_cost", "batch", "allow_new_prompt"))
 
 
 def _cost_limit(node: Node) -> float:
@@ -631,8 +632,8 @@ def _replay(
     prices: tuple[tuple[str, tuple[float, float, float, float]], ...],
 ) -> ReplayJob:
     """One replay entry; every setting and file in it that is refused is said, not only the first."""
-    entry = _entry(item, "a replay", _REPLAY_KEYS)
-    refused: list[InputError] = []
+    entry = item.called("a replay").object().called("")
+    refused: list[InputError] = entry.unknown(_REPLAY_KEYS, "a replay")  # said beside the rest
     chosen = sessions
     if "sessions" in entry.value:
         try:

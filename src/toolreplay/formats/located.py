@@ -171,17 +171,27 @@ class Node:
 
     def only(self, allowed: tuple[str, ...], what: str = "") -> Node:
         """This object, once every key is one of ``allowed``; an unknown key fails at its own line."""
+        unknown = self.unknown(allowed, what)
+        if unknown:
+            raise unknown[0]
+        return self
+
+    def unknown(self, allowed: tuple[str, ...], what: str = "") -> list[InputError]:
+        """An error for each key of this object that is not one of ``allowed``, at its own line."""
+        found: list[InputError] = []
         for key, member in self.object().members():
             if key not in allowed:
                 expected = ", ".join(allowed)
                 place = f" in {what}" if what else ""
-                raise InputError(
-                    f"{self.where + ': ' if self.where else ''}unknown {_MEMBER_NAMES[self.syntax]} '{key}'{place}; "
-                    f"expected one of: {expected}",
-                    self.path,
-                    member.line,
+                where = self.where + ": " if self.where else ""
+                found.append(
+                    InputError(
+                        f"{where}unknown {_MEMBER_NAMES[self.syntax]} '{key}'{place}; expected one of: {expected}",
+                        self.path,
+                        member.line,
+                    )
                 )
-        return self
+        return found
 
     def require(self, *keys: str) -> Node:
         """This object, once it holds every key; a missing one fails at the object's line."""

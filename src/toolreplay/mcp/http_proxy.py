@@ -94,6 +94,7 @@ class QuietServer(ThreadingHTTPServer):
     a traceback to stderr, which is the agent's, or the user's terminal)."""
 
     daemon_threads = True
+    request_queue_size = 128  # connections waiting to be accepted: a burst of clients is not reset at 5
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         return None

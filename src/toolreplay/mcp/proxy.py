@@ -193,7 +193,11 @@ def run_proxy(
                 list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, bufsize=0, cwd=cwd
             )
         except OSError as exc:
-            raise UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
+            failure = f"cannot start the server {command[0]!r}: {exc.strerror}"
+            if stderr_copy is not None:  # said where record looks for a server's last words
+                with contextlib.suppress(OSError), open(stderr_copy, "a", encoding="utf-8") as kept:
+                    kept.write(f"toolreplay record-mcp: error: {failure}\n")
+            raise UsageError(failure) from None
         log.start(command)
         copier = None
         if stderr_copy is not None and server.stderr is not None:

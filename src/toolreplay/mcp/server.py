@@ -540,7 +540,11 @@ class ReplayServer:
 
 
 def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject], answered: str | None) -> None:
-    """Log one message and what it got, as record-mcp would have seen them pass, with how a call was answered."""
+    """Log one message and what it got, as record-mcp would have seen them pass, with how a call was answered. A
+    message that is neither a request nor a notification (no method) is refused, not logged: no reader of the log
+    could take it."""
+    if not isinstance(message.get("method"), str):
+        return
     if "id" not in message:
         traffic.notification("client", message)
         return

@@ -12,8 +12,10 @@ writes no session.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -28,6 +30,7 @@ from toolreplay.agents.program import (
     Said,
     listening,
     read_reply,
+    stop_on_sigterm,
     tail_lines,
     unstarted,
 )
@@ -128,6 +131,7 @@ class LiveRuns:
                 if s.url is not None
                 else [
                     *proxy,
+                    *(word for key in s.env for word in ("--redact-env", key)),
                     "--name",
                     s.name,
                     "--cwd",
@@ -183,25 +187,27 @@ class LiveRuns:
         return (*said, *(tail_lines(errors, 5 - min(len(said), 3)) or tail_lines(output, 3)))
 
     def _before(self, argv: Sequence[str], directory: Path) -> str | None:
-        """Run the setup command where record was started, its output to the run's directory; why it failed, or
-        None."""
+        """Run the setup command where record was started, in a process group of its own (ended, all of it, when it
+        is too slow or record is stopped; what it leaves when it is done is its own, a service say), its output to
+        the run's directory; why it failed, or None."""
         with (directory / "before-run.stdout").open("wb") as out, (directory / "before-run.stderr").open("wb") as err:
             try:
-                ran = subprocess.run(
-                    argv,
-                    cwd=self.here,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    check=False,
-                    timeout=self.timeout,
+                setup = subprocess.Popen(
+                    argv, cwd=self.here, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
                 )
             except OSError as exc:
                 return f"the --before-run command {argv[0]} could not be started ({exc.strerror or exc})"
-            except subprocess.TimeoutExpired:
-                return f"the --before-run command took longer than {self.timeout:g} s"
-        if ran.returncode != 0:
-            return f"the --before-run command exited with {ran.returncode}, so the program was not run"
+            try:
+                code = setup.wait(self.timeout)
+            except BaseException as exc:  # too slow, or record stopped: all of it ends (what it leaves when done
+                with contextlib.suppress(ProcessLookupError, PermissionError):  # is its own: a service, say)
+                    os.killpg(setup.pid, signal.SIGKILL)
+                setup.wait()
+                if isinstance(exc, subprocess.TimeoutExpired):
+                    return f"the --before-run command took longer than {self.timeout:g} s"
+                raise
+        if code != 0:
+            return f"the --before-run command exited with {code}, so the program was not run"
         return None
 
     def _passed(self) -> dict[str, dict[str, str]]:
@@ -235,6 +241,7 @@ def record_runs(
     """Each run (its number and seed) in turn, up to the first that made no session unless ``keep_going``; an
     interruption ends every process group, and no run starts after it."""
     made: list[Recorded] = []
+    stopped = stop_on_sigterm()  # SIGTERM (a job cancelled) ends the runs as Ctrl-C does: nothing outlives record
     try:
         for number, seed in numbered:
             recorded = runs.run(number, seed)
@@ -247,4 +254,6 @@ def record_runs(
         raise
     finally:
         runs.groups.end_all()
+        if stopped is not None:
+            signal.signal(signal.SIGTERM, stopped)
     return made

@@ -23,7 +23,7 @@ from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef
+from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef, content_text
 from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
@@ -146,6 +146,13 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
     context = conversation_of(session)
     prompt = read_prompt(settings.system) if settings.system is not None else None
     tools_node = parse_json(read_text(settings.tools), settings.tools) if settings.tools is not None else None
+    if prompt and not content_text(context.system, "\n").strip() and not settings.allow_new_prompt:
+        raise InputError(
+            f"the session recorded no system prompt, so all of {settings.system} would be the edit; record the agent "
+            "with the prompt it runs with (record --system), or replay it so with --allow-new-prompt "
+            "(allow-new-prompt: true)",
+            session.path,
+        )
     recorded = recorded_agent(context.model, session.path, context.source)
     chosen = settings.agent or recorded
     if isinstance(chosen, ProgramSpec):
