@@ -48,7 +48,9 @@ def test_a_conversation_audits_seals_and_verifies(conversation: Path, tmp_path: 
 def test_replay_speaks_each_turn_after_the_reply_and_places_changes_by_turn(conversation: Path, tmp_path: Path) -> None:
     prompt = tmp_path / "prompt.txt"
     prompt.write_text("clean means delete\n", encoding="utf-8")
-    result = run_cli("replay", str(conversation), "--system", str(prompt), "--repeat", "2", "--json")
+    result = run_cli(
+        "replay", str(conversation), "--system", str(prompt), "--allow-new-prompt", "--repeat", "2", "--json"
+    )
     assert result.code == 1, result.stderr
     report = json.loads(result.stdout)
     assert all(run["calls"] == 3 and run["ending"] == "final reply" for run in report["runs"])
@@ -56,7 +58,7 @@ def test_replay_speaks_each_turn_after_the_reply_and_places_changes_by_turn(conv
         ("added", "delete_path", 3),
         ("removed", "archive_path", 3),
     }
-    text = run_cli("replay", str(conversation), "--system", str(prompt), "--repeat", "2").stdout
+    text = run_cli("replay", str(conversation), "--system", str(prompt), "--allow-new-prompt", "--repeat", "2").stdout
     assert 'added    delete_path(host="build-04", path="/var/log/ci/2026-07")  destructive  (turn 3)' in text
     # unchanged, the candidate makes the recorded calls in every turn
     same = run_cli("replay", str(conversation), "--repeat", "2")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, Completed, run_cli
+from tests.conftest import ROOT, SAMPLES, Completed, run_cli
 from tests.fakes.anthropic_server import api_vars, message, serve
 
 # Looked for, not imported: the SDK costs seconds to import, paid only by the tests that run a model.
@@ -291,3 +291,24 @@ def test_a_run_past_its_timeout_ends_in_an_error(tmp_path: Path) -> None:
     )
     assert result.code == 2
     assert "the run took longer than 1 s (--run-timeout)" in result.stderr
+
+
+def test_a_prompt_the_recording_never_had_is_refused_as_an_edit_unless_asked(tmp_path: Path) -> None:
+    """A session recorded with no system prompt (record without --system): all of a prompt given to it would be
+    the edit, so the replay refuses, saying how to go on; --allow-new-prompt replays it so."""
+    document = json.loads((SAMPLES / "ops" / "session.json").read_text(encoding="utf-8"))
+    document["system"] = ""
+    session = tmp_path / "session.json"
+    session.write_text(json.dumps(document), encoding="utf-8")
+    args = ["replay", str(session), "--agent", "scripted:ops/agent.py", "--system", "ops/prompt-v2.txt"]
+    args += ["--on-unrecorded", "stub", "--stubs", "ops/stubs.json"]
+    refused = run_cli(*args)
+    assert refused.code == 2
+    assert refused.stderr == (
+        f"toolreplay: error: {session}: the session recorded no system prompt, so all of ops/prompt-v2.txt would be "
+        "the edit; record the agent with the prompt it runs with (record --system), or replay it so with "
+        "--allow-new-prompt (allow-new-prompt: true)\n"
+    )
+    allowed = run_cli(*args, "--allow-new-prompt")
+    assert allowed.code in (0, 1), allowed.stderr
+    assert allowed.stdout.startswith(f"replay: {session}")
