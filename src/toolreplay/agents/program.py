@@ -11,6 +11,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -277,6 +278,26 @@ def unstarted(program: str, why: str, here: str) -> str:
 def tail_line(path: Path, limit: int = 400) -> str:
     """The last line of a file that says something (a letter or a digit), cut to ``limit``."""
     lines = tail_lines(path, 1, limit)
+    return lines[-1] if lines else ""
+
+
+# A line that names an error: a Python exception (``ConnectionError: ...``), or a program's own word for one.
+_NAMES_AN_ERROR = re.compile(
+    r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b|\b(?:error|fatal|panic|failed)\b", re.IGNORECASE
+)
+
+
+def error_line(path: Path, limit: int = 400) -> str:
+    """Why a program failed, from its stderr: the last line that names an error (a traceback's frames, the
+    margins of an exception group and the context a framework prints after the error left out), else the last
+    line."""
+    lines = tail_lines(path, 40, limit)
+    for line in reversed(lines):
+        text = line.lstrip("|+- ")
+        if text.startswith(("File ", "During ", "Traceback", "The above exception")):
+            continue
+        if _NAMES_AN_ERROR.search(text):
+            return text
     return lines[-1] if lines else ""
 
 

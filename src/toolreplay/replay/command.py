@@ -32,6 +32,7 @@ from toolreplay.agents.program import (
     ProcessGroups,
     ProgramRun,
     Said,
+    error_line,
     listening,
     read_reply,
     stop_on_sigterm,
@@ -192,7 +193,7 @@ class CommandRuns:
         reply = read_reply(output)
         failed = ended.code != 0
         if failed and not calls:  # it never got going: no evidence of what the agent does
-            why = tail_line(errors) or tail_line(output) or "no output"
+            why = error_line(errors) or tail_line(output) or "no output"
             return Run(number, seed, (), (), "error", None, reply.usage, f"{ended.words()} before any call: {why}")
         ending = ended.words() if failed else ("final reply" if reply.text else "no final reply")
         if reply.failed and not failed:
