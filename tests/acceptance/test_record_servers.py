@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, SAMPLES, run_cli
-from tests.fakes.mcp_raw import RawClient
+from tests.fakes.mcp_raw import RawClient, record_one_call
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -138,19 +138,7 @@ def test_a_server_logged_without_a_name_is_imported_saying_so_and_replayed_under
     """A log recorded without --name names its server as the server names itself: import says so and how to give
     another name, and replay's --server-name serves it under the name the agent's configuration gives it."""
     log = tmp_path / "mcp.jsonl"
-    proxy = subprocess.Popen(
-        [*TOOLREPLAY, "record-mcp", "-o", str(log), "--", *FEATURES], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    try:
-        client = RawClient(proxy)
-        client.initialize()
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-        client.receive()
-        client.call(3, "disk_report", {"host": "build-04"})
-    finally:
-        assert proxy.stdin is not None
-        proxy.stdin.close()
-        proxy.wait(timeout=30)
+    record_one_call(log)
     session = tmp_path / "s.json"
     imported = run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk.")
     assert imported.code == 0, imported.stdout + imported.stderr

@@ -287,28 +287,10 @@ def test_run_never_writes_over_its_inputs(tmp_path: Path) -> None:
 def _v3_session(tmp_path: Path) -> Path:
     """A version 3 session, which holds its server's own messages: a record-mcp log of the sample server, imported."""
     pytest.importorskip("mcp", reason="the mcp extra is not installed")
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-
-    from tests.fakes.mcp_raw import RawClient  # noqa: PLC0415
+    from tests.fakes.mcp_raw import record_one_call  # noqa: PLC0415
 
     log = tmp_path / "mcp.jsonl"
-    features = [sys.executable, "-W", "ignore", str(ROOT / "samples" / "mcp" / "features.py")]
-    proxy = subprocess.Popen(
-        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--name", "ops", "--", *features],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    try:
-        client = RawClient(proxy)
-        client.initialize()
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-        client.receive()
-        client.call(3, "disk_report", {"host": "build-04"})
-    finally:
-        assert proxy.stdin is not None
-        proxy.stdin.close()
-        proxy.wait(timeout=30)
+    record_one_call(log, "ops")
     session = tmp_path / "v3.json"
     done = run_cli("import", "--from", "mcp", str(log), "-o", str(session), "--task", "Disk.", "--final-text", "ok")
     assert done.code == 0, done.stderr

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 INITIALIZE = {
@@ -50,3 +52,25 @@ class RawClient:
             }
         )
         return self.receive()
+
+
+def record_one_call(log: Path, name: str | None = None) -> None:
+    """The sample server behind ``record-mcp -o LOG`` (with ``--name``, where given): the handshake, its listing and
+    one ``disk_report`` call, logged."""
+    features = [sys.executable, "-W", "ignore", str(Path(__file__).resolve().parents[2] / "samples/mcp/features.py")]
+    named = ["--name", name] if name is not None else []
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), *named, "--", *features],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        client = RawClient(proxy)
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        client.receive()
+        client.call(3, "disk_report", {"host": "build-04"})
+    finally:
+        assert proxy.stdin is not None
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
