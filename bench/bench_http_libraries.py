@@ -97,7 +97,7 @@ def server_h11(count: int) -> float:
         connection = h11.Connection(h11.SERVER)
         connection.receive_data(REQUEST)
         request = connection.next_event()
-        assert isinstance(request, h11.Request)  # noqa: S101
+        assert isinstance(request, h11.Request)
         body = b""
         while not isinstance(event := connection.next_event(), h11.EndOfMessage):
             if isinstance(event, h11.Data):
