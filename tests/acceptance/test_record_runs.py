@@ -174,12 +174,13 @@ def test_a_server_that_cannot_start_and_a_setup_too_slow_say_why_and_leave_nothi
     missing = run_cli(*args, "--server", "a=/nonexistent/server-program", cwd=project)
     assert missing.code == 2
     assert "  a: toolreplay record-mcp: error: cannot start the server '/nonexistent/server-program'" in missing.stderr
-    stubborn = "sh -c 'trap \"\" TERM INT HUP; sleep 301.25 & wait'"
+    marker = f"{300 + os.getpid() % 1000}.{os.getpid() % 997:03d}5"
+    stubborn = f"sh -c 'trap \"\" TERM INT HUP; sleep {marker} & wait'"
     slow = run_cli(*args, "--server", f"a={PYTHON} {{here}}/state_server.py x", "--before-run", stubborn,
                    "--run-timeout", "1", cwd=project)  # fmt: skip
     assert slow.code == 2
     assert "the --before-run command took longer than 1 s" in slow.stderr
-    left = [p for p in Path("/proc").glob("[0-9]*") if b"301.25" in _cmdline(p)]
+    left = [p for p in Path("/proc").glob("[0-9]*") if marker.encode() in _cmdline(p)]
     assert left == []
 
 
@@ -199,7 +200,8 @@ def test_sigterm_ends_a_recording_as_ctrl_c_does_and_takes_the_passed_value_off_
 
     project = _project(tmp_path)
     secret = "sigterm-secret-5a1f0c93"
-    command = [sys.executable, "-m", "toolreplay", "record", "--agent", "cmd:sleep 302.5", "--server",
+    marker = f"{300 + os.getpid() % 1000}.{time.monotonic_ns() % 1000:03d}"  # this run's program, no other's
+    command = [sys.executable, "-m", "toolreplay", "record", "--agent", f"cmd:sleep {marker}", "--server",
                f"state={PYTHON} {{here}}/state_server.py x", "--server-env", "state:DEMO_TOKEN", "-o", "runs",
                "--task", "t", "--runs", "3"]  # fmt: skip
     record = subprocess.Popen(command, cwd=project, env={**os.environ, "DEMO_TOKEN": secret}, stderr=subprocess.PIPE)
@@ -212,5 +214,5 @@ def test_sigterm_ends_a_recording_as_ctrl_c_does_and_takes_the_passed_value_off_
     _, errors = record.communicate(timeout=60)
     assert record.returncode == 130, errors
     assert secret not in config.read_text(encoding="utf-8")
-    assert [p for p in Path("/proc").glob("[0-9]*") if b"302.5" in _cmdline(p)] == []
+    assert [p for p in Path("/proc").glob("[0-9]*") if marker.encode() in _cmdline(p)] == []
     assert not (project / "runs" / "run-0002").exists()  # no run starts after it

@@ -131,7 +131,7 @@ class ProcessGroups:
     ) -> Ended:
         """Start one program in a process group of its own (as ``user``, where one is given), wait for it, and end
         its group; ``out`` and ``err`` take its output."""
-        with self._lock:  # started and noted at once, so a stop in between cannot miss it
+        with _unbroken(), self._lock:  # started and noted at once, so a stop in between cannot miss it
             if self._stopping.is_set():
                 err.write(b"toolreplay was stopped before this run started\n")
                 return Ended(-signal.SIGTERM, 0.0)
@@ -313,12 +313,36 @@ def tail_lines(path: Path, most: int = 5, limit: int = 400) -> tuple[str, ...]:
     return tuple(lines[-most:])
 
 
+# A program started and not yet noted would outlive a stop that came in between: while the main thread starts one,
+# a SIGTERM waits, and is raised once it is noted.
+_STARTING: dict[str, Any] = {"depth": 0, "pending": None}
+
+
+@contextmanager
+def _unbroken() -> Iterator[None]:
+    """While a program is started and noted, a SIGTERM (see :func:`stop_on_sigterm`) waits for the end of it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _STARTING["depth"] += 1
+    try:
+        yield
+    finally:
+        _STARTING["depth"] -= 1
+    pending, _STARTING["pending"] = _STARTING["pending"], None
+    if pending is not None and not _STARTING["depth"]:
+        raise KeyboardInterrupt(pending)
+
+
 def stop_on_sigterm() -> Any:
     """While runs go on, SIGTERM stops toolreplay the way Ctrl-C does, so their process groups are ended."""
     if threading.current_thread() is not threading.main_thread():
         return None
 
     def stop(number: int, _: object) -> None:
+        if _STARTING["depth"]:  # a program is being started: raised once it is noted, so it is ended too
+            _STARTING["pending"] = f"signal {number}"
+            return
         raise KeyboardInterrupt(f"signal {number}")
 
     return signal.signal(signal.SIGTERM, stop)
