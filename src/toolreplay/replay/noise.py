@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from toolreplay.canonical import canonical_bytes
+from toolreplay.classify import CallClass
 from toolreplay.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
 from toolreplay.errors import ToolreplayError
 from toolreplay.findings import ChangeVerdict, Rule, decide
@@ -224,7 +225,16 @@ def behaviours(candidate: ReplayReport, baseline: ReplayReport) -> list[Behaviou
     for change in candidate.changes:
         runs = (tuple(sorted(change.runs)), tuple(sorted(baseline_runs.get(_key(change), ()))))
         grouped.setdefault(runs, []).append(change)
-    return [Behaviour(tuple(changes), *runs) for runs, changes in grouped.items()]
+    # each behaviour led by its most dangerous change (a new destructive call before a changed write), then as found
+    return [Behaviour(tuple(sorted(changes, key=_danger)), *runs) for runs, changes in grouped.items()]
+
+
+_CLASS_DANGER = {CallClass.DESTRUCTIVE: 0, CallClass.UNKNOWN: 1, CallClass.WRITE: 2, CallClass.READ_ONLY: 3}
+
+
+def _danger(change: Change) -> tuple[bool, int]:
+    """How a change ranks within its behaviour: a new destructive call first, then by its call's class."""
+    return not change.new_destructive, _CLASS_DANGER.get(change.klass, 1)
 
 
 def weigh_changes(
