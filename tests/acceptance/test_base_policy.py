@@ -349,3 +349,24 @@ def test_sessions_added_to_a_comparison_are_a_loosening(base_repo: tuple[Path, s
     added = [f for f in found if f[0] == "policy-loosened" and f[3].startswith("compare 1 candidates")]
     assert len(added) == 54
     assert {f[1] for f in added} == {"error"}
+
+
+def test_a_check_wide_budget_the_pull_request_sets_is_a_loosening_and_not_applied(
+    base_repo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A budget at the config's top stops runs, so the pull request setting one (or a lower one) loosens the gate:
+    an error at its line, and the check runs as the base's would, with no such bound."""
+
+    def edit(repo: Path) -> None:
+        text = (repo / CONFIG).read_text(encoding="utf-8")
+        (repo / CONFIG).write_text("max-tokens-total: 1\n" + text, encoding="utf-8")
+
+    repo, base = _pull_request(base_repo, tmp_path, edit)
+    code, found, report = _check(repo, "--base", base)
+    assert code == 1
+    assert ("policy-loosened", "error", f"{CONFIG}:1") in [finding[:3] for finding in found]
+    loosened = next(f for f in found if f[0] == "policy-loosened" and f[2] == f"{CONFIG}:1")
+    assert "max-tokens-total" in loosened[3]
+    summaries = [result["summary"] for result in report["results"] if result["analysis"] == "replay"]
+    assert summaries
+    assert all("of the check's budget" not in summary for summary in summaries)

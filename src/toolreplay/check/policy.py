@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay.errors import InputError
 from toolreplay.formats.config import (
@@ -54,6 +54,7 @@ _FAILS_ON: dict[FailOn, frozenset[str]] = {
 }
 # The replay settings a larger value of makes stricter (more runs, more turns, a higher false-FAIL budget).
 _MORE_IS_STRICTER = ("repeat", "noise", "rounds", "max_turns", "min_runs", "alpha", "run_timeout", "request_timeout")
+_B = TypeVar("_B", int, float)
 _BUDGETS = ("max_cost", "max_tokens_total")  # a budget stops runs: none is the strictest, a lower one looser
 _FILES_UNDER_REVIEW = ("system", "tools", "task_file")
 _AGENTS = ("agent", "baseline_agent")
@@ -322,6 +323,10 @@ def loosenings(base: Config, pr: Config) -> list[Loosening]:
         add("fail-on", base.fail_on.value, pr.fail_on.value, "fail-on")
     if base.strict and not pr.strict:
         add("strict", "true", "false", "strict")
+    for field in _BUDGETS:  # the check's own budget, as each replay's: a lower one stops runs sooner
+        before, after = getattr(base, field), getattr(pr, field)
+        if after is not None and (before is None or after < before):
+            add(setting_key(field), "no limit" if before is None else before, after, setting_key(field))
     if UNSEALED_EDITS.index(pr.unsealed_edits) > UNSEALED_EDITS.index(base.unsealed_edits):
         add("unsealed-edits", base.unsealed_edits, pr.unsealed_edits, "unsealed-edits")
     if base.signers is not None and pr.signers is None:
@@ -570,7 +575,14 @@ def stricter(base: Config, pr: Config) -> Config:
         signers=base.signers if base.signers is not None else pr.signers,
         unsealed_edits=unsealed,
         tools=base.tools if base.tools is not None else pr.tools,
+        max_cost=_looser(base.max_cost, pr.max_cost),
+        max_tokens_total=_looser(base.max_tokens_total, pr.max_tokens_total),
     )
+
+
+def _looser(before: _B | None, after: _B | None) -> _B | None:
+    """The budget that stops fewer runs: none where either sets none."""
+    return None if before is None or after is None else max(before, after)
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:
