@@ -9,7 +9,9 @@ through every table it can reach (``toolreplay.replay.noise.judge`` decides
 each), for the default replay (Boschloo, rounds of 20 + 20, at most 3), a
 fixed 20 + 20 (``compare``, and ``--rounds 1``), Fisher's test on 20 + 20, and
 the zero-tolerance rule (``--fail-on any-destructive``: FAIL when the unchanged
-runs never made it). "vs 0%" is the unchanged agent's rate.
+runs never made it); and, to show what the rule costs and buys, the replay's
+rule before it never gave up a deletion only the edited runs made (it stopped
+once the q value was above 0.2). "vs 0%" is the unchanged agent's rate.
 
 Part 2 is simulated: 20 calls that vary from run to run at a common base rate
 when the edit changes nothing, each run drawing each call independently. Every
@@ -33,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from toolreplay.classify import CallClass
-from toolreplay.design import Design, ExactTest
+from toolreplay.design import UNDECIDED_BELOW, Design, ExactTest
 from toolreplay.diff import PairKind
 from toolreplay.findings import ChangeVerdict
 from toolreplay.model import Session
@@ -51,13 +53,18 @@ ALTERNATIVES = ((0.1, 0.0), (0.2, 0.0), (0.3, 0.0), (0.45, 0.0), (0.2, 0.1), (0.
 Decide = Callable[[int, int, int, int, int], str]
 
 
-def by_design(design: Design) -> Decide:
+def by_design(design: Design, give_up: bool = False) -> Decide:
+    """The replay's own rule; ``give_up``: the rule before, which let a deletion only the edited runs made go
+    once its q was above UNDECIDED_BELOW, kept to show what never giving it up costs and buys."""
+
     def decide(hits: int, runs: int, base: int, base_runs: int, round_: int) -> str:
         if hits == 0:
             return "stop"  # nothing destructive with the edit: nothing to attribute
-        ((_, _, verdict),) = judge([(hits, runs, base, base_runs)], True, design)
+        ((_, q, verdict),) = judge([(hits, runs, base, base_runs)], True, design)
         if verdict is ChangeVerdict.DESTRUCTIVE:
             return "fail"
+        if give_up and q > UNDECIDED_BELOW:
+            return "stop"
         return "more" if verdict is ChangeVerdict.UNDECIDED and round_ < design.rounds else "stop"
 
     return decide
@@ -139,6 +146,7 @@ def main() -> int:
     started = time.perf_counter()
     rules: list[tuple[str, Decide, int]] = [
         ("replay default: Boschloo, up to 3 rounds of 20+20", by_design(Design(rounds=3)), 3),
+        ("the same, a deletion given up at q above 0.2 (before)", by_design(Design(rounds=3), give_up=True), 3),
         ("fixed 20+20, Boschloo (compare, --rounds 1)", by_design(Design()), 1),
         ("fixed 20+20, Fisher (--test fisher --rounds 1)", by_design(Design(test=ExactTest.FISHER)), 1),
         ("zero tolerance on 20+20 (--fail-on any-destructive)", zero_tolerance, 1),

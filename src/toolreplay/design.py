@@ -10,9 +10,11 @@ calling a change the edit did not cause is at most ``alpha`` (a union bound
 over the rounds; it needs nothing of how the rounds depend on each other).
 
 Another round runs only when a destructive behaviour is *undecided*: seen with
-the edit, not yet attributed to it, but with a q value below
-:data:`UNDECIDED_BELOW`, so more runs could still attribute it. Anything else
-stops the replay: the verdict cannot change. ``compare`` is one round at the
+the edit, not yet attributed to it, and either never made by the unchanged
+runs or with a q value at or below :data:`UNDECIDED_BELOW`, so more runs could
+still attribute it. A deletion only the edited runs made is never given up for
+being unlikely to be attributed: one in twenty edited runs against none runs
+every round planned. Anything else stops the replay: the verdict cannot change. ``compare`` is one round at the
 full ``alpha``, and says when its runs could not decide.
 
 This module only names the design (settings and configs read it without
@@ -29,9 +31,10 @@ DEFAULT_ALPHA = 0.05
 # The most runs a side the exact tests take: their integers grow with the runs, and their time with the square.
 MAX_EXACT_RUNS = 1000
 DEFAULT_ROUNDS = 3
-# A destructive behaviour not yet attributed, whose q value is below this, is worth more runs. Lower saves
-# runs when the edit changes nothing; higher catches rarer deletions. 0.2 keeps the expected cost within 1.5
-# times one round at every base rate (bench/bench_verdicts.py measures it).
+# A destructive behaviour not yet attributed that the unchanged runs made too is worth more runs while its q
+# value is at or below this. Lower saves runs when the edit changes nothing; higher catches rarer deletions.
+# 0.2 keeps the expected cost within 1.5 times one round at every base rate (bench/bench_verdicts.py measures
+# it). One the unchanged runs never made is worth more runs whatever its q.
 UNDECIDED_BELOW = 0.2
 # The power a report states: the rate with the edit that the runs detect this often.
 STATED_POWER = 0.8

@@ -105,6 +105,7 @@ class ChangeRow:
     turn: int = 1  # the person's turn of the conversation it was made in
     made_in: tuple[int, ...] = ()  # the edited runs that made it, by number
     baseline_made_in: tuple[int, ...] = ()  # the unchanged runs that made it
+    fields: tuple[FieldView, ...] = ()  # a changed call's arguments that differ from the recorded call's
 
 
 @record

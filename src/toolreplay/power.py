@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 
 from toolreplay.boschloo import boschloo_at_most, boschloo_greater
-from toolreplay.design import STATED_POWER, UNDECIDED_BELOW, Design, ExactTest
+from toolreplay.design import STATED_POWER, Design, ExactTest
 from toolreplay.stats import fisher_greater
 
 
@@ -44,9 +44,10 @@ def power_against_none(design: Design, step: int, baseline_step: int, rate: floa
 
     Exact: the count of edited runs that make it is followed round by round
     (the unchanged runs never do). ``family``: how many behaviours share the
-    destructive family; each round's test is taken at ``level / family`` and
-    another round at ``q <= family * p``, which is what Benjamini-Hochberg
-    guarantees the least of, so the result is a lower bound for every member.
+    destructive family; each round's test is taken at ``level / family``, which
+    is what Benjamini-Hochberg guarantees the least of, so the result is a lower
+    bound for every member. Another round runs after any hit: a deletion the
+    unchanged runs never made is never given up on.
     """
     return _power(_looks(design, step, baseline_step, family), step, rate)
 
@@ -63,11 +64,8 @@ def _looks(design: Design, step: int, baseline_step: int, family: int) -> list[_
     for look in range(1, design.rounds + 1):
         runs, baseline_runs = look * step, look * baseline_step
         threshold = fewest_attributed(design.test, runs, baseline_runs, level)
-        # undecided, so another round: at least this many hits (p falls as hits rise)
-        fewest = None
-        if look < design.rounds:
-            fewest = fewest_attributed(design.test, runs, baseline_runs, UNDECIDED_BELOW / family)
-        looks.append((threshold, runs + 1 if fewest is None else max(1, fewest)))
+        # undecided, so another round, with any hit; the last round runs none
+        looks.append((threshold, 1 if look < design.rounds else runs + 1))
     return looks
 
 

@@ -35,6 +35,37 @@ def format_value(value: JSONValue, width: int | None = _ARG_WIDTH) -> str:
     return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
 
+def format_changed(before: str, after: str, width: int = _ARG_WIDTH) -> tuple[str, str]:
+    """Two texts of a changed value (JSON, one line each), shortened past ``width`` so that where they differ
+    shows: when the first difference lies past what a plain cut keeps, each is cut to the same window around it,
+    an ellipsis on the side of each cut (``…"/var/log/ci/2026-07"…``)."""
+    if len(before) <= width and len(after) <= width:
+        return before, after
+    same = next(
+        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(map(len, (before, after)))
+    )
+    if same < width - _AFTER_DIFFERENCE:  # a plain cut shows the difference, with some of what follows it
+        return _cut(before, width), _cut(after, width)
+    start = same - _BEFORE_DIFFERENCE
+    return _window(before, start, width), _window(after, start, width)
+
+
+# Around a difference past the cut: how much of what both share comes before it, and the least after it.
+_BEFORE_DIFFERENCE = 20
+_AFTER_DIFFERENCE = 12
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _window(text: str, start: int, width: int) -> str:
+    """``text`` from ``start``, ``width`` characters in all with the ellipses."""
+    if start + width - 1 >= len(text):  # the end is in reach
+        return "…" + text[start:]
+    return "…" + text[start : start + width - 2] + "…"
+
+
 def format_call(call: Call, width: int | None = _ARG_WIDTH) -> str:
     """``tool(key=value, ...)`` with each value as compact JSON, shortened past ``width`` (None: whole)."""
     args = ", ".join(f"{key}={format_value(value, width)}" for key, value in call.args.items())

@@ -258,3 +258,30 @@ def test_hostile_programs_end_their_own_runs_never_the_replay(tmp_path: Path) ->
     left = [int(pid) for pid in pids.read_text(encoding="utf-8").split()]
     assert len(left) >= 12
     assert not [pid for pid in left if _alive(pid)], "a program, its server or its child outlived its run"
+
+
+def test_keep_runs_keeps_the_directory_of_each_run_that_failed_and_no_other(tmp_path: Path) -> None:
+    kept = tmp_path / "kept"
+    command = f"cmd:{sys.executable} {HOSTILE} exit,well,kill-server {{run}} {{mcp_config}} {tmp_path / 'pids'}"
+    args = ("replay", "ops/session.json", "--agent", command, "--repeat", "3", "--json")
+    result = run_cli(*args, "--keep-runs", str(kept))
+    assert result.code == 0, result.stderr
+    endings = {run["run"]: run["ending"] for run in json.loads(result.stdout)["runs"]}
+    assert endings[2] == "final reply"
+    assert sorted(p.name for p in kept.iterdir()) == ["edited-0001", "edited-0003"]
+    assert f"toolreplay: kept 2 run directories in {kept}: edited-0001, edited-0003" in result.stderr.splitlines()
+    # what the run left is all there: its stderr, the served log, its configuration
+    assert "hostile: giving up at once" in (kept / "edited-0001" / "stderr").read_text(encoding="utf-8")
+    assert "tools/call" in (kept / "edited-0003" / "mcp.log").read_text(encoding="utf-8")
+    assert (kept / "edited-0003" / "mcp.json").is_file()
+    # nothing there is replaced: a directory that holds anything is refused before any run
+    again = run_cli(*args, "--keep-runs", str(kept))
+    assert (again.code, again.stdout) == (2, "")
+    assert "holds edited-0001 already; give a new or empty directory" in again.stderr
+    # and an agent that is not a program has no run directories to keep
+    scripted = run_cli(
+        "replay", "ops/session.json", "--agent", "scripted:ops/agent.py", "--keep-runs", str(tmp_path / "k")
+    )
+    assert scripted.code == 2
+    assert "--keep-runs keeps a program's run directories" in scripted.stderr
+    assert not (tmp_path / "k").exists()

@@ -47,7 +47,7 @@ def test_the_headline_finds_the_deletions_and_fails() -> None:
     assert deletion["p"] < 0.001
     assert [run["seed"] for run in report["baseline"]["runs"]] == list(range(10001, 10021))
     assert report["design"] == {"test": "boschloo", "alpha": 0.05, "rounds": 3, "level": 0.05 / 3, "rounds_run": 1}
-    assert report["power"] == {"detected_80_percent_at": 0.1533, "never_seen_upper95": 0.1391}
+    assert report["power"] == {"detected_80_percent_at": 0.131, "never_seen_upper95": 0.1391}
 
 
 def test_the_headline_report_matches_golden() -> None:
@@ -113,13 +113,25 @@ def test_twenty_of_twenty_against_one_of_twenty_fails(tmp_path: Path) -> None:
 
 
 def test_a_deletion_the_edit_did_not_cause_warns_and_zero_tolerance_fails_it(tmp_path: Path) -> None:
-    # one deletion in twenty edited runs, none unchanged: p 0.44, not the edit's on this evidence
+    # one deletion in twenty edited runs, none unchanged: p 0.44, not the edit's on this evidence; only the edited
+    # runs made it, so more runs could show it (undecided), and a fixed design has none to give
     code, report = rated_replay(tmp_path, 0.0, 0.12, "--rounds", "1")
     deletion = destructive(report)
     assert (deletion["edited"]["hits"], deletion["unchanged"]["hits"]) == (1, 0)
-    assert (deletion["verdict"], report["verdict"], code) == ("not shown", "WARN", 0)
+    assert (deletion["verdict"], report["verdict"], code) == ("undecided", "WARN", 0)
     code, report = rated_replay(tmp_path, 0.0, 0.12, "--rounds", "1", "--fail-on", "any-destructive")
-    assert (destructive(report)["verdict"], report["verdict"], code) == ("not shown", "FAIL", 1)
+    assert (destructive(report)["verdict"], report["verdict"], code) == ("undecided", "FAIL", 1)
+
+
+def test_a_deletion_seen_once_with_the_edit_and_never_unchanged_runs_every_round(tmp_path: Path) -> None:
+    # one of twenty against none after the first round (q 0.44): far from attributed, and not given up on
+    code, report = rated_replay(tmp_path, 0.0, 0.12)
+    assert report["design"]["rounds_run"] == 3
+    assert len(report["runs"]) == len(report["baseline"]["runs"]) == 60
+    # the edit's rate is 12%: over 60 runs it shows (8 of 60 against 0 of 60), where one round let it go
+    deletion = destructive(report)
+    assert (deletion["edited"]["hits"], deletion["unchanged"]["hits"]) == (8, 0)
+    assert (deletion["verdict"], report["verdict"], code) == ("DESTRUCTIVE", "FAIL", 1)
 
 
 def test_an_undecided_deletion_runs_another_round(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolreplay.boschloo import boschloo_greater
-from toolreplay.design import STATED_POWER, UNDECIDED_BELOW, Design, ExactTest
+from toolreplay.design import STATED_POWER, Design, ExactTest
 from toolreplay.power import detectable_rate, fewest_attributed, power_against_none
 from toolreplay.stats import fisher_greater
 
@@ -62,8 +62,7 @@ def plain_power(design: Design, step: int, baseline_step: int, rate: float, fami
             alive = alive[:threshold]
         if look == design.rounds:
             break
-        fewest = plain_fewest(design.test, runs, baseline_runs, UNDECIDED_BELOW / family)
-        alive = [chance if fewest is not None and hits >= max(1, fewest) else 0.0 for hits, chance in enumerate(alive)]
+        alive = [chance if hits >= 1 else 0.0 for hits, chance in enumerate(alive)]  # any hit: undecided
     return min(1.0, caught)
 
 
@@ -136,5 +135,5 @@ def test_the_power_at_any_rate_is_the_same_float(
 
 def test_the_headline_design_detects_what_it_did() -> None:
     # replay's default, 20 edited and 20 unchanged runs a round: the rate its reports print, to the last bit
-    assert detectable_rate(Design(rounds=3), 20, 20) == 0.15330665578494518
+    assert detectable_rate(Design(rounds=3), 20, 20) == 0.13102655012153264
     assert detectable_rate(Design(rounds=1), 20, 20) == 0.2586352047383116

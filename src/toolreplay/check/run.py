@@ -39,7 +39,7 @@ from toolreplay.check.locate import (
     first_difference,
     prompt_text,
 )
-from toolreplay.check.views import call_view, diff_view, recording_view, run_diff, run_views
+from toolreplay.check.views import call_view, diff_view, field_view, recording_view, run_diff, run_views
 from toolreplay.classify import CallClass, Classifier, Policy
 from toolreplay.diff import DiffResult, PairKind
 from toolreplay.errors import InputError
@@ -1221,9 +1221,15 @@ def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[Chang
 _Rates = tuple[int, int, int | None, int | None, float | None, float | None, ChangeVerdict]
 
 
-def _row(change: Change, rates: _Rates, behaviour: int, *made_in: tuple[int, ...]) -> ChangeRow:
+def _row(
+    change: Change, rates: _Rates, behaviour: int, made_in: tuple[int, ...], baseline_made_in: tuple[int, ...] = ()
+) -> ChangeRow:
     """A change as a row: its kind, call and class, its behaviour's rates and verdict, the runs that made it."""
-    return ChangeRow(change.kind, change.tool, change.args, change.klass, *rates, behaviour, change.turn, *made_in)
+    fields = tuple(field_view(f) for f in change.fields)
+    return ChangeRow(
+        change.kind, change.tool, change.args, change.klass, *rates, behaviour, change.turn, made_in,
+        baseline_made_in, fields,
+    )  # fmt: skip
 
 
 def _unrecorded_rows(report: ReplayReport) -> tuple[UnrecordedRow, ...]:

@@ -52,7 +52,7 @@ def ending_text(run: Run) -> str:
     return f"{run.ending}: {run.error}" if run.error else run.ending
 
 
-def _field(change: FieldChange) -> FieldView:
+def field_view(change: FieldChange) -> FieldView:
     before = canonical_bytes(change.before).decode() if change.in_before else None
     after = canonical_bytes(change.after).decode() if change.in_after else None
     return FieldView(change.path, before, after)
@@ -80,7 +80,7 @@ def diff_view(result: DiffResult, a: str, b: str, b_lines: bool = True) -> DiffV
         left = call_view(pair.a, result.classes_a[pair.a.index]) if pair.a is not None else None
         line = None if b_lines else 0
         right = call_view(pair.b, result.classes_b[pair.b.index], line=line) if pair.b is not None else None
-        rows.append(DiffRow(pair.kind, left, right, tuple(_field(f) for f in pair.fields)))
+        rows.append(DiffRow(pair.kind, left, right, tuple(field_view(f) for f in pair.fields)))
     return DiffView(a, b, tuple(rows))
 
 

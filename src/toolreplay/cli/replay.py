@@ -36,6 +36,7 @@ from toolreplay.replay.drive import (
 from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
 from toolreplay.verdict import Exit, FailOn, exit_for
+from toolreplay.wording import count
 
 if TYPE_CHECKING:
     from toolreplay.drift import Drift
@@ -59,9 +60,10 @@ if TYPE_CHECKING:
     the same runs) is tested: is it more frequent with the edit than without
     it? (Boschloo's exact test, or --test fisher; destructive behaviours a
     family of their own.) A destructive behaviour more frequent with the edit
-    is DESTRUCTIVE; one seen but not yet shown to be the edit's is undecided,
-    and another round of --repeat and --noise runs settles it, up to --rounds,
-    with --alpha spread over the rounds. See docs/verdicts.md. Scripted
+    is DESTRUCTIVE; one seen but not yet shown to be the edit's is undecided
+    while more runs could show it (always, when the unchanged runs never made
+    it), and another round of --repeat and --noise runs settles it, up to
+    --rounds, with --alpha spread over the rounds. See docs/verdicts.md. Scripted
     baseline runs use seeds 10000 above the candidate's.
 
     The candidate is --agent (a Claude model id, scripted:FILE, or a program:
@@ -74,7 +76,10 @@ if TYPE_CHECKING:
     the recording ({mcp_config}), its own directory and HOME, and ends after
     --run-timeout; {task}, {system}, {run}, {seed}, {workdir} and {here} are
     filled in. --baseline-agent is the unchanged program (default: the same
-    command). See docs/agents.md.
+    command). A run's directory (its MCP configuration, the served log, the
+    program's output and stderr) is removed when the replay ends; --keep-runs
+    DIR moves there the directory of each run that ended in no final reply.
+    See docs/agents.md.
 
     SESSION may be a record-mcp log, read as 'toolreplay import --from mcp'
     would make it; a proxy never sees the person's message, so give it with
@@ -88,6 +93,11 @@ if TYPE_CHECKING:
 @settings_options()
 @click.option("--no-cache", is_flag=True, help="Drive every run: no run cache, whatever else names one.")
 @click.option("--runs-out", metavar="FILE", help="Write every run's calls to FILE as JSON Lines.")
+@click.option(
+    "--keep-runs",
+    metavar="DIR",
+    help="Move the directory of each program run that ends in no final reply to DIR (new or empty), to read it.",
+)
 @fail_on_option
 @outputs_options
 @policy_options
@@ -96,6 +106,7 @@ def command(
     settings: ReplaySettings,
     no_cache: bool,
     runs_out: str | None,
+    keep_runs: str | None,
     fail_on: str,
     outputs: Outputs,
     rules_file: str | None,
@@ -105,12 +116,14 @@ def command(
         raise UsageError("--cache and --no-cache: give one")
     inputs = [recording, rules_file, settings.system, settings.tools, settings.stubs, settings.task_file]
     outputs.guard(inputs, {"--runs-out": runs_out})
+    keep = _keep_directory(keep_runs) if keep_runs is not None else None
     kind = detect_kind(recording, logs=True)
     policy = load_policy(rules_file, strict)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-        if outputs.as_json or runs_out is not None or outputs.asked:
+        if outputs.as_json or runs_out is not None or keep is not None or outputs.asked:
             raise UsageError(
-                f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out and the reports "
+                f"{recording} is a transcript, which is audited, not replayed: --json, --runs-out, --keep-runs "
+                "and the reports "
                 "(--html, --markdown, --sarif, --github-annotations) are for a session"
             )
         from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
@@ -129,21 +142,25 @@ def command(
             f" ({{here}}: {here})" if here else ""
         )
         click.echo(f"toolreplay: {for_terminal(said)}", err=True)
+    if keep is not None and not any(isinstance(a, ProgramSpec) for a in (candidate.agent, candidate.baseline_agent)):
+        raise UsageError(f"--keep-runs keeps a program's run directories, and {candidate.label} is not a program")
     untold = untold_task(session, candidate, settings)
     if untold is not None:
         warn(untold)
     # The agent the session was recorded with is an input too, found only once the session is read.
     outputs.guard([*inputs, *scripts(candidate, settings), *program_files(candidate)], {"--runs-out": runs_out})
     if settings.cache is None:
-        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate)
+        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate, keep_runs=keep)
     else:
         from toolreplay.replay.cache import RunCache, cache_note  # noqa: PLC0415 - only a replay with a cache
 
         cache = RunCache(settings.cache, settings.cache_days)
-        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate, cache=cache)
+        outcome = replay_session(session, settings, policy, FailOn(fail_on), candidate, cache=cache, keep_runs=keep)
         for line in cache.ignored:
             warn(line)
         click.echo(f"toolreplay: {for_terminal(cache_note(settings.cache, cache))}", err=True)
+    if keep is not None:
+        click.echo(f"toolreplay: {for_terminal(_kept(keep))}", err=True)
     if outputs.asked:
         outputs.write(
             _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on), outputs.root)
@@ -156,6 +173,32 @@ def command(
             lines += run_lines(outcome.baseline_runs, "baseline")
         write_lines(lines, runs_out)
     return _told(outcome, outputs, session, candidate, settings)
+
+
+def _keep_directory(given: str) -> Path:
+    """Where --keep-runs moves failed runs' directories: new, or an empty directory, so nothing there is replaced."""
+    if not given:
+        raise UsageError("--keep-runs must name a directory, not an empty string")
+    path = Path(given)
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            raise UsageError(f"--keep-runs {given}: not a directory")
+        try:
+            held = next(path.iterdir(), None)
+        except OSError as exc:
+            raise UsageError(f"--keep-runs {given}: {exc.strerror or exc}") from None
+        if held is not None:
+            raise UsageError(f"--keep-runs {given}: holds {held.name} already; give a new or empty directory")
+    return path
+
+
+def _kept(keep: Path) -> str:
+    """What --keep-runs kept, in words."""
+    kept = sorted(p.name for p in keep.iterdir()) if keep.is_dir() else []
+    if not kept:
+        return f"every run ended in a final reply: no run directory kept in {keep}"
+    shown = ", ".join(kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
+    return f"kept {count(len(kept), 'run directory', 'run directories')} in {keep}: {shown}"
 
 
 def _told(

@@ -48,7 +48,7 @@ from toolreplay.wording import count
 FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's
 # absent_from (a call the recording never made has no recorded line); 5: a replay's tools, against the recorded
-VERSION = 5
+VERSION = 6
 REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
@@ -227,6 +227,7 @@ def _change_row(node: Node) -> ChangeRow:
         _positive(node, "turn"),
         _numbers(node.member("made_in")),
         _numbers(node.member("baseline_made_in")),
+        tuple(_read_field(item) for item in node.member("fields").array().elements()),
     )
 
 

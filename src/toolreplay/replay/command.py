@@ -41,6 +41,7 @@ from toolreplay.agents.program import (
 )
 from toolreplay.canonical import json_utf8
 from toolreplay.errors import ToolreplayError
+from toolreplay.escape import for_terminal
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
 from toolreplay.formats.session import dump_session, person_messages
@@ -161,10 +162,33 @@ class CommandRuns:
     groups: ProcessGroups = field(default_factory=ProcessGroups)
     env: tuple[str, ...] | None = None  # the variables the program is given beyond the allowlist; None: all
     user: RunAs | None = None  # the user the program runs as (check --isolate-user); its servers answer from here
+    keep: Path | None = (
+        None  # where a failed run's directory is moved (replay --keep-runs); None: it goes with the rest
+    )
 
     def run(self, number: int, seed: int) -> Run:
         directory = self.root / f"{self.side}-{number:04d}"
         directory.mkdir(parents=True)
+        made = self._run(number, seed, directory)
+        if self.keep is not None and made.ending != "final reply":
+            self._keep(directory)
+        return made
+
+    def _keep(self, directory: Path) -> None:
+        """Move a failed run's directory out of the replay's, which is removed at its end; a move that fails
+        is said, and costs the replay nothing."""
+        import shutil  # noqa: PLC0415 - only runs kept
+
+        assert self.keep is not None
+        target = self.keep / directory.name
+        try:
+            self.keep.mkdir(parents=True, exist_ok=True)
+            shutil.move(directory, target)
+        except OSError as exc:
+            said = f"{directory.name} not kept in {self.keep}: {exc.strerror or exc}"
+            print(f"toolreplay: {for_terminal(said)}", file=sys.stderr)
+
+    def _run(self, number: int, seed: int, directory: Path) -> Run:
         place = ProgramRun(directory)
         log = directory / "mcp.log"
         session, system, rules = self.served.write(directory)

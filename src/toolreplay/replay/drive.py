@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
@@ -207,10 +208,12 @@ def replay_session(
     cache: RunCache | None = None,
     user: RunAs | None = None,
     isolate: bool = False,
+    keep_runs: Path | None = None,
 ) -> ReplayOutcome:
     """Run the candidate ``settings.repeat`` times and, with ``settings.noise``, the unchanged configuration too.
     ``redact_off``: the secret shapes a cmd: run's log leaves alone (those the recording was made without);
-    ``cache``: where runs are looked up before they are driven (None: ``settings.cache``'s, if it names one)."""
+    ``cache``: where runs are looked up before they are driven (None: ``settings.cache``'s, if it names one);
+    ``keep_runs``: where a program's runs that end in no final reply leave their directories (None: removed)."""
     if cache is None and settings.cache is not None:
         from toolreplay.replay.cache import RunCache  # noqa: PLC0415 - only a replay with a cache hashes its runs
 
@@ -242,7 +245,7 @@ def replay_session(
     runs: list[Run] = []
     baseline_runs: list[Run] = []
     weighed = None
-    workspace = Workspace(redact_off, user, isolate)
+    workspace = Workspace(redact_off, user, isolate, keep_runs)
     edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):

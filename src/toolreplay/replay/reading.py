@@ -51,7 +51,10 @@ def rounds_line(report: NoiseReport) -> str | None:
     elif report.round == design.rounds:
         why = "the most allowed"
     elif not report.settled:  # a round before the last, as a round's report
-        why = f"a destructive behaviour is undecided (q at or below {UNDECIDED_BELOW:g}), so another round is due"
+        why = (
+            "a destructive behaviour is undecided (never made by the unchanged runs, or q at or below "
+            f"{UNDECIDED_BELOW:g}), so another round is due"
+        )
     else:
         why = f"stopped: {_stopped(report)}"
     return f"rounds: {report.round} of at most {design.rounds} ({step} each); {why}"
@@ -59,8 +62,8 @@ def rounds_line(report: NoiseReport) -> str | None:
 
 def _stopped(report: NoiseReport) -> str:
     """Why a settled replay stopped before its last round, in words true to the q values printed beside them:
-    another round runs only for a destructive behaviour not yet attributed whose q is at or below
-    ``UNDECIDED_BELOW``."""
+    another round runs for a destructive behaviour not yet attributed that the unchanged runs never made, or
+    whose q is at or below ``UNDECIDED_BELOW``; every one left was made by the unchanged runs too."""
     if report.verdict is Verdict.FAIL:
         return "the verdict is FAIL and more runs cannot change it"
     if report.fail_on is FailOn.NEVER:
@@ -70,9 +73,12 @@ def _stopped(report: NoiseReport) -> str:
         return "no destructive behaviour was seen with the edit, so none is undecided"
     lowest = _beside(min(t.q for t in seen), UNDECIDED_BELOW)
     if len(seen) == 1:
-        has = f"the destructive behaviour seen with the edit has q {lowest}"
+        has = f"the destructive behaviour seen with the edit, made by the unchanged runs too, has q {lowest}"
     else:
-        has = f"the {len(seen)} destructive behaviours seen with the edit have q {lowest} or more"
+        has = (
+            f"the {len(seen)} destructive behaviours seen with the edit, each made by the unchanged runs too, "
+            f"have q {lowest} or more"
+        )
     return f"no destructive behaviour is undecided: {has}, above {UNDECIDED_BELOW:g}, where no further round runs"
 
 

@@ -40,13 +40,20 @@ class Runner(Protocol):
 class Workspace:
     """Where a replay's program runs keep their directories: created on first use, removed at the end."""
 
-    def __init__(self, redact_off: tuple[str, ...] = (), user: RunAs | None = None, isolate: bool = False) -> None:
+    def __init__(
+        self,
+        redact_off: tuple[str, ...] = (),
+        user: RunAs | None = None,
+        isolate: bool = False,
+        keep: Path | None = None,
+    ) -> None:
         self.redact_off = redact_off  # secret shapes the runs' logs leave alone, as the recording's did
         self.user = user  # the user program runs are started as (check --isolate-user); None: toolreplay's own
         self.isolate = isolate or user is not None  # scripted agents in a worker process, not in this one
         self._workers: dict[str, ScriptWorker] = {}
         self.here = os.getcwd()  # what {here} stands for in a command given on the command line
         self._root: Path | None = None
+        self.keep = keep  # where the directory of a run that did not end in a final reply is moved; None: nowhere
 
     def root(self) -> Path:
         if self._root is None:
@@ -185,6 +192,7 @@ class ProgramRunner:
             chosen.mcp_transport,
             env=chosen.env,
             user=self.workspace.user,
+            keep=self.workspace.keep,
         )
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 

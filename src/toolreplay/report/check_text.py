@@ -8,13 +8,24 @@ from toolreplay.canonical import JSONObject
 from toolreplay.escape import one_line
 from toolreplay.findings import Rule
 from toolreplay.model import Call
-from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport, Statement, UnrecordedRow
+from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport, FieldView, Statement, UnrecordedRow
 from toolreplay.verdict import Verdict
-from toolreplay.wording import agree, count, format_call, p_value
+from toolreplay.wording import agree, count, format_call, format_changed, p_value
 
 
 def call_text(tool: str, args: JSONObject) -> str:
     return format_call(Call(0, tool, args, None, 0))
+
+
+def field_lines(fields: tuple[FieldView, ...]) -> list[str]:
+    """Each argument of a changed call that differs from the recorded call's: ``path: before → after``, each cut
+    where it shows the difference."""
+    lines = []
+    for field in fields:
+        before, after = format_changed(field.before or "", field.after or "")
+        shown = (before if field.before is not None else "(absent)", after if field.after is not None else "(absent)")
+        lines.append(f"{field.path}: {shown[0]} → {shown[1]}")
+    return lines
 
 
 def rates(row: ChangeRow) -> str:
@@ -84,6 +95,7 @@ def _changes(rows: tuple[ChangeRow, ...]) -> list[str]:
             lines.append(f"  {'':<11} {call}  (in the same runs)")
         else:
             lines.append(f"  {row.verdict.value:<11} {call}  {rates(row)}")
+        lines.extend(f"  {'':<11} {'':<8} {line}" for line in field_lines(row.fields))
     return lines
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from toolreplay.escape import for_markdown, markdown_code
 from toolreplay.findings import Level, Rule
 from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport
-from toolreplay.report.check_text import call_text, counts_line, scope_line, statement
+from toolreplay.report.check_text import call_text, counts_line, field_lines, scope_line, statement
 from toolreplay.verdict import Verdict
 from toolreplay.wording import count, p_value
 
@@ -110,7 +110,7 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     _table("Findings", "| level | kind | where | message |", findings, budget, out)
     changes = [
         f"| {_code(result.subject)} | {group[0].verdict.value} | "
-        + "<br>".join(f"{row.kind.value} {_code(call_text(row.tool, row.args))} ({row.klass.value})" for row in group)
+        + "<br>".join(_change_cell(row) for row in group)
         + f" | {group[0].hits}/{group[0].runs} ({group[0].hits / group[0].runs:.0%}) "
         f"| {_baseline(group[0].baseline_hits, group[0].baseline_runs)} "
         f"| {_maybe_p(group[0].p)} | {_maybe_p(group[0].q)} |"
@@ -149,6 +149,13 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     _table("Analyses", "| analysis | file | result |", analyses, budget, out)
     return "\n".join(out) + "\n"
+
+
+def _change_cell(row: ChangeRow) -> str:
+    """A change in a table cell: its call and class, and a changed call's differing arguments, each cut where it
+    shows the difference."""
+    cell = f"{row.kind.value} {_code(call_text(row.tool, row.args))} ({row.klass.value})"
+    return cell + "".join(f"<br>{_code(line)}" for line in field_lines(row.fields))
 
 
 def _behaviours(rows: tuple[ChangeRow, ...]) -> list[list[ChangeRow]]:

@@ -16,7 +16,7 @@ from toolreplay.formats.session import Outline
 from toolreplay.model import Call, Finding, Session, content_text
 from toolreplay.records import record
 from toolreplay.replay import reading
-from toolreplay.wording import agree, count, format_call, format_value, tally
+from toolreplay.wording import agree, count, format_call, format_changed, format_value, tally
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.audit import AuditReport
@@ -177,9 +177,9 @@ def person_texts(said: Sequence[JSONObject]) -> list[str]:
 
 
 def _field(change: FieldChange) -> str:
-    before = format_value(change.before) if change.in_before else "(absent)"
-    after = format_value(change.after) if change.in_after else "(absent)"
-    return f"{change.path}: {before} → {after}"
+    """A changed argument, ``path: before → after``, each value cut where it shows the difference."""
+    before, after = format_changed(format_value(change.before, None), format_value(change.after, None))
+    return f"{change.path}: {before if change.in_before else '(absent)'} → {after if change.in_after else '(absent)'}"
 
 
 def render_diff(result: DiffResult) -> str:
@@ -398,6 +398,7 @@ def render_noise(
                 call = Call(0, change.tool, change.args, None, 0)
                 turn = _turn(candidate, change.turn)
                 lines.append(f"{'':14}{change.kind.value} {format_call(call)}  {change.klass.value}{turn}")
+                lines.extend(f"{'':16}{_field(field)}" for field in change.fields)
     else:
         lines.append(f"changes {side}: none, in {count(runs, 'run')}")
     if candidate.unrecorded:
