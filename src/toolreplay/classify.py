@@ -1,9 +1,10 @@
 """What a call can do to the world: read-only, write, destructive, or unknown.
 
 The class comes from the first rule that matches the call (a rules file: tool
-name and, optionally, arguments), else from the tool's MCP annotations, else it
-is unknown. In the MCP specification an absent ``readOnlyHint`` means false and
-an absent ``destructiveHint`` means true: a tool with annotations that make
+name and, optionally, arguments and the recorded server that listed the tool),
+else from the tool's MCP annotations, else it is unknown. In the MCP
+specification an absent ``readOnlyHint`` means false and an absent
+``destructiveHint`` means true: a tool with annotations that make
 neither claim is taken to be destructive. With ``strict``, unknown counts as
 destructive.
 
@@ -27,7 +28,7 @@ from fnmatch import fnmatchcase
 
 from toolreplay.canonical import JSONValue
 from toolreplay.matching import EXACT, Matcher, args_match
-from toolreplay.model import Call, ToolDef
+from toolreplay.model import Call, McpServer, SessionContext, ToolDef
 from toolreplay.records import record
 
 
@@ -46,7 +47,8 @@ class CallClass(enum.Enum):
 
 @record
 class ClassRule:
-    """Calls to ``tool`` (a glob) whose arguments match ``args`` are of class ``klass``.
+    """Calls to ``tool`` (a glob) whose arguments match ``args`` are of class ``klass``; with ``server`` (a glob),
+    only calls to a tool a recorded server of that name listed.
 
     In ``args``, a string is a glob pattern for a string argument; any other value
     must equal the argument.
@@ -56,8 +58,12 @@ class ClassRule:
     klass: CallClass
     args: tuple[tuple[str, JSONValue], ...] = ()
     line: int = 0
+    server: str | None = None
 
-    def matches(self, call: Call) -> bool:
+    def matches(self, call: Call, server: str | None = None) -> bool:
+        """Whether the rule holds for the call, made to ``server`` (None: no server known to have listed it)."""
+        if self.server is not None and (server is None or not fnmatchcase(server, self.server)):
+            return False
         return fnmatchcase(call.tool, self.tool) and args_match(call.args, self.args)
 
 
@@ -115,13 +121,19 @@ def danger(found: Classification) -> int:
 
 class Classifier:
     """Classifies the calls of one recording (``tools``); ``recorded``: the tools the recording had, where a
-    candidate was given others, whose annotations count too."""
+    candidate was given others, whose annotations count too; ``servers``: the MCP servers it recorded, whose
+    listings say which server a call's tool is, for the rules that name one."""
 
     def __init__(
-        self, policy: Policy = Policy(), tools: Iterable[ToolDef] = (), recorded: Iterable[ToolDef] = ()
+        self,
+        policy: Policy = Policy(),
+        tools: Iterable[ToolDef] = (),
+        recorded: Iterable[ToolDef] = (),
+        servers: Iterable[McpServer] = (),
     ) -> None:
         self.policy = policy
         self.tools: Mapping[str, ToolDef] = {tool.name: tool for tool in tools}
+        self.servers: Mapping[str, tuple[str | None, ...]] = tool_servers(servers)
         given = {tool.name: tool for tool in recorded}
         surfaces: list[tuple[str, Mapping[str, ToolDef]]] = [("", self.tools)]
         if given and given != self.tools:
@@ -133,12 +145,25 @@ class Classifier:
             for label in [" and ".join(part for part in (rules_label, surface_label) if part)]
         ]
 
+    @classmethod
+    def of(cls, policy: Policy, context: SessionContext | None, tools: Iterable[ToolDef] | None = None) -> Classifier:
+        """A session's classifier, with its tools and servers; given ``tools`` instead (a candidate's), with them,
+        the session's own annotations counting too. A transcript (no context) has neither."""
+        if context is None:
+            return cls(policy, tools or ())
+        if tools is None:
+            return cls(policy, context.tools, servers=context.servers)
+        return cls(policy, tools, context.tools, context.servers)
+
     def classify(self, call: Call) -> Classification:
-        best = _reading(self.policy, self.tools, call)
-        for label, rules, surface in self._readings[1:]:
-            other = _reading(rules, surface, call)
-            if danger(other) > danger(best):
-                best = replace(other, reading=label)
+        # A tool two servers listed may be either's call: each server's reading counts, the most dangerous decides.
+        servers = self.servers.get(call.tool, _NO_SERVER)
+        best = _reading(self.policy, self.tools, call, servers[0])
+        for number, (label, rules, surface) in enumerate(self._readings):
+            for server in servers[1:] if number == 0 else servers:
+                other = _reading(rules, surface, call, server)
+                if danger(other) > danger(best):
+                    best = replace(other, reading=label)
         return best
 
     def is_mutator(self, call: Call) -> bool:
@@ -154,12 +179,27 @@ class Classifier:
         return klass.mutates
 
 
-def _reading(policy: Policy, tools: Mapping[str, ToolDef], call: Call) -> Classification:
-    """One reading of a call: the first rule that matches it, else its tool's annotations, else nothing."""
+_NO_SERVER: tuple[str | None, ...] = (None,)  # a tool no recorded server listed
+
+
+def tool_servers(servers: Iterable[McpServer]) -> dict[str, tuple[str, ...]]:
+    """For each tool a recorded server listed, the servers that listed it, in the recording's order."""
+    found: dict[str, tuple[str, ...]] = {}
+    for server in servers:
+        for entry in server.listing():
+            name = entry.get("name")
+            if isinstance(name, str) and server.name not in found.get(name, ()):
+                found[name] = (*found.get(name, ()), server.name)
+    return found
+
+
+def _reading(policy: Policy, tools: Mapping[str, ToolDef], call: Call, server: str | None = None) -> Classification:
+    """One reading of a call made to ``server``: the first rule that matches it, else its tool's annotations, else
+    nothing."""
     tool = tools.get(call.tool)
     annotated = class_from_annotations(tool) if tool is not None and tool.annotations is not None else None
     for rule in policy.rules:
-        if rule.matches(call):
+        if rule.matches(call, server):
             return Classification(rule.klass, "rule", rule, annotated)
     if annotated is not None:
         return Classification(annotated, "annotations", None, annotated)

@@ -209,8 +209,8 @@ def _final_reply(session: Session) -> str | None:
 
 def compare_recordings(a: Session, b: Session, policy: Policy, fail_on: FailOn = FailOn.DESTRUCTIVE) -> DiffResult:
     """Diff B against A and classify both sides' calls, each with its own tools."""
-    classify_a = Classifier(policy, a.context.tools if a.context is not None else ())
-    classify_b = Classifier(policy, b.context.tools if b.context is not None else ())
+    classify_a = Classifier.of(policy, a.context)
+    classify_b = Classifier.of(policy, b.context)
     return compare_with(a, b, classify_a, classify_b, fail_on)
 
 

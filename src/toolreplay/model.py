@@ -134,6 +134,20 @@ class McpServer:
     exchanges: tuple[JSONObject, ...] = ()
     results: tuple[tuple[str, JSONObject], ...] = ()
 
+    def listing(self) -> list[JSONObject]:
+        """The tools the server listed, as it listed them: its last listing, pages joined."""
+        listed: list[JSONObject] = []
+        for exchange in self.exchanges:
+            request, said = exchange.get("request"), exchange.get("response")
+            if not isinstance(request, dict) or request.get("method") != "tools/list" or not isinstance(said, dict):
+                continue
+            params, result = request.get("params"), said.get("result")
+            if not (isinstance(params, dict) and params.get("cursor")):
+                listed = []
+            tools = result.get("tools") if isinstance(result, dict) else None
+            listed += [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
+        return listed
+
 
 @record
 class SessionContext:

@@ -24,6 +24,19 @@ from tests.acceptance.test_serve_fidelity import TOOLREPLAY
 FEATURES = [sys.executable, "-W", "ignore", str(SAMPLES / "mcp" / "features.py")]
 
 
+def _rules_name_servers(tmp_path: Path, session: Path, log: Path, called: list[str]) -> None:
+    """A rule may name its server: every tool of the time server is held destructive, the ops server's not."""
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rules]]\ntool = "*"\nserver = "time"\nclass = "destructive"\n', encoding="utf-8")
+    imported = tmp_path / "imported.json"
+    assert run_cli("import", "--from", "mcp", str(log), "-o", str(imported)).code == 0
+    for shown in (session, imported):  # the session, and the import of the log it was made from
+        rows = run_cli("show", str(shown), "--rules", str(rules)).stdout.splitlines()[1:4]
+        assert [row.split()[1].split("(")[0] for row in rows] == called, rows
+        assert [row.endswith("  read-only") for row in rows] == [True, True, False], rows
+        assert rows[2].endswith("  destructive (annotations say read-only)"), rows
+
+
 def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_itself(tmp_path: Path) -> None:
     """``toolreplay record`` runs a program live against the sample server and a real third-party one
     (mcp-server-time), each behind record-mcp with its name, one log between them; the session it writes holds
@@ -54,14 +67,17 @@ def test_record_runs_a_program_against_two_servers_and_a_replay_serves_each_as_i
     session, log = out / "run-0001.json", out / "run-0001" / "mcp.jsonl"
     assert result.stdout.splitlines() == ["run 1: 3 calls, final reply → runs/run-0001.json"]  # as -o was given
     document = json.loads(session.read_text(encoding="utf-8"))
-    assert document["final_reply"] == "Seen 2 servers."
-    assert document["messages"][0] == {"role": "user", "content": "Disk and time."}
+    assert (document["messages"][0], document["final_reply"]) == (
+        {"role": "user", "content": "Disk and time."},
+        "Seen 2 servers.",
+    )
     assert [server["name"] for server in document["servers"]] == ["ops", "time"]
     turns = [m["content"] for m in document["messages"] if m["role"] == "assistant"]
     called = [block["name"] for turn in turns for block in turn if block["type"] == "tool_use"]
     assert called == ["disk_report", "show_dir", "get_current_time"]  # as answered, across both servers
     seen = json.loads((out / "run-0001" / "work" / "seen.json").read_text(encoding="utf-8"))  # its own directory
     assert [server["name"] for server in seen] == ["ops", "time"]
+    _rules_name_servers(tmp_path, session, log, called)
     again = run_cli(*args, cwd=tmp_path)  # nothing recorded is written over: runs are added, numbered on
     assert again.stdout.splitlines() == ["run 2: 3 calls, final reply → runs/run-0002.json"]
     assert json.loads(session.read_text(encoding="utf-8")) == document

@@ -27,11 +27,12 @@ OLD_FILESYSTEM = (
 )
 
 
-def _listed(log: Path, server: list[str]) -> dict[str, Any]:
+def _listed(log: Path, server: list[str], name: str | None = None) -> dict[str, Any]:
     """List the server's tools through record-mcp (a raw client: the older release's schemas are ones the SDK's
-    client refuses), leaving the log."""
+    client refuses), leaving the log; ``name`` is the server's name in an agent's configuration."""
+    named = ["--name", name] if name is not None else []
     proxy = subprocess.Popen(
-        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), "--", *server],
+        [sys.executable, "-m", "toolreplay", "record-mcp", "-o", str(log), *named, "--", *server],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -517,6 +518,36 @@ def test_a_live_server_over_stdio_and_http_is_its_recorded_surface(tmp_path: Pat
         assert refused.code == 2, args
         assert words in refused.stderr, refused.stderr
         assert refused.stderr.count("\n") == 1
+
+
+def test_one_server_asked_live_is_compared_with_its_part_of_a_lock_of_two(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    files = [*_node(NODE / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"), str(shared)]
+    clock = [str(Path(sys.executable).parent / "mcp-server-time")]
+    _listed(tmp_path / "files.jsonl", files, "files")
+    _listed(tmp_path / "time.jsonl", clock, "time")
+    lock = tmp_path / "tools.lock"
+    assert (
+        run_cli("tools", "pin", "-o", str(lock), str(tmp_path / "files.jsonl"), str(tmp_path / "time.jsonl")).code == 0
+    )
+    # Without --server the other server's tools read as removed, and fail; with it, one server against its own.
+    whole = run_cli("tools", "diff", str(lock), "--json", "--live", "--server-name", "files", "--", *files)
+    assert whole.code == 1
+    assert {row["tool"].split("/")[0] for row in json.loads(whole.stdout)["changes"]} >= {"time"}, whole.stdout
+    for server, command in (("files", files), ("time", clock)):
+        one = run_cli("tools", "diff", str(lock), "--server", server, "--live", "--", *command)
+        assert (one.code, one.stdout.splitlines()[-1]) == (0, "no change"), one.stdout + one.stderr
+    # and between two files of servers, the one named
+    both = tmp_path / "both.lock"
+    assert (
+        run_cli("tools", "pin", "-o", str(both), str(tmp_path / "time.jsonl"), str(tmp_path / "files.jsonl")).code == 0
+    )
+    assert run_cli("tools", "diff", str(lock), str(tmp_path / "time.jsonl"), "--server", "time").code == 0
+    missing = run_cli("tools", "diff", str(lock), str(both), "--server", "git")
+    assert missing.code == 2
+    assert missing.stderr.count("\n") == 1
+    assert "lists no tool of that server (its servers: files, time)" in missing.stderr, missing.stderr
 
 
 # --- what an adversarial pass found ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from toolreplay.classify import CallClass, Classifier, ClassRule, Policy, class_
 from toolreplay.errors import InputError
 from toolreplay.formats.rules import read_rules
 from toolreplay.matching import Matcher
-from toolreplay.model import Call, ToolDef
+from toolreplay.model import Call, McpServer, SessionContext, ToolDef
 
 
 def call(tool: str, args: JSONObject | None = None) -> Call:
@@ -122,6 +122,8 @@ def test_reads_the_documented_example(tmp_path: Path) -> None:
         ("[matching.tools.t]\nignore = [1]\n", "matching.tools.t.ignore[0]: must be a string, found an integer", 2),
         ("strict = true\n", "unknown key 'strict'", 1),
         ("[[rules]\n", "not valid TOML", 1),
+        ('[[rules]]\ntool = "x"\nserver = ""\nclass = "write"\n', "rules[0].server: must be a non-empty string", 3),
+        ('[[rules]]\ntool = "x"\nserver = ["a"]\nclass = "write"\n', "rules[0].server: must be a non-empty string", 3),
     ],
 )
 def test_malformed_rules_name_the_file_and_line(tmp_path: Path, text: str, message: str, line: int) -> None:
@@ -131,3 +133,72 @@ def test_malformed_rules_name_the_file_and_line(tmp_path: Path, text: str, messa
     assert info.value.line == line
     assert info.value.path is not None
     assert info.value.path.endswith("rules.toml")
+
+
+def _server(name: str, *tools: str) -> McpServer:
+    """A recorded server that listed ``tools`` (in two pages, as a server may)."""
+    pages = [list(tools[:1]), list(tools[1:])]
+    exchanges: tuple[JSONObject, ...] = tuple(
+        {"request": {"method": "tools/list", **({"params": {"cursor": "1"}} if number else {})},
+         "response": {"result": {"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in page]}}}
+        for number, page in enumerate(pages)
+    )  # fmt: skip
+    return McpServer(name, exchanges)
+
+
+def test_a_rule_that_names_a_server_holds_for_that_servers_tools_only(tmp_path: Path) -> None:
+    policy = read_rules(
+        write(tmp_path, '[[rules]]\ntool = "delete_*"\nserver = "files"\nclass = "destructive"\n'
+                        '[[rules]]\ntool = "*"\nserver = "d?"\nclass = "read-only"\n')
+    )  # fmt: skip
+    assert [(rule.server, rule.line) for rule in policy.rules] == [("files", 1), ("d?", 5)]
+    servers = (_server("files", "read_file", "delete_file"), _server("db", "query", "delete_rows"))
+    classify = Classifier(policy, servers=servers)
+    assert classify.classify(call("delete_file")).klass is CallClass.DESTRUCTIVE
+    assert classify.classify(call("delete_rows")).klass is CallClass.READ_ONLY  # the db's, by the second rule
+    assert classify.classify(call("read_file")).klass is CallClass.UNKNOWN  # no rule names it for files
+    # a tool no recorded server listed is no server's: a rule that names one does not hold for it
+    assert classify.classify(call("delete_all")).klass is CallClass.UNKNOWN
+    assert Classifier(policy).classify(call("delete_file")).klass is CallClass.UNKNOWN
+    # a session's classifier knows its servers, and a candidate's tools are classified by them too
+    context = SessionContext("m", {"kind": "run"}, "", (tool("delete_file", None),), (), None, None, servers)
+    assert Classifier.of(policy, context).classify(call("delete_file")).klass is CallClass.DESTRUCTIVE
+    given = Classifier.of(policy, context, (tool("delete_file", {"readOnlyHint": True}),))
+    assert given.classify(call("delete_file")).klass is CallClass.DESTRUCTIVE
+
+
+def test_a_tool_two_servers_listed_is_as_dangerous_as_its_most_dangerous_server(tmp_path: Path) -> None:
+    policy = read_rules(
+        write(tmp_path, '[[rules]]\ntool = "remove"\nserver = "cache"\nclass = "write"\n'
+                        '[[rules]]\ntool = "remove"\nserver = "files"\nclass = "destructive"\n')
+    )  # fmt: skip
+    for order in (
+        (_server("cache", "remove"), _server("files", "remove")),
+        (_server("files", "remove"), _server("cache", "remove")),
+    ):
+        found = Classifier(policy, servers=order).classify(call("remove"))
+        assert (found.klass, found.rule.line if found.rule else None) == (CallClass.DESTRUCTIVE, 5)
+
+
+def test_under_base_a_rule_narrowed_to_another_server_is_a_loosening(tmp_path: Path) -> None:
+    from toolreplay.check.policy import loosenings  # noqa: PLC0415
+    from toolreplay.formats.config import read_config  # noqa: PLC0415
+    from toolreplay.formats.session import write_session  # noqa: PLC0415
+
+    servers = (_server("files", "read_file", "remove"), _server("cache", "get", "evict"))
+    tools = tuple(tool(name, None) for name in ("read_file", "remove", "get", "evict"))
+    context = SessionContext(
+        "m", {"kind": "run"}, "", tools, ({"role": "user", "content": "go"},), "done", None, servers
+    )
+    held = '[[rules]]\ntool = "remove"\nserver = "files"\nclass = "destructive"\n'
+    configs = []
+    for side, rules in (("base", held), ("same", held), ("pr", held.replace('"files"', '"cache"'))):
+        (tmp_path / side).mkdir()
+        write_session(tmp_path / side / "s.json", context)
+        (tmp_path / side / "rules.toml").write_text(rules, encoding="utf-8")
+        (tmp_path / side / "c.yml").write_text("sessions: s.json\nrules: rules.toml\n", encoding="utf-8")
+        configs.append(read_config(str(tmp_path / side / "c.yml")))
+    base, same, pr = configs
+    assert [item for item in loosenings(base, same) if item.setting.startswith("rules")] == []
+    found = [(item.setting, item.was, item.now) for item in loosenings(base, pr) if item.setting.startswith("rules")]
+    assert found == [("rules remove", "destructive", "unknown")], found

@@ -387,7 +387,7 @@ def _rules_loosened(base: Config, pr: Config, add: _Add) -> None:
     from toolreplay.classify import Classifier, Policy, danger  # noqa: PLC0415
     from toolreplay.formats.recording import load_session  # noqa: PLC0415
     from toolreplay.formats.rules import read_rules  # noqa: PLC0415
-    from toolreplay.model import Call, ToolDef  # noqa: PLC0415
+    from toolreplay.model import Call, McpServer, ToolDef  # noqa: PLC0415
 
     assert base.rules is not None
     try:
@@ -403,17 +403,19 @@ def _rules_loosened(base: Config, pr: Config, add: _Add) -> None:
             args = {key: value for key, value in rule.args if not (isinstance(value, str) and "*" in value)}
             probes.setdefault(rule.tool, []).append(Call(0, rule.tool, args, None, 0))
     tools: list[ToolDef] = []
+    servers: list[McpServer] = []  # whose listings say which server a call is, for the rules that name one
     for path in sessions:
         try:
             session = load_session(path)
         except InputError:
             continue
         tools += session.context.tools if session.context is not None else ()
+        servers += session.context.servers if session.context is not None else ()
         for call in session.calls:
             probes.setdefault(call.tool, []).append(call)
         for tool in session.context.tools if session.context is not None else ():
             probes.setdefault(tool.name, []).append(Call(0, tool.name, {}, None, 0))
-    old, new = Classifier(before, tools), Classifier(after, tools)
+    old, new = Classifier(before, tools, servers=servers), Classifier(after, tools, servers=servers)
     for name in sorted(probes):
         for call in probes[name]:
             was, now = old.classify(call), new.classify(call)

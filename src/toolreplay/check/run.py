@@ -364,7 +364,7 @@ class _Checker:
         return named
 
     def classifier(self, session: Session) -> Classifier:
-        return Classifier(self.policy, session.context.tools if session.context is not None else ())
+        return Classifier.of(self.policy, session.context)
 
     def run(self, unit: Unit) -> UnitResult:
         try:
@@ -909,8 +909,7 @@ def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surf
 def _readings(rows: Sequence[ChangeRow], policy: Policy, tools: Sequence[ToolDef], session: Session) -> str:
     """Which reading decided each call whose class is not the candidate's own reading of it (the recorded
     annotations, the base's rules): said in the summary, so a reviewer sees why a call counts as it does."""
-    recorded = session.context.tools if session.context is not None else ()
-    classify = Classifier(policy, tools, recorded)
+    classify = Classifier.of(policy, session.context, tools)
     said: dict[str, str] = {}
     for row in rows:
         found = classify.classify(Call(0, row.tool, row.args, None, 0))
@@ -1012,7 +1011,7 @@ def replay_result(
     runs = run_views(outcome.report, Side.EDITED, policy)
     if outcome.noise is not None:
         runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
-    recorded = Classifier(policy, session.context.tools if session.context is not None else ())
+    recorded = Classifier.of(policy, session.context)
     diff = None
     if rows and rows[0].made_in:
         number = rows[0].made_in[0]
@@ -1021,7 +1020,7 @@ def replay_result(
             session,
             run,
             recorded,
-            Classifier(policy, outcome.report.setup.tools, recorded.tools.values()),
+            Classifier.of(policy, session.context, outcome.report.setup.tools),
             shown,
             f"edited run {number}",
             b_lines=False,  # the run's log is not kept: no line of it is cited
@@ -1066,12 +1065,12 @@ def compare_result(
     rows = _change_rows(report.candidate, report)
     runs = run_views(report.candidate, Side.EDITED, policy, candidates, recorded_lines=True)
     runs += run_views(report.baseline, Side.UNCHANGED, policy, baseline, recorded_lines=True)
-    recorded = Classifier(policy, reference.context.tools if reference.context is not None else ())
+    recorded = Classifier.of(policy, reference.context)
     diff = None
     if rows and rows[0].made_in:
         number = rows[0].made_in[0]
         run = report.candidate.runs[number - 1]
-        edited = Classifier(policy, report.candidate.setup.tools, recorded.tools.values())
+        edited = Classifier.of(policy, reference.context, report.candidate.setup.tools)
         diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
     inputs = (*candidates, *baseline)
     return UnitResult(

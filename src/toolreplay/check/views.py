@@ -35,7 +35,7 @@ def run_views(
 ) -> tuple[RunView, ...]:
     """Each run of a replay (or each compared session, named by ``sources``), classified with the tools it had."""
     context = report.setup.recording.context
-    classify = Classifier(policy, report.setup.tools, context.tools if context is not None else ())
+    classify = Classifier.of(policy, context, report.setup.tools)
     views: list[RunView] = []
     for run in report.runs:
         calls = tuple(

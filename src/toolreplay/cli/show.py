@@ -50,7 +50,7 @@ def command(sessions: tuple[str, ...], rules_file: str | None, strict: bool) -> 
 def _read(path: str, policy: Policy, spill: IO[bytes]) -> tuple[ShowHead, IO[bytes]]:
     """Read a recording through, its rows written to ``spill``; what is printed around them."""
     recording = RecordingStream(path)
-    classifier = Classifier(policy, recording.tools)
+    classifier = Classifier(policy, recording.tools, servers=recording.servers)
     calls = widest = 0
     for call in recording.calls():
         row = show_row(call, class_label(call, classifier))

@@ -81,21 +81,39 @@ def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) 
     (destructiveHint dropped, readOnlyHint claimed) are errors, as they break
     or reclassify recorded calls; a description, an argument's type or a
     narrowed enum warn; the rest is a note. Exits 1 when there is an error.
+
+    --server NAME compares the tools of that one server of OLD and NEW (a log,
+    session or lock of several servers), for instance one server asked live
+    against a lock of two; a live server's tools are then named NAME unless
+    --server-name says otherwise.
     """,
 )
 @click.argument("old", metavar="OLD")
 @click.argument("rest", metavar="NEW|-- SERVER...", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@click.option("--server", "only", metavar="NAME", help="Compare the tools of this server only.")
 @_live_options
-def diff(old: str, rest: tuple[str, ...], as_json: bool, live: bool, live_url: str | None, server_name: str) -> Exit:
+def diff(
+    old: str,
+    rest: tuple[str, ...],
+    as_json: bool,
+    only: str | None,
+    live: bool,
+    live_url: str | None,
+    server_name: str,
+) -> Exit:
     from toolreplay.drift import diff_surfaces  # noqa: PLC0415
     from toolreplay.formats.surface import read_surface  # noqa: PLC0415
 
-    asked = _live(live, live_url, list(rest), server_name)
+    if only is not None and not only:
+        raise UsageError("--server must name a server, not an empty string")
+    asked = _live(live, live_url, list(rest), server_name or only or "")
     if asked is None and len(rest) != 1:
         raise UsageError(f"give OLD and NEW (or --live -- SERVER...), not {count(len(rest) + 1, 'source')}")
     before = read_surface(old)
     after = asked if asked is not None else read_surface(rest[0])
+    if only is not None:
+        before, after = _one_server(before, only, old), _one_server(after, only, after.source)
     new = after.source
     changes = diff_surfaces(before, after)
     if as_json:
@@ -112,6 +130,19 @@ def diff(old: str, rest: tuple[str, ...], as_json: bool, live: bool, live_url: s
         lines.append("no change" if not changes else f"{len(changes)} changes")
         write_text(for_terminal("\n".join(lines)) + "\n")
     return exit_for(any(c.level is Level.ERROR for c in changes))
+
+
+def _one_server(surface: Surface, name: str, shown: str) -> Surface:
+    """The tools and instructions of one server of a surface; a source without that server is refused."""
+    from toolreplay.formats.surface import Surface  # noqa: PLC0415
+
+    tools = tuple(tool for tool in surface.tools if tool.server == name)
+    if not tools:
+        servers = sorted({tool.server for tool in surface.tools} - {""})
+        held = f"its servers: {', '.join(servers)}" if servers else "it names no server"
+        raise UsageError(f"--server {name}: {shown} lists no tool of that server ({held})")
+    said = tuple(item for item in surface.instructions if item.server == name)
+    return Surface(surface.source, tools, said)
 
 
 @command.command(

@@ -624,21 +624,6 @@ def _own_name(exchanges: list[Exchange]) -> str | None:
     return None
 
 
-def server_listing(server: McpServer) -> list[JSONObject]:
-    """The tools a session's server listed, as it listed them: its last listing, pages joined."""
-    listed: list[JSONObject] = []
-    for exchange in server.exchanges:
-        request, said = exchange.get("request"), exchange.get("response")
-        if not isinstance(request, dict) or request.get("method") != "tools/list" or not isinstance(said, dict):
-            continue
-        params, result = request.get("params"), said.get("result")
-        if not (isinstance(params, dict) and params.get("cursor")):
-            listed = []
-        tools = result.get("tools") if isinstance(result, dict) else None
-        listed += [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
-    return listed
-
-
 def with_listing(server: McpServer, tools: Sequence[JSONObject]) -> McpServer:
     """The server listing ``tools`` instead, in one page: for an agent given other tools than recorded."""
     kept = tuple(

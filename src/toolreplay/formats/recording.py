@@ -189,11 +189,10 @@ def calls_and_classifier(
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         return iter_recorded_calls(path), Classifier(policy), False
     if kind is Kind.SESSION:
-        tools, calls = stream_session(path)
-        return calls, Classifier(policy, tools), True
+        stream = SessionStream(path)
+        return stream.calls(), Classifier(policy, stream.tools, servers=stream.servers), True
     session = load_session(path, kind)
-    tools = session.context.tools if session.context is not None else ()
-    return iter(session.calls), Classifier(policy, tools), True
+    return iter(session.calls), Classifier.of(policy, session.context), True
 
 
 class RecordingStream:
@@ -210,6 +209,7 @@ class RecordingStream:
         self.whole = load_session(path, kind) if kind is Kind.SEALED_SESSION else None
         context = self.whole.context if self.whole is not None else None
         self.tools = self.stream.tools if self.stream is not None else context.tools if context is not None else ()
+        self.servers = self.stream.servers if self.stream is not None else context.servers if context else ()
 
     def calls(self) -> Iterator[Call]:
         if self.stream is not None:

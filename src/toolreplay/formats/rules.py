@@ -2,6 +2,7 @@
 
     [[rules]]
     tool = "http_request"          # a glob over tool names
+    server = "web"                 # optional: a glob over the names of the recorded servers that listed it
     args = { method = "GET" }      # optional: dotted argument paths -> value or glob
     class = "read-only"            # read-only | write | destructive | unknown
 
@@ -26,7 +27,7 @@ from toolreplay.formats.located import Node, parse_toml
 from toolreplay.matching import Matcher
 
 _CLASSES = {klass.value: klass for klass in CallClass}
-_RULE_KEYS = ("tool", "class", "args", "note")
+_RULE_KEYS = ("tool", "server", "class", "args", "note")
 
 
 def read_rules(path: str | Path, strict: bool = False) -> Policy:
@@ -66,7 +67,9 @@ def _rule(item: Node) -> ClassRule:
             args.append((key, value.value))
     if (note := item.get("note")) is not None:
         note.string()
-    return ClassRule(tool.string(non_empty=True), _CLASSES[name], tuple(args), item.line)  # type: ignore[arg-type]
+    server = item.get("server")
+    named = server.string(non_empty=True) if server is not None else None
+    return ClassRule(tool.string(non_empty=True), _CLASSES[name], tuple(args), item.line, named)  # type: ignore[arg-type]
 
 
 def _patterns(node: Node) -> tuple[str, ...]:

@@ -267,10 +267,12 @@ class SessionStream:
         self.whole: Session | None = None  # the whole reader's, once the stream has given up
         try:
             self.tools = self._header()
+            self.servers = self.reader.servers  # written before the conversation, as the tools are
         except (_NotStreamed, InputError):
             self.window.close()
             self.whole = read_located(path)  # names the line of what is wrong, or reads a file laid out otherwise
             self.tools = self.whole.context.tools if self.whole.context else ()
+            self.servers = self.whole.context.servers if self.whole.context else ()
 
     def _header(self) -> tuple[ToolDef, ...]:
         """Read up to the conversation; the tools."""

@@ -217,7 +217,6 @@ def read_session_surface(path: str) -> Surface:
 
 def session_surface(session: Session, path: str) -> Surface:
     """The surface of a session already read (``path``: its file)."""
-    from toolreplay.formats.mcp_log import server_listing  # noqa: PLC0415
     from toolreplay.formats.session import tool_document  # noqa: PLC0415
 
     context = session.context
@@ -226,7 +225,7 @@ def session_surface(session: Session, path: str) -> Surface:
     tools: list[SurfaceTool] = []
     instructions: list[Instructions] = []
     for server in context.servers:
-        tools += [SurfaceTool(server.name, named(raw, path, 1), path, 1) for raw in server_listing(server)]
+        tools += [SurfaceTool(server.name, named(raw, path, 1), path, 1) for raw in server.listing()]
         instructions += _server_instructions(server.name, server.exchanges, path)
     if not tools:
         tools = [SurfaceTool("", tool_document(tool), path, 1) for tool in context.tools]

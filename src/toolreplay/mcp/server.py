@@ -596,7 +596,7 @@ def session_server(
     """A server for a session's tools and results, as the named server of the session (its only one by default);
     a live answer is never written into a session."""
     source = SessionSource(session, policy.matcher, name)
-    classify = Classifier(policy, session.context.tools if session.context is not None else ())
+    classify = Classifier.of(policy, session.context)
     return ReplayServer(source, on_unrecorded, stubs, source.methods, faults, live, classify=classify)
 
 

@@ -43,7 +43,7 @@ from toolreplay.canonical import json_utf8
 from toolreplay.errors import ToolreplayError
 from toolreplay.escape import for_terminal
 from toolreplay.formats.mcp_content import relisted
-from toolreplay.formats.mcp_log import served_calls, server_listing, with_listing
+from toolreplay.formats.mcp_log import served_calls, with_listing
 from toolreplay.formats.session import dump_session, person_messages
 from toolreplay.isolation import RunAs
 from toolreplay.mcp.server import UNNAMED
@@ -121,7 +121,7 @@ def prepare(
     if tuple(setup.tools) != context.tools:  # the candidate's tools, each listed by its server
         shares = _shared_out(servers, setup.tools)
         servers = tuple(
-            with_listing(server, relisted(server_listing(server), context.tools, share))
+            with_listing(server, relisted(server.listing(), context.tools, share))
             for server, share in zip(servers, shares, strict=True)
         )
     session = dump_session(replace(context, tools=tuple(setup.tools), servers=servers))
@@ -133,7 +133,7 @@ def _shared_out(servers: Sequence[McpServer], given: Sequence[ToolDef]) -> list[
     """The tools given to the agent, per server: each to the server that listed it, a new one to the first."""
     owner: dict[str, int] = {}
     for number, server in enumerate(servers):
-        for entry in server_listing(server):
+        for entry in server.listing():
             owner.setdefault(str(entry.get("name")), number)
     shares: list[list[ToolDef]] = [[] for _ in servers]
     for tool in given:

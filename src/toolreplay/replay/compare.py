@@ -36,14 +36,14 @@ def compare_sessions(
     setup = ReplaySetup(
         reference, reference.context.system, reference.context.tools, Unrecorded.ERROR, (), 1, policy.matcher
     )
-    recorded_classes = Classifier(policy, reference.context.tools)
+    recorded_classes = Classifier.of(policy, reference.context)
     edited_tools = next((s.context.tools for s in edited if s.context is not None), reference.context.tools)
     candidate = summarize(
         setup,
         count(len(edited), "recorded session"),
         [as_run(n, s) for n, s in enumerate(edited, 1)],
         recorded_classes,
-        Classifier(policy, edited_tools, reference.context.tools),
+        Classifier.of(policy, reference.context, edited_tools),
         fail_on,
     )
     baseline = summarize(

@@ -238,8 +238,8 @@ def replay_session(
     )
     unchanged = replace(setup, system=context.system, tools=context.tools)
     progress = progress if progress is not None else Progress(settings.repeat + settings.noise)
-    recorded_classes = Classifier(policy, context.tools)
-    candidate_classes = Classifier(policy, chosen.tools, context.tools)
+    recorded_classes = Classifier.of(policy, context)
+    candidate_classes = Classifier.of(policy, context, chosen.tools)
     # under --fail-on never no round can change the verdict: one round, at the full alpha
     design = Design(settings.alpha, settings.test, 1 if fail_on is FailOn.NEVER else settings.rounds)
     runs: list[Run] = []

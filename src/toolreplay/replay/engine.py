@@ -85,7 +85,7 @@ def conversation(setup: ReplaySetup, answers: RecordedAnswers, number: int, seed
         raise ToolreplayError("only a session can be replayed", setup.recording.path)
     calls: list[Call] = []
     origins: list[Origin] = []
-    classify = Classifier(setup.policy, setup.tools, context.tools) if setup.stubs is None else None
+    classify = Classifier.of(setup.policy, context, setup.tools) if setup.stubs is None else None
 
     def answer(name: str, args: JSONObject, turn: int) -> ToolResult | None:
         call = Call(len(calls), name, args, None, 0, False, turn)
