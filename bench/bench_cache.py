@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolreplay.classify import Policy  # noqa: E402
+from toolreplay.analysis.classify import Policy  # noqa: E402
+from toolreplay.core.verdict import FailOn  # noqa: E402
 from toolreplay.formats.recording import load_session  # noqa: E402
 from toolreplay.replay.cache import CachedRunner, RunCache, agent_identity  # noqa: E402
 from toolreplay.replay.drive import load_candidate, replay_session  # noqa: E402
@@ -38,7 +39,6 @@ from toolreplay.replay.engine import ReplaySetup  # noqa: E402
 from toolreplay.replay.progress import Progress  # noqa: E402
 from toolreplay.replay.runners import Runner, Workspace, runner_for  # noqa: E402
 from toolreplay.settings import parse_settings  # noqa: E402
-from toolreplay.verdict import FailOn  # noqa: E402
 
 SAMPLES = ROOT / "samples"
 

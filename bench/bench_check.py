@@ -36,11 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic import write_transcript
 from toolreplay.agent_spec import ScriptSpec
-from toolreplay.audit import audit
+from toolreplay.analysis.audit import audit
+from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.chain import seal, verify
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
-from toolreplay.classify import Classifier, Policy
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import render_check_json
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
@@ -50,7 +51,6 @@ from toolreplay.report.check_text import render_check
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.sarif import render_sarif
 from toolreplay.settings import ReplaySettings, Unrecorded
-from toolreplay.verdict import FailOn
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 RUNS = 10

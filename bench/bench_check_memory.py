@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic import synthetic_call, write_transcript
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.core.canonical import JSONObject, JSONValue
 
 
 def write_session(path: Path, calls: int, seed: int = 3) -> None:

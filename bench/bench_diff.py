@@ -36,9 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic import synthetic_call
-from toolreplay.canonical import JSONObject
-from toolreplay.diff import Pair, PairKind, diff_calls
-from toolreplay.model import Call
+from toolreplay.analysis.diff import Pair, diff_calls
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.model import Call, PairKind
 
 Spec = tuple[str, JSONObject]
 

@@ -19,14 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from toolreplay.canonical import JSONValue
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.model import CallClass, PairKind
+from toolreplay.core.outcome import Analysis, CallView, ChangeRow, CheckReport, RunView, Side, UnitResult
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import render_check_json
-from toolreplay.outcome import Analysis, CallView, ChangeRow, CheckReport, RunView, Side, UnitResult
 from toolreplay.report.html import render_html
-from toolreplay.verdict import FailOn
 
 _TOOLS = (
     ("read_file", CallClass.READ_ONLY),

@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_chain import run_cli
 from bench.synthetic import write_session, write_transcript
-from toolreplay.classify import Policy
+from toolreplay.analysis.classify import Policy
+from toolreplay.analysis.diff import diff_calls
 from toolreplay.cli.diff import read_recording
-from toolreplay.diff import diff_calls
 from toolreplay.formats.recording import load_session
 
 _MEASURE = (

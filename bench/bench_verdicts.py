@@ -34,16 +34,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from toolreplay.classify import CallClass
-from toolreplay.design import UNDECIDED_BELOW, Design, ExactTest
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict
-from toolreplay.model import Session
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.model import CallClass, PairKind, Session
+from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import judge, weigh_changes
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.settings import Unrecorded
-from toolreplay.verdict import FailOn, Verdict
+from toolreplay.stats.design import UNDECIDED_BELOW, Design, ExactTest
 
 STEP = 20
 NULL_RATES = (0.0, 0.01, 0.03, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6)

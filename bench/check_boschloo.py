@@ -3,7 +3,7 @@
     python bench/check_boschloo.py --max 40 [--jobs 2]
 
 For every pair of run counts (n, m) with 1 <= n, m <= N and every table of
-them, compares ``toolreplay.boschloo.boschloo_greater`` with
+them, compares ``toolreplay.stats.boschloo.boschloo_greater`` with
 ``scipy.stats.boschloo_exact(alternative="greater")``. SciPy maximises over the
 common rate with an optimiser, which can stop short of the maximum (and on some
 tables with p near 1 returns exactly 1). Where the two differ by more than 1e-9
@@ -27,7 +27,7 @@ def _check_pair(
 ) -> tuple[int, float, float, int, list[tuple[int, int, int, int, float, float, float]]]:
     from scipy.stats import boschloo_exact  # type: ignore[import-untyped]  # noqa: PLC0415 - each worker imports its own
 
-    from toolreplay.boschloo import boschloo_greater  # noqa: PLC0415
+    from toolreplay.stats.boschloo import boschloo_greater  # noqa: PLC0415
 
     n, m = sides
     tables, worst_small, worst_below, off, broken = 0, 0.0, 0.0, 0, []
@@ -52,7 +52,7 @@ def _check_pair(
 
 def _fine_maximum(a: int, n: int, b: int, m: int) -> float:
     """The region's largest probability by a search of its own: 5,000 grid points, the best three refined."""
-    from toolreplay.boschloo import _probability, _region_weights  # noqa: PLC0415
+    from toolreplay.stats.boschloo import _probability, _region_weights  # noqa: PLC0415
 
     if fisher(a, n, b, m) >= 1.0:
         return 1.0
@@ -74,7 +74,7 @@ def _fine_maximum(a: int, n: int, b: int, m: int) -> float:
 
 
 def fisher(a: int, n: int, b: int, m: int) -> float:
-    from toolreplay.stats import fisher_greater  # noqa: PLC0415
+    from toolreplay.stats.exact import fisher_greater  # noqa: PLC0415
 
     return fisher_greater(a, n, b, m)
 

@@ -13,9 +13,9 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.formats.session import write_session as write_session_file
-from toolreplay.model import SessionContext, ToolDef
 
 _WORDS = [
     "agent",

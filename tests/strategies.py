@@ -6,8 +6,8 @@ import json
 
 from hypothesis import strategies as st
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.model import Call
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import Call
 
 _scalars = st.one_of(
     st.none(),

@@ -14,7 +14,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
-from toolreplay.records import record
+from toolreplay.core.records import record
 
 SCRIPTED = "scripted:"
 PROGRAM = "cmd:"

@@ -14,12 +14,12 @@ from collections import defaultdict, deque
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
-from toolreplay.canonical import JSONValue
-from toolreplay.classify import CallClass, Classifier
+from toolreplay.analysis.classify import Classifier
+from toolreplay.analysis.matching import Matcher
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import Call, CallClass, Origin
+from toolreplay.core.records import record
 from toolreplay.formats.stubs import Stub
-from toolreplay.matching import Matcher
-from toolreplay.model import Call, Origin
-from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 T = TypeVar("T")

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.errors import InputError
-from toolreplay.model import Call
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call
+from toolreplay.core.records import record
 
 GENESIS = "0" * 64
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Mapping
 
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 
 
 def run_program(

@@ -160,7 +160,7 @@ def run_as(given: str) -> RunAs:
     import pwd  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
 
-    from toolreplay.errors import UsageError  # noqa: PLC0415
+    from toolreplay.core.errors import UsageError  # noqa: PLC0415
 
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         raise UsageError("--isolate-user starts programs as another user, which needs the check to run as root")

@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import field, replace
 
-from toolreplay.canonical import JSONValue
-from toolreplay.errors import UsageError
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.errors import UsageError
+from toolreplay.core.records import record
 
 # Separators also match their JSON escapes (``\t``, ``\"``, ``\n``), since a string may hold JSON text that was
 # encoded again (a tool result serialized to a string), where the raw characters never appear.

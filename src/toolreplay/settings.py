@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, parse_agent
-from toolreplay.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, MAX_EXACT_RUNS, ExactTest
-from toolreplay.records import record
+from toolreplay.core.records import record
+from toolreplay.stats.design import DEFAULT_ALPHA, DEFAULT_ROUNDS, MAX_EXACT_RUNS, ExactTest
 
 DEFAULT_MAX_TOKENS = 4096
 

@@ -22,11 +22,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from toolreplay.canonical import canonical_bytes
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.records import record
 from toolreplay.external import run_program
 from toolreplay.formats.files import open_binary
-from toolreplay.records import record
 
 NAMESPACE = "toolreplay-seal"  # the namespace of a sealed file's signature
 REPORT_NAMESPACE = "toolreplay-report"  # the namespace of a report's signature (the Action's sign-key)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.fakes.anthropic_server import message, run_toolreplay, serve
-from toolreplay.canonical import JSONObject
+from toolreplay.core.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import AsyncRecordingClient, RecordingClient
 

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import GOLDEN, ROOT, SAMPLES, run_cli
-from toolreplay.findings import Rule
+from toolreplay.core.findings import Rule
 
 CONFIG = "samples/.toolreplay.yml"
 

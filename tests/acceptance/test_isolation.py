@@ -241,9 +241,9 @@ sys.path.insert(0, {ops!r})
 from agent import Agent  # noqa: F401 - the sample's policy, unchanged
 print("a line on standard output, which is not the protocol's")
 try:
-    import toolreplay.outcome
-    import toolreplay.verdict
-    toolreplay.outcome.decide_levels = lambda findings, fail_on: toolreplay.verdict.Verdict.PASS
+    import toolreplay.core.outcome
+    import toolreplay.core.verdict
+    toolreplay.core.outcome.decide_levels = lambda findings, fail_on: toolreplay.core.verdict.Verdict.PASS
 except ImportError:
     pass
 '''

@@ -14,7 +14,7 @@ import pytest
 from tests.acceptance.test_anthropic_recording import TOOLS, conversation, queue_turns, sdk
 from tests.conftest import ROOT, Completed
 from tests.fakes.anthropic_server import message, run_toolreplay, serve
-from toolreplay.canonical import JSONObject
+from toolreplay.core.canonical import JSONObject
 from toolreplay.formats.session import read_session
 from toolreplay.record import RecordingClient
 

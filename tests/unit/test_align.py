@@ -9,7 +9,7 @@ from difflib import SequenceMatcher
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolreplay.align import common_subsequence
+from toolreplay.analysis.align import common_subsequence
 
 keys = st.lists(st.integers(0, 6), max_size=40)
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from toolreplay.audit import AuditReport, audit
-from toolreplay.canonical import JSONObject
-from toolreplay.classify import DEFAULT_MUTATORS, CallClass, Classifier, ClassRule, Policy
-from toolreplay.model import Call, FindingKind
+from toolreplay.analysis.audit import AuditReport, audit
+from toolreplay.analysis.classify import DEFAULT_MUTATORS, Classifier, ClassRule, Policy
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.model import Call, CallClass, FindingKind
 
 Spec = tuple[str, JSONObject, JSONObject]
 

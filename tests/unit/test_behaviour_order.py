@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
+from toolreplay.core.model import CallClass, PairKind
 from toolreplay.replay.noise import behaviours
 from toolreplay.replay.report import Change
 

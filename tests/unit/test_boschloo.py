@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import THOROUGH
-from toolreplay.boschloo import _FLOAT_SAFE, _probability, _region_weights, boschloo_at_most, boschloo_greater
-from toolreplay.stats import fisher_greater, tail_row
+from toolreplay.stats.boschloo import _FLOAT_SAFE, _probability, _region_weights, boschloo_at_most, boschloo_greater
+from toolreplay.stats.exact import fisher_greater, tail_row
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -145,7 +145,7 @@ def test_it_holds_its_size_at_every_common_rate(n: int, m: int) -> None:
     ("a", "n", "b", "m"), [(9, 20, 0, 20), (30, 150, 12, 150), (3, 40, 1, 200), (60, 200, 80, 100)]
 )
 def test_the_sum_in_logs_for_large_tables_agrees_with_the_direct_one(a: int, n: int, b: int, m: int) -> None:
-    from toolreplay.boschloo import _maximum, _maximum_in_logs  # noqa: PLC0415
+    from toolreplay.stats.boschloo import _maximum, _maximum_in_logs  # noqa: PLC0415
 
     weights = _region_weights(a, n, b, m)
     assert _maximum_in_logs(weights, n + m) == pytest.approx(_maximum([float(w) for w in weights]), rel=1e-10)

@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 
 from tests.strategies import json_values
-from toolreplay.canonical import JSONValue, canonical_bytes, canonical_call
+from toolreplay.core.canonical import JSONValue, canonical_bytes, canonical_call
 
 
 def test_keys_are_sorted_and_whitespace_dropped() -> None:

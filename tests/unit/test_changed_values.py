@@ -8,15 +8,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.model import CallClass, PairKind
+from toolreplay.core.outcome import Analysis, ChangeRow, CheckReport, FieldView, UnitResult
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import format_changed
 from toolreplay.formats.check_report import read_check_report, render_check_json
-from toolreplay.outcome import Analysis, ChangeRow, CheckReport, FieldView, UnitResult
 from toolreplay.report.check_text import render_check
 from toolreplay.report.markdown import render_markdown
-from toolreplay.verdict import FailOn
-from toolreplay.wording import format_changed
 
 _ELLIPSIS = "…"
 _LOG = '"/var/log/ci/' + "x" * 140  # a long shared start: a plain cut at 60 would hide where they differ

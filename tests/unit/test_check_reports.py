@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from toolreplay.findings import Level, Rule
-from toolreplay.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.findings import Level, Rule
+from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
-from toolreplay.verdict import FailOn, Verdict
 
 
 def _report(findings: list[CheckFinding], fail_on: FailOn = FailOn.DESTRUCTIVE) -> CheckReport:
@@ -87,7 +87,7 @@ def test_docs_describe_every_kind_of_finding() -> None:
 
 
 def test_under_fail_on_changed_a_destructive_call_not_shown_to_be_the_changes_warns() -> None:
-    from toolreplay.verdict import FailOn, Verdict  # noqa: PLC0415
+    from toolreplay.core.verdict import FailOn, Verdict  # noqa: PLC0415
 
     where = Location("a.json", 1)
     seen = CheckFinding(rule=Rule.DESTRUCTIVE_SEEN, message="seen", location=where, fingerprint="f" * 16)

@@ -10,9 +10,9 @@ import pytest
 from tests.conftest import SAMPLES, run_cli
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
+from toolreplay.core.outcome import Analysis
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import Kind
-from toolreplay.outcome import Analysis
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.canonical import JSONObject
-from toolreplay.classify import CallClass, Classifier, ClassRule, Policy, class_from_annotations
-from toolreplay.errors import InputError
+from toolreplay.analysis.classify import Classifier, ClassRule, Policy, class_from_annotations
+from toolreplay.analysis.matching import Matcher
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, CallClass, McpServer, SessionContext, ToolDef
 from toolreplay.formats.rules import read_rules
-from toolreplay.matching import Matcher
-from toolreplay.model import Call, McpServer, SessionContext, ToolDef
 
 
 def call(tool: str, args: JSONObject | None = None) -> Call:

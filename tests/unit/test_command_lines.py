@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from toolreplay.cli import main
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.config import read_config
 
 EDITED = sorted(glob.glob("ops/recorded/edited-*.json", root_dir=SAMPLES))

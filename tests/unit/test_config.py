@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES, run_cli
-from toolreplay.errors import InputError, InputErrors
+from toolreplay.core.errors import InputError, InputErrors
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config import discover, read_config
 from toolreplay.settings import Unrecorded
-from toolreplay.verdict import FailOn
 
 
 @pytest.fixture

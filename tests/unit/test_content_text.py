@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from toolreplay.agents.base import Turn
-from toolreplay.canonical import JSONObject, JSONValue
 from toolreplay.check.locate import prompt_text
-from toolreplay.model import content_text
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import content_text
 from toolreplay.report.text import person_texts
 
 BLOCKS: list[JSONObject] = [

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from tests.conftest import SAMPLES
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.matching import Matcher
 from toolreplay.answers import DEFAULT_DONE, DEFAULT_NO_RESULT, RecordedAnswers, answer_call
-from toolreplay.classify import CallClass, Classifier, Policy
+from toolreplay.core.model import Call, CallClass, Origin
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import Stub
-from toolreplay.matching import Matcher
-from toolreplay.model import Call, Origin
 from toolreplay.settings import Unrecorded
 
 SESSION = load_session(SAMPLES / "ops" / "session.json")

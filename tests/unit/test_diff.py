@@ -6,10 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import transcripts
-from toolreplay.canonical import JSONObject
-from toolreplay.diff import PairKind, diff_calls, field_changes
-from toolreplay.matching import Matcher
-from toolreplay.model import Call
+from toolreplay.analysis.diff import diff_calls, field_changes
+from toolreplay.analysis.matching import Matcher
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.model import Call, PairKind
 
 
 def calls(*specs: tuple[str, JSONObject]) -> list[Call]:

@@ -4,9 +4,9 @@ pydantic model's title renamed, a bound added, hints spelled out)."""
 
 from __future__ import annotations
 
-from toolreplay.canonical import JSONObject
-from toolreplay.drift import DriftKind, diff_surfaces
-from toolreplay.formats.surface import Surface, SurfaceTool
+from toolreplay.core.canonical import JSONObject
+from toolreplay.surface.drift import DriftKind, diff_surfaces
+from toolreplay.surface.model import Surface, SurfaceTool
 
 
 def _said(old: JSONObject, new: JSONObject) -> list[tuple[str, str]]:

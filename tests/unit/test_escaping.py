@@ -20,10 +20,8 @@ from cmarkgfm.cmark import Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolreplay.audit import AuditReport
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
-from toolreplay.escape import (
+from toolreplay.analysis.audit import AuditReport
+from toolreplay.core.escape import (
     for_html,
     for_markdown,
     for_terminal,
@@ -33,15 +31,15 @@ from toolreplay.escape import (
     workflow_data,
     workflow_property,
 )
-from toolreplay.findings import ChangeVerdict, Rule
-from toolreplay.model import Call, Finding, FindingKind, Origin, Session
-from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport, Location, UnitResult, UnrecordedRow
+from toolreplay.core.findings import ChangeVerdict, Rule
+from toolreplay.core.model import Call, CallClass, Finding, FindingKind, Origin, PairKind, Session
+from toolreplay.core.outcome import Analysis, ChangeRow, CheckFinding, CheckReport, Location, UnitResult, UnrecordedRow
+from toolreplay.core.verdict import FailOn
 from toolreplay.report.check_text import render_check
 from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.sarif import render_sarif
 from toolreplay.report.text import render_audit, render_show
-from toolreplay.verdict import FailOn
 
 MARKER = "<!-- toolreplay-check -->"
 ATTACKS = [

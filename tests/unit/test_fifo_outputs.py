@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, run_cli
-from toolreplay.errors import OutputError
+from toolreplay.core.errors import OutputError
 from toolreplay.formats import files
 from toolreplay.formats.files import write_atomic
 

@@ -15,15 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import GOLDEN
-from toolreplay.canonical import JSONObject
+from toolreplay.analysis.diff import diff_calls
 from toolreplay.check.views import side_by_side
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind, diff_calls
-from toolreplay.errors import InputError
-from toolreplay.findings import ChangeVerdict
-from toolreplay.formats.check_report import check_document, read_check_report, results_digest
-from toolreplay.model import Call, Origin
-from toolreplay.outcome import (
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.model import Call, CallClass, Origin, PairKind
+from toolreplay.core.outcome import (
     Analysis,
     CallView,
     ChangeRow,
@@ -35,8 +33,9 @@ from toolreplay.outcome import (
     Side,
     UnitResult,
 )
+from toolreplay.core.verdict import FailOn
+from toolreplay.formats.check_report import check_document, read_check_report, results_digest
 from toolreplay.report.html import render_html, run_ranges
-from toolreplay.verdict import FailOn
 
 # Every tag and attribute the template writes: anything else in a page came from a recording.
 TAGS = {

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolreplay.cli import main
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.session import parse_session, read_session
 
 KEPT = "the user's own file\n"

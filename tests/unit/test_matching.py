@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import json_objects
-from toolreplay.canonical import JSONObject
-from toolreplay.matching import Matcher, lookup
-from toolreplay.model import Call
+from toolreplay.analysis.matching import Matcher, lookup
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.model import Call
 
 
 def call(tool: str, **args: object) -> Call:

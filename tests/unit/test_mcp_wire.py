@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolreplay.canonical import JSONValue
+from toolreplay.core.canonical import JSONValue
 from toolreplay.formats.mcp_content import from_mcp, to_mcp
 from toolreplay.mcp.wire import INTERNAL_ERROR, LineSplitter, decode, encode, messages
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from toolreplay.canonical import JSONObject
 from toolreplay.check.run import with_pinned_servers
-from toolreplay.drift import DriftKind, diff_surfaces
-from toolreplay.formats.surface import Surface, SurfaceTool
+from toolreplay.core.canonical import JSONObject
+from toolreplay.surface.drift import DriftKind, diff_surfaces
+from toolreplay.surface.model import Surface, SurfaceTool
 
 
 def _tool(server: str, name: str, destructive: bool) -> SurfaceTool:

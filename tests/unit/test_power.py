@@ -2,7 +2,7 @@
 
 The module computes each design's thresholds once per bisection, the chances of
 a round's hits once per rate, and asks Boschloo's test only whether a p value is
-at most a level (:func:`toolreplay.boschloo.boschloo_at_most`). The references
+at most a level (:func:`toolreplay.stats.boschloo.boschloo_at_most`). The references
 here are the computation as first written: every threshold walked down from
 Fisher's with Boschloo's p value itself, every round's binomial row built
 afresh, every threshold looked up at every rate (the bisection of Boschloo's
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolreplay.boschloo import boschloo_greater
-from toolreplay.design import STATED_POWER, Design, ExactTest
-from toolreplay.power import detectable_rate, fewest_attributed, power_against_none
-from toolreplay.stats import fisher_greater
+from toolreplay.stats.boschloo import boschloo_greater
+from toolreplay.stats.design import STATED_POWER, Design, ExactTest
+from toolreplay.stats.exact import fisher_greater
+from toolreplay.stats.power import detectable_rate, fewest_attributed, power_against_none
 
 
 @functools.cache
@@ -43,7 +43,7 @@ def plain_fewest(test: ExactTest, runs: int, baseline_runs: int, level: float) -
 
 
 def plain_power(design: Design, step: int, baseline_step: int, rate: float, family: int = 1) -> float:
-    """The power as first written (see :func:`toolreplay.power.power_against_none`)."""
+    """The power as first written (see :func:`toolreplay.stats.power.power_against_none`)."""
     level = design.level / family
     alive = [1.0]
     caught = 0.0

@@ -4,7 +4,7 @@ import io
 
 from toolreplay.agents.base import Turn, Usage
 from toolreplay.agents.loop import AgentFailure
-from toolreplay.canonical import JSONObject
+from toolreplay.core.canonical import JSONObject
 from toolreplay.replay.engine import Run
 from toolreplay.replay.progress import Progress
 

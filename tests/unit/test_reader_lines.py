@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import GOLDEN, SAMPLES
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.check_report import read_check_report
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import load_session, read_links

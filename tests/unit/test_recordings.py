@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES, run_cli
-from toolreplay.canonical import canonical_bytes
 from toolreplay.chain import seal_records
-from toolreplay.errors import InputError, UsageError
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.errors import InputError, UsageError
 from toolreplay.formats.mcp_log import ImportOptions, session_from_log
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.sealed_session import session_parts, streamed_parts

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from toolreplay.canonical import JSONValue, json_utf8
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONValue, json_utf8
+from toolreplay.core.errors import UsageError
 from toolreplay.redact import SHAPE_NAMES, Redactor
 
 SECRETS = {

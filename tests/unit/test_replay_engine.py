@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from toolreplay.agents.base import Turn
+from toolreplay.analysis.matching import EXACT, Matcher
 from toolreplay.answers import UNRECORDED_ERROR, RecordedAnswers
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, Origin, Session, SessionContext, ToolDef
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.matching import EXACT, Matcher
-from toolreplay.model import Call, Origin, Session, SessionContext, ToolDef
 from toolreplay.replay.engine import ReplaySetup, replay_once
 from toolreplay.settings import Unrecorded
 

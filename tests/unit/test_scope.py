@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.errors import InputError
+from toolreplay.analysis.scope import Scope, check_scope
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call
 from toolreplay.formats.scope import read_scope
-from toolreplay.model import Call
-from toolreplay.scope import Scope, check_scope
 
 
 def write(tmp_path: Path, text: str) -> Path:

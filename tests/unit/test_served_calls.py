@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 from tests.conftest import SAMPLES
-from toolreplay.classify import Policy
+from toolreplay.analysis.classify import Policy
+from toolreplay.core.model import Origin
 from toolreplay.formats.mcp_log import LogWriter, read_log, served_calls
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import Stub
 from toolreplay.mcp.server import session_server
-from toolreplay.model import Origin
 from toolreplay.redact import Redactor
 from toolreplay.settings import Unrecorded
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SAMPLES
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.session import dump_session, parse_session, read_session
 
 SESSION = SAMPLES / "ops" / "session.json"

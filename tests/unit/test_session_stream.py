@@ -19,17 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLES, THOROUGH
-from toolreplay.canonical import JSONObject
 from toolreplay.chain import seal_parts, seal_records
 from toolreplay.cli.diff import read_recording
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, Session
 from toolreplay.formats import session_stream
 from toolreplay.formats.located import JSON_DEPTH
 from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.sealed_session import session_parts, streamed_named_parts
 from toolreplay.formats.session import Conversation, read_located, read_session
 from toolreplay.formats.session_stream import SessionStream, read_calls, stream_session
-from toolreplay.model import Call, Session
 
 SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from toolreplay.check.run import Recording, Unit, shard_of, unit_weight
+from toolreplay.core.outcome import Analysis, parse_shard
 from toolreplay.formats.recording import Kind
-from toolreplay.outcome import Analysis, parse_shard
 
 
 @pytest.fixture

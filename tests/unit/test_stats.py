@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from toolreplay.stats import benjamini_hochberg, clopper_pearson, fisher_greater, upper_bound
+from toolreplay.stats.exact import benjamini_hochberg, clopper_pearson, fisher_greater, upper_bound
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

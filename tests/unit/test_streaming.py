@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from toolreplay.audit import audit
+from toolreplay.analysis.audit import audit
 from toolreplay.chain import seal, verify
 from toolreplay.cli import main
 from toolreplay.formats.transcript import iter_sealed, iter_transcript

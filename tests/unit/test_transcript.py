@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats import jsonl
 from toolreplay.formats.jsonl import decode_object
 from toolreplay.formats.transcript import iter_recorded_calls, iter_sealed, iter_transcript

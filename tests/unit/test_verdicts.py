@@ -8,18 +8,16 @@ from collections.abc import Mapping
 
 import pytest
 
-from toolreplay.classify import CallClass
-from toolreplay.design import Design, ExactTest
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict
-from toolreplay.model import Session
-from toolreplay.power import detectable_rate, fewest_attributed, power_against_none
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.model import CallClass, PairKind, Session
+from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.replay import reading
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, judge, weigh_changes
 from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.settings import Unrecorded
-from toolreplay.verdict import FailOn, Verdict
+from toolreplay.stats.design import Design, ExactTest
+from toolreplay.stats.power import detectable_rate, fewest_attributed, power_against_none
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
@@ -216,7 +214,7 @@ def test_under_fail_on_changed_the_reports_say_the_level_the_tests_were_held_to(
 
 @pytest.mark.parametrize("fail_on", list(FailOn))
 def test_why_the_rounds_stopped_is_true_to_every_q_beside_it(fail_on: FailOn) -> None:
-    from toolreplay.design import UNDECIDED_BELOW  # noqa: PLC0415
+    from toolreplay.stats.design import UNDECIDED_BELOW  # noqa: PLC0415
 
     seen = set()
     for hits in range(0, 21, 2):

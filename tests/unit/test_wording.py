@@ -7,10 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from toolreplay.design import Design
-from toolreplay.findings import Rule
-from toolreplay.model import Call, Origin, Session
-from toolreplay.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.findings import Rule
+from toolreplay.core.model import Call, Origin, Session
+from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import agree, count, tally
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import weigh_changes
 from toolreplay.replay.report import ReplayReport
@@ -19,8 +20,7 @@ from toolreplay.report.github import render_annotations
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.text import render_noise, render_replay, render_show
 from toolreplay.settings import Unrecorded
-from toolreplay.verdict import FailOn
-from toolreplay.wording import agree, count, tally
+from toolreplay.stats.design import Design
 
 # The nouns the reports count, with their plurals.
 NOUNS = {

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from toolreplay.agent_spec import ScriptSpec
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.config import read_config
 from toolreplay.formats.located import parse_yaml
 

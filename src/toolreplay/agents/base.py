@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import field
 from typing import Protocol
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.model import ToolDef, content_text
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import ToolDef, content_text
+from toolreplay.core.records import record
 
 
 @record

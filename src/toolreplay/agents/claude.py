@@ -18,9 +18,9 @@ from typing import Any
 
 from toolreplay.agents.base import Turn, Usage, api_tool
 from toolreplay.agents.loop import AgentFailure
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import ToolreplayError, UsageError
-from toolreplay.model import ToolDef
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import ToolreplayError, UsageError
+from toolreplay.core.model import ToolDef
 
 CACHE = {"type": "ephemeral"}
 LIFETIMES = ("5m", "1h")  # the prompt cache's lifetimes the API offers; 5m is its default, sent as no ttl

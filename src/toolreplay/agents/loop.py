@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Sequence
 
 from toolreplay.agents.base import Turn, Usage
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.records import record
 
 # How a run ended, in the words reports use, by the API's stop reason.
 ENDINGS = {

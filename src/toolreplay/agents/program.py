@@ -24,11 +24,11 @@ from typing import Any, BinaryIO
 
 from toolreplay.agent_spec import fill
 from toolreplay.agents.base import Usage
-from toolreplay.canonical import JSONValue
-from toolreplay.errors import ToolreplayError
-from toolreplay.escape import one_line
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.escape import one_line
+from toolreplay.core.records import record
 from toolreplay.isolation import RunAs
-from toolreplay.records import record
 
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
 REPLY_LIMIT = 100_000  # characters of a final reply kept

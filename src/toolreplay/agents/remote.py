@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolreplay.agents.program import program_environment
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
 from toolreplay.isolation import RunAs
 
 WORKER = Path(__file__).resolve().parent / "worker.py"

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.base import Turn
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import UsageError
+from toolreplay.core.model import ToolDef
 from toolreplay.formats.files import readable
 from toolreplay.formats.session import tool_document
-from toolreplay.model import ToolDef
 
 if TYPE_CHECKING:
     from toolreplay.agents.remote import ScriptWorker

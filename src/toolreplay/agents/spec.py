@@ -9,10 +9,10 @@ from pathlib import Path
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ModelSpec, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.agents.base import Agent
 from toolreplay.agents.scripted import ScriptedAgent
-from toolreplay.canonical import JSONObject
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import UsageError
+from toolreplay.core.model import Session
 from toolreplay.formats.files import read_text
-from toolreplay.model import Session
 
 
 def make_agent(

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import field
 from pathlib import Path
 
-from toolreplay.canonical import JSONValue
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import ToolDef, content_text
+from toolreplay.core.outcome import Location
+from toolreplay.core.records import record
 from toolreplay.formats.located import Node
-from toolreplay.model import ToolDef, content_text
-from toolreplay.outcome import Location
-from toolreplay.records import record
 
 
 @record

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolreplay.errors import InputError, UsageError
-from toolreplay.outcome import CheckReport, UnitResult
-from toolreplay.wording import count
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.outcome import CheckReport, UnitResult
+from toolreplay.core.wording import count
 
 
 def merge_reports(reports: Sequence[tuple[str, CheckReport]]) -> CheckReport:

@@ -26,7 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config import (
     DEFAULT_CONFIG,
     UNSEALED_EDITS,
@@ -38,9 +40,7 @@ from toolreplay.formats.config import (
     read_config,
 )
 from toolreplay.formats.located import Node, parse_yaml
-from toolreplay.records import record
 from toolreplay.settings import ReplaySettings, SettingError, setting_key
-from toolreplay.verdict import FailOn
 
 if TYPE_CHECKING:
     from toolreplay.check.base import Base
@@ -384,10 +384,10 @@ def _not_recorded_at_base(pr: Config, base: Base) -> list[Loosening]:
 def _rules_loosened(base: Config, pr: Config, add: _Add) -> None:
     """Each tool the recordings call or list, and each a base rule names, that the pull request's rules make less
     dangerous than the base's do (once per tool, at the rule of the pull request's that decides it)."""
-    from toolreplay.classify import Classifier, Policy, danger  # noqa: PLC0415
+    from toolreplay.analysis.classify import Classifier, Policy, danger  # noqa: PLC0415
+    from toolreplay.core.model import Call, McpServer, ToolDef  # noqa: PLC0415
     from toolreplay.formats.recording import load_session  # noqa: PLC0415
     from toolreplay.formats.rules import read_rules  # noqa: PLC0415
-    from toolreplay.model import Call, McpServer, ToolDef  # noqa: PLC0415
 
     assert base.rules is not None
     try:

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay import __version__
 from toolreplay.agent_spec import ProgramSpec, shown_from
-from toolreplay.audit import audit
-from toolreplay.canonical import canonical_bytes
+from toolreplay.analysis.audit import audit
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.diff import DiffResult
 from toolreplay.chain import Verification, verify
 from toolreplay.check.locate import (
     CandidateInputs,
@@ -40,29 +41,21 @@ from toolreplay.check.locate import (
     prompt_text,
 )
 from toolreplay.check.views import call_view, diff_view, field_view, recording_view, run_diff, run_views
-from toolreplay.classify import CallClass, Classifier, Policy
-from toolreplay.diff import DiffResult, PairKind
-from toolreplay.errors import InputError
-from toolreplay.findings import ChangeVerdict, Level, Rule
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.findings import ChangeVerdict, Level, Rule
+from toolreplay.core.model import CallClass, PairKind
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
     from toolreplay.check.base import Base, BaseFile
     from toolreplay.check.policy import Governed
-    from toolreplay.formats.surface import Surface, SurfaceTool
-    from toolreplay.formats.tools_lock import Lock
     from toolreplay.isolation import RunAs
-from toolreplay.formats.recording import (
-    Kind,
-    calls_and_classifier,
-    detect_kind,
-    load_session,
-    read_links,
-)
-from toolreplay.formats.rules import read_rules
-from toolreplay.formats.scope import read_scope
-from toolreplay.model import Call, Finding, Session, ToolDef
-from toolreplay.outcome import (
+    from toolreplay.surface.lock import Lock
+    from toolreplay.surface.model import Surface, SurfaceTool
+from toolreplay.analysis.scope import Scope, check_scope
+from toolreplay.core.model import Call, Finding, Session, ToolDef
+from toolreplay.core.outcome import (
     Analysis,
     ChangeRow,
     CheckFinding,
@@ -75,7 +68,18 @@ from toolreplay.outcome import (
     UnitResult,
     UnrecordedRow,
 )
-from toolreplay.records import record
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import agree, count, format_call
+from toolreplay.formats.recording import (
+    Kind,
+    calls_and_classifier,
+    detect_kind,
+    load_session,
+    read_links,
+)
+from toolreplay.formats.rules import read_rules
+from toolreplay.formats.scope import read_scope
 from toolreplay.replay import reading
 from toolreplay.replay.budget import CheckBudget, price_for
 from toolreplay.replay.cache import RunCache, cache_note
@@ -93,10 +97,7 @@ from toolreplay.replay.drive import (
 from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import Change, ReplayReport
-from toolreplay.scope import Scope, check_scope
 from toolreplay.settings import ReplaySettings
-from toolreplay.verdict import FailOn
-from toolreplay.wording import agree, count, format_call
 
 
 @record
@@ -488,10 +489,10 @@ class _Checker:
 
     def tools(self, unit: Unit) -> UnitResult:
         """A tool surface against the lock, and its texts linted."""
-        from toolreplay.drift import LEVELS, DriftKind, diff_surfaces  # noqa: PLC0415 - the tools analysis only
-        from toolreplay.formats.surface import Surface, read_surface, session_surface  # noqa: PLC0415
-        from toolreplay.formats.tools_lock import read_lock  # noqa: PLC0415
-        from toolreplay.tool_lint import LintRule, lint_surface  # noqa: PLC0415
+        from toolreplay.surface.drift import LEVELS, DriftKind, diff_surfaces  # noqa: PLC0415 - the tools analysis only
+        from toolreplay.surface.lint import LintRule, lint_surface  # noqa: PLC0415
+        from toolreplay.surface.lock import read_lock  # noqa: PLC0415
+        from toolreplay.surface.model import Surface, read_surface, session_surface  # noqa: PLC0415
 
         setting = self.config.tools
         assert setting is not None
@@ -940,7 +941,7 @@ def with_tools_given(
     the behaviours alone, so its reports show the changes without that error."""
     if settings.tools is None or session.context is None:
         return result
-    from toolreplay.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
+    from toolreplay.surface.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
 
     changes = tools_given(session.context.tools, candidate.tools, settings.tools)
     if not changes:

@@ -2,7 +2,7 @@
 
 The HTML report draws each run as a row of calls and the changes as a grid of
 runs; these functions turn the analyses' results into the
-:mod:`toolreplay.outcome` records it is drawn from, so a shard's JSON
+:mod:`toolreplay.core.outcome` records it is drawn from, so a shard's JSON
 carries them and a merged report draws the same picture.
 """
 
@@ -12,11 +12,11 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
 
-from toolreplay.canonical import canonical_bytes
-from toolreplay.classify import CallClass, Classifier, Policy
-from toolreplay.diff import DiffResult, FieldChange, Pair, compare_with
-from toolreplay.model import Call, Origin, Session
-from toolreplay.outcome import CallView, DiffRow, DiffView, FieldView, RunView, Side
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.diff import DiffResult, FieldChange, Pair, compare_with
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.model import Call, CallClass, Origin, Session
+from toolreplay.core.outcome import CallView, DiffRow, DiffView, FieldView, RunView, Side
 from toolreplay.replay.engine import Run
 from toolreplay.replay.report import ReplayReport
 

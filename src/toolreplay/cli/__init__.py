@@ -2,7 +2,7 @@
 
 Each command lives in its own module and is imported only when it runs, so
 ``toolreplay version`` and the auditor's commands never load the heavy optional
-libraries. Every :class:`~toolreplay.errors.ToolreplayError` and click usage
+libraries. Every :class:`~toolreplay.core.errors.ToolreplayError` and click usage
 error becomes one line on stderr and exit code 2.
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import click
 
 from toolreplay import __version__
-from toolreplay.errors import InputErrors, ToolreplayError
-from toolreplay.escape import one_line
-from toolreplay.verdict import Exit
+from toolreplay.core.errors import InputErrors, ToolreplayError
+from toolreplay.core.escape import one_line
+from toolreplay.core.verdict import Exit
 
 # name -> (module, one-line help). The help is repeated here so that listing
 # the commands does not import them.

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.audit import audit
-from toolreplay.classify import Policy
+from toolreplay.analysis.audit import audit
+from toolreplay.analysis.classify import Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
-from toolreplay.escape import one_line
+from toolreplay.core.escape import one_line
+from toolreplay.core.verdict import Exit, exit_for
 from toolreplay.formats.recording import calls_and_classifier
 from toolreplay.report.text import render_audit
-from toolreplay.verdict import Exit, exit_for
 
 
 def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:

@@ -15,18 +15,18 @@ from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.output import warn
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
-from toolreplay.errors import ToolreplayError, UsageError
-from toolreplay.escape import for_terminal
+from toolreplay.core.errors import ToolreplayError, UsageError
+from toolreplay.core.escape import for_terminal
+from toolreplay.core.outcome import Analysis, CheckReport, parse_shard
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
 from toolreplay.formats.files import repository_root
-from toolreplay.outcome import Analysis, CheckReport, parse_shard
-from toolreplay.verdict import FailOn
 
 if TYPE_CHECKING:
     from toolreplay.check.base import Base
     from toolreplay.check.policy import Governed
     from toolreplay.isolation import RunAs
-from toolreplay.wording import count
+from toolreplay.core.wording import count
 
 
 def _configured(

@@ -9,14 +9,14 @@ import click
 from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
 from toolreplay.cli.output import write_json, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
-from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.report.json_report import render_noise_json
 from toolreplay.report.text import noise_verdict, render_noise
 from toolreplay.settings import SettingError, parse_alpha, parse_test
-from toolreplay.verdict import FailOn
+from toolreplay.stats.design import DEFAULT_ALPHA, Design, ExactTest
 
 
 @click.command(
@@ -94,7 +94,7 @@ def command(
     if outputs.asked:
         from toolreplay.check.locate import Paths  # noqa: PLC0415
         from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
-        from toolreplay.outcome import Statement  # noqa: PLC0415
+        from toolreplay.core.outcome import Statement  # noqa: PLC0415
 
         paths = Paths(outputs.root)  # files named from the repository root, as check names them
         shown = paths.show(recorded)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.analysis.diff import compare_recordings
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
 from toolreplay.cli.output import write_json, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
-from toolreplay.diff import compare_recordings
+from toolreplay.core.model import Session
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.recording import Kind, detect_kind, kept_still, load_session
 from toolreplay.formats.session_stream import read_calls
-from toolreplay.model import Session
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import diff_verdict, render_diff
-from toolreplay.verdict import FailOn
 
 
 def read_recording(path: str) -> Session:
@@ -51,7 +51,7 @@ def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | No
         if outputs.asked:
             from toolreplay.check.locate import Paths  # noqa: PLC0415
             from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
-            from toolreplay.outcome import Statement  # noqa: PLC0415
+            from toolreplay.core.outcome import Statement  # noqa: PLC0415
 
             paths = Paths(outputs.root)  # files named from the repository root, as check names them
             stated = Statement("diff", diff_verdict(result))

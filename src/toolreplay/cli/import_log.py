@@ -9,19 +9,19 @@ from typing import Any
 import click
 
 from toolreplay.agents.spec import read_prompt
-from toolreplay.canonical import json_utf8
 from toolreplay.cli.options import redaction_options
 from toolreplay.cli.output import guard_outputs, session_text, warn, write_text
-from toolreplay.errors import InputError, UsageError
-from toolreplay.escape import one_line
+from toolreplay.core.canonical import json_utf8
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.escape import one_line
+from toolreplay.core.model import Session, SessionContext, ToolDef
+from toolreplay.core.wording import count
 from toolreplay.formats.files import path_from, read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
 from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
 from toolreplay.formats.session import parse_tools, person_messages
-from toolreplay.model import Session, SessionContext, ToolDef
 from toolreplay.redact import Redactor
-from toolreplay.wording import count
 
 FORMATS = ("mcp", "claude-code", "otel", "openai")
 _MCP_ONLY = ("task", "task_file", "final_text", "run_number", "server_name", "every_process")

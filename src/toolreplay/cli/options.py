@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.classify import Policy
-from toolreplay.errors import UsageError
+from toolreplay.analysis.classify import Policy
+from toolreplay.core.errors import UsageError
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import agree, count
 from toolreplay.formats.rules import read_rules
 from toolreplay.settings import REPLAY_POLICIES, ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
-from toolreplay.verdict import FailOn
-from toolreplay.wording import agree, count
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor

@@ -8,15 +8,15 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from toolreplay.errors import InputError, UsageError
-from toolreplay.escape import for_terminal, json_for_terminal
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.escape import for_terminal, json_for_terminal
 from toolreplay.formats.files import same_file, write_atomic
 from toolreplay.formats.located import Node, reject_constant
 from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import dump_session, validate_session
 
 if TYPE_CHECKING:
-    from toolreplay.model import Session, SessionContext
+    from toolreplay.core.model import Session, SessionContext
     from toolreplay.redact import Redactor
 
 _BATCH = 1024

@@ -12,12 +12,12 @@ from toolreplay.agent_spec import PLACEHOLDERS, AgentSpecError, ProgramSpec, fil
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.options import redaction_options
 from toolreplay.cli.output import warn, write_text
-from toolreplay.errors import UsageError
-from toolreplay.escape import for_terminal
+from toolreplay.core.errors import UsageError
+from toolreplay.core.escape import for_terminal
+from toolreplay.core.wording import count
 from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, next_number, record_runs
 from toolreplay.redact import Redactor
 from toolreplay.settings import TIMEOUTS
-from toolreplay.wording import count
 
 MAX_RUNS = 1000
 

@@ -15,14 +15,16 @@ import click
 
 from toolreplay.agent_spec import ProgramSpec
 from toolreplay.agents.spec import recorded_here
-from toolreplay.classify import Policy
+from toolreplay.analysis.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
 from toolreplay.cli.output import warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
-from toolreplay.errors import UsageError
-from toolreplay.escape import for_terminal
+from toolreplay.core.errors import UsageError
+from toolreplay.core.escape import for_terminal
+from toolreplay.core.model import Session
+from toolreplay.core.verdict import Exit, FailOn, exit_for
+from toolreplay.core.wording import count
 from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
-from toolreplay.model import Session
 from toolreplay.replay.drive import (
     Candidate,
     ReplayOutcome,
@@ -35,12 +37,10 @@ from toolreplay.replay.drive import (
 )
 from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
 from toolreplay.settings import ReplaySettings
-from toolreplay.verdict import Exit, FailOn, exit_for
-from toolreplay.wording import count
 
 if TYPE_CHECKING:
-    from toolreplay.drift import Drift
-    from toolreplay.outcome import CheckReport
+    from toolreplay.core.outcome import CheckReport
+    from toolreplay.surface.drift import Drift
 
 
 @click.command(
@@ -126,7 +126,7 @@ def command(
                 "and the reports "
                 "(--html, --markdown, --sarif, --github-annotations) are for a session"
             )
-        from toolreplay.audit import audit  # noqa: PLC0415 - each path loads only what it runs
+        from toolreplay.analysis.audit import audit  # noqa: PLC0415 - each path loads only what it runs
 
         report = audit(*calls_and_classifier(recording, policy))
         write_text(render_audit(report))
@@ -228,7 +228,7 @@ def _given(session: Session, candidate: Candidate, settings: ReplaySettings) -> 
     """With --tools, how the tools given differ from the recorded ones (else none)."""
     if settings.tools is None or session.context is None:
         return []
-    from toolreplay.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
+    from toolreplay.surface.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
 
     return tools_given(session.context.tools, candidate.tools, settings.tools)
 
@@ -237,7 +237,7 @@ def _tools_changed(session: Session, candidate: Candidate, settings: ReplaySetti
     """With --tools, how the tools given differ from the recorded ones, next to the behaviours they may explain."""
     changes = _given(session, candidate, settings)
     if changes:
-        from toolreplay.drift import explained  # noqa: PLC0415 - only a replay given other tools
+        from toolreplay.surface.drift import explained  # noqa: PLC0415 - only a replay given other tools
 
         lines = [f"the tools given ({settings.tools}) differ from the recorded ones:", *explained(changes, involved)]
         write_text(for_terminal("\n".join(lines)) + "\n")
@@ -262,7 +262,7 @@ def _as_report(
         single_report,
         with_tools_given,
     )
-    from toolreplay.outcome import Location, Statement  # noqa: PLC0415
+    from toolreplay.core.outcome import Location, Statement  # noqa: PLC0415
 
     paths = Paths(root)  # files named from the repository root, as check names them
     shown = paths.show(recording)

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.canonical import json_utf8
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import json_utf8
+from toolreplay.core.errors import UsageError
+from toolreplay.core.records import record
 from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_all
-from toolreplay.records import record
 
 if TYPE_CHECKING:
-    from toolreplay.outcome import CheckReport
+    from toolreplay.core.outcome import CheckReport
 
 
 @record

@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 import tomli_w
 
+from toolreplay.analysis.rules_init import starter_rules
 from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.errors import InputError, UsageError
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.wording import count
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.rules import parse_rules
-from toolreplay.rules_init import starter_rules
-from toolreplay.wording import count
 
 
 @click.group("rules", help="Work with rules files (classification and argument matching).")

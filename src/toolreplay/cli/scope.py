@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
+from toolreplay.analysis.scope import check_scope
 from toolreplay.cli.output import write_text
+from toolreplay.core.verdict import Exit, exit_for
 from toolreplay.formats.recording import iter_calls
 from toolreplay.formats.scope import read_scope
 from toolreplay.report.text import render_scope
-from toolreplay.scope import check_scope
-from toolreplay.verdict import Exit, exit_for
 
 
 @click.command(

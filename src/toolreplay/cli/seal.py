@@ -9,8 +9,8 @@ import click
 
 from toolreplay.chain import seal, seal_parts
 from toolreplay.cli.output import guard_outputs, write_lines, write_text
-from toolreplay.errors import InputError, UsageError
-from toolreplay.escape import one_line
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.escape import one_line
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import Kind, detect_kind
 from toolreplay.formats.sealed_session import streamed_named_parts

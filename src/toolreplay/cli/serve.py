@@ -11,8 +11,10 @@ import click
 
 from toolreplay.cli.options import ReadWords, load_policy, redaction_options, settings_options
 from toolreplay.cli.output import guard_outputs
-from toolreplay.errors import UsageError
-from toolreplay.escape import one_line
+from toolreplay.core.errors import UsageError
+from toolreplay.core.escape import one_line
+from toolreplay.core.records import record
+from toolreplay.core.wording import count, format_call
 from toolreplay.formats.faults import FaultKind, read_faults
 from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
@@ -20,10 +22,8 @@ from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode
 from toolreplay.mcp.server import ReplayServer, ServeLog, log_server, session_server
-from toolreplay.records import record
 from toolreplay.redact import Redactor
 from toolreplay.settings import ReplaySettings, Unrecorded
-from toolreplay.wording import count, format_call
 
 
 @click.command(

@@ -11,7 +11,7 @@ from typing import IO
 
 import click
 
-from toolreplay.classify import Classifier, Policy
+from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import warn, write_text
 from toolreplay.formats.recording import RecordingStream, detect_kind, read_links

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 import click
 
 from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.errors import UsageError
-from toolreplay.escape import for_terminal, one_line
-from toolreplay.findings import Level
-from toolreplay.verdict import Exit, exit_for
-from toolreplay.wording import count
+from toolreplay.core.errors import UsageError
+from toolreplay.core.escape import for_terminal, one_line
+from toolreplay.core.findings import Level
+from toolreplay.core.verdict import Exit, exit_for
+from toolreplay.core.wording import count
 
 if TYPE_CHECKING:
-    from toolreplay.formats.surface import Surface
+    from toolreplay.surface.model import Surface
 
 _SOURCES = """Each of OLD, NEW and SOURCE is a session, a record-mcp log, a tools file (a JSON array of
     tool definitions, or a tools/list result) or a tools.lock. With --live, the
@@ -41,7 +41,7 @@ def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface
         raise UsageError("--live needs the server's command after --")
     if url is not None and command:
         raise UsageError(f"--live-url takes no command; {command[0]!r} is one too many")
-    from toolreplay.mcp.listing import live_surface  # noqa: PLC0415 - only a live surface starts a server
+    from toolreplay.surface.live import live_surface  # noqa: PLC0415 - only a live surface starts a server
 
     return live_surface(command, url, name)
 
@@ -62,7 +62,7 @@ def _level(level: Level) -> str:
 
 def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) -> list[Surface]:
     """The files' surfaces, or the live one (the arguments then the server's command)."""
-    from toolreplay.formats.surface import read_surface  # noqa: PLC0415
+    from toolreplay.surface.model import read_surface  # noqa: PLC0415
 
     asked = _live(live, url, list(sources) if live else [], name)
     if asked is not None:
@@ -102,8 +102,8 @@ def diff(
     live_url: str | None,
     server_name: str,
 ) -> Exit:
-    from toolreplay.drift import diff_surfaces  # noqa: PLC0415
-    from toolreplay.formats.surface import read_surface  # noqa: PLC0415
+    from toolreplay.surface.drift import diff_surfaces  # noqa: PLC0415
+    from toolreplay.surface.model import read_surface  # noqa: PLC0415
 
     if only is not None and not only:
         raise UsageError("--server must name a server, not an empty string")
@@ -134,7 +134,7 @@ def diff(
 
 def _one_server(surface: Surface, name: str, shown: str) -> Surface:
     """The tools and instructions of one server of a surface; a source without that server is refused."""
-    from toolreplay.formats.surface import Surface  # noqa: PLC0415
+    from toolreplay.surface.model import Surface  # noqa: PLC0415
 
     tools = tuple(tool for tool in surface.tools if tool.server == name)
     if not tools:
@@ -162,8 +162,8 @@ def _one_server(surface: Surface, name: str, shown: str) -> Surface:
 @click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @_live_options
 def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name: str) -> Exit:
-    from toolreplay.formats.surface import Surface  # noqa: PLC0415
-    from toolreplay.tool_lint import lint_surface  # noqa: PLC0415
+    from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
+    from toolreplay.surface.model import Surface  # noqa: PLC0415
 
     surfaces = _surfaces(sources, live, live_url, server_name)
     # One surface of them all, so a server's text that names another source's server's tool is found.
@@ -195,7 +195,7 @@ def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name
 @_live_options
 def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None, server_name: str) -> Exit:
     from toolreplay.formats.files import write_atomic  # noqa: PLC0415
-    from toolreplay.formats.tools_lock import write_lock  # noqa: PLC0415
+    from toolreplay.surface.lock import write_lock  # noqa: PLC0415
 
     if not output.endswith(".lock"):
         raise UsageError(f"-o {output}: a lock's name ends in .lock (tools.lock), so it reads back as one")

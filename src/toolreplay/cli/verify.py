@@ -6,10 +6,10 @@ import click
 
 from toolreplay.chain import Verification, verify
 from toolreplay.cli.output import write_text
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
+from toolreplay.core.verdict import Exit, exit_for
 from toolreplay.formats.recording import detect_kind, read_links
 from toolreplay.report.text import render_verification
-from toolreplay.verdict import Exit, exit_for
 
 
 @click.command(

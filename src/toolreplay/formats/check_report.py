@@ -1,9 +1,9 @@
 """A check report as JSON, and back: the form shards are merged from.
 
 The document holds every unit's result in full, so reading it back gives the
-same :class:`~toolreplay.outcome.CheckReport`, and every other report rendered
+same :class:`~toolreplay.core.outcome.CheckReport`, and every other report rendered
 from it is the same as the unsharded run's. Its fields are the records' own
-(:mod:`toolreplay.outcome`), in their order, each enum as its value: the
+(:mod:`toolreplay.core.outcome`), in their order, each enum as its value: the
 writer is derived from the records, and the reader asks for exactly their
 fields.
 """
@@ -18,14 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict, Level, Rule
-from toolreplay.formats.files import read_text
-from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
-from toolreplay.model import Origin
-from toolreplay.outcome import (
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.findings import ChangeVerdict, Level, Rule
+from toolreplay.core.model import CallClass, Origin, PairKind
+from toolreplay.core.outcome import (
     Analysis,
     CallView,
     ChangeRow,
@@ -42,8 +38,10 @@ from toolreplay.outcome import (
     UnrecordedRow,
     parse_shard,
 )
-from toolreplay.verdict import FailOn
-from toolreplay.wording import count
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import count
+from toolreplay.formats.files import read_text
+from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 
 FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's

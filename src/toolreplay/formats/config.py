@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
-from toolreplay.design import DEFAULT_ALPHA, Design, ExactTest
-from toolreplay.errors import InputError, InputErrors, ToolreplayError
+from toolreplay.core.errors import InputError, InputErrors, ToolreplayError
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn
 from toolreplay.formats.files import missing_directories, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
-from toolreplay.records import record
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
     RANGES,
@@ -42,7 +42,7 @@ from toolreplay.settings import (
     parse_value,
     setting_key,
 )
-from toolreplay.verdict import FailOn
+from toolreplay.stats.design import DEFAULT_ALPHA, Design, ExactTest
 
 DEFAULT_CONFIG = ".toolreplay.yml"
 

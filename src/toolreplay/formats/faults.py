@@ -25,12 +25,12 @@ import re
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from toolreplay.canonical import JSONValue
+from toolreplay.analysis.matching import args_match
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import Call
+from toolreplay.core.records import record
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
-from toolreplay.matching import args_match
-from toolreplay.model import Call
-from toolreplay.records import record
 
 MAX_DELAY = 3600.0
 DEFAULT_CODE = -32603  # JSON-RPC's internal error

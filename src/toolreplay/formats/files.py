@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from toolreplay.errors import InputError, OutputError
+from toolreplay.core.errors import InputError, OutputError
 
 # A stream's name -> the temporary file holding what was read from it.
 _SPOOLED: dict[str, str] = {}

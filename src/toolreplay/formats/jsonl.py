@@ -13,8 +13,8 @@ import json.scanner
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import InputError
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.located import describe, finite_float, reject_constant
 

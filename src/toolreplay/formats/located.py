@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NoReturn
 
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
 from toolreplay.formats.positions import Pos
 
 Syntax = Literal["json", "yaml", "toml"]

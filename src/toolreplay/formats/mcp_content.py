@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.model import ToolDef
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import ToolDef
 
 
 def to_mcp(content: JSONValue) -> list[JSONValue]:

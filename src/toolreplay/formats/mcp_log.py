@@ -23,16 +23,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
-from toolreplay.errors import InputError, UsageError
+from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
+from toolreplay.core.records import record
+from toolreplay.core.wording import count
 from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES, dump_session, parse_session
-from toolreplay.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
-from toolreplay.records import record
-from toolreplay.wording import count
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor

@@ -17,8 +17,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from toolreplay.canonical import JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.errors import InputError
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, describe
 from toolreplay.formats.positions import Pos

@@ -21,16 +21,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.canonical import JSONObject
-from toolreplay.classify import Classifier, Policy
-from toolreplay.errors import InputError
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, Session
 from toolreplay.formats.files import read_head
 from toolreplay.formats.jsonl import first_object
 from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, Outline, read_session
 from toolreplay.formats.session_stream import SessionStream, stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
-from toolreplay.model import Call, Session
 
 if TYPE_CHECKING:  # the chain is loaded only by the commands that verify
     from toolreplay.chain import SealedLink

@@ -21,10 +21,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from toolreplay.classify import CallClass, ClassRule, Policy
+from toolreplay.analysis.classify import ClassRule, Policy
+from toolreplay.analysis.matching import Matcher
+from toolreplay.core.model import CallClass
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_toml
-from toolreplay.matching import Matcher
 
 _CLASSES = {klass.value: klass for klass in CallClass}
 _RULE_KEYS = ("tool", "server", "class", "args", "note")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolreplay.canonical import JSONValue
+from toolreplay.analysis.scope import Scope
+from toolreplay.core.canonical import JSONValue
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import parse_json
-from toolreplay.scope import Scope
 
 _KEYS = ("agent", "allowed_tools", "allowed_args")
 

@@ -18,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Session, SessionContext
+from toolreplay.core.records import record
 from toolreplay.formats.located import Node, describe
 from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import (
@@ -31,8 +33,6 @@ from toolreplay.formats.session import (
     validate_session,
 )
 from toolreplay.formats.session_stream import SessionStream
-from toolreplay.model import Session, SessionContext
-from toolreplay.records import record
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
 FINAL_PART = "final_reply"  # the last part of every sealed session

@@ -35,14 +35,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from toolreplay.canonical import JSONObject
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, Session, SessionContext, ToolDef
 from toolreplay.formats.files import open_binary
 from toolreplay.formats.jsonl import scan_value
 from toolreplay.formats.located import JSON_DEPTH, Node
 from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, Outline, SessionReader, read_located
-from toolreplay.model import Call, Session, SessionContext, ToolDef
 
 _CHUNK = 1 << 20
 # JSON whitespace from an offset on; it always matches (perhaps nothing), so its match is never None.

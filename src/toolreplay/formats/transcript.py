@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call
+from toolreplay.core.records import record
 from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import describe
-from toolreplay.model import Call
-from toolreplay.records import record
 
 TRANSCRIPT_FIELDS = ("index", "tool", "args", "response")
 SEALED_FIELDS = ("index", "tool", "args", "response", "prev", "digest")

@@ -23,12 +23,12 @@ from typing import IO, TYPE_CHECKING
 from urllib.parse import SplitResult, urlunsplit
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import UsageError
+from toolreplay.core.records import record
 from toolreplay.formats.mcp_log import LogWriter
 from toolreplay.mcp.urls import shown_url
 from toolreplay.mcp.wire import METHOD_NOT_FOUND, decode, encode, error
-from toolreplay.records import record
 
 if TYPE_CHECKING:
     import http.client

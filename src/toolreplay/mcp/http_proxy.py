@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
 from toolreplay.formats.mcp_log import LogWriter
 from toolreplay.mcp.proxy import ExchangeLog
 from toolreplay.mcp.urls import LOOPBACK, loopback_origin, parse_listen, parse_upstream, shown_url

@@ -36,7 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from toolreplay.canonical import JSONObject
+from toolreplay.core.canonical import JSONObject
 from toolreplay.mcp.http_proxy import IDLE, MAX_BODY, QuietServer, serve_until_stopped
 from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer
 from toolreplay.mcp.urls import loopback_origin

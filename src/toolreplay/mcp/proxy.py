@@ -30,8 +30,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, canonical_bytes
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject, canonical_bytes
+from toolreplay.core.errors import UsageError
 from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LOG_VERSION, LogWriter
 from toolreplay.mcp.wire import LineSplitter, messages

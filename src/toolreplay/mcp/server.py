@@ -28,15 +28,17 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import BinaryIO, Protocol
 
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.matching import Matcher
 from toolreplay.answers import Answer, RecordedAnswers, Replies, answer_call
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.classify import Classifier, Policy
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Call, McpServer, Origin, Session, SessionContext
+from toolreplay.core.records import record
 from toolreplay.formats.faults import Fault, FaultKind
 from toolreplay.formats.mcp_content import listed_tool, to_mcp
 from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter, listed_tools
 from toolreplay.formats.stubs import Stub
-from toolreplay.matching import Matcher
 from toolreplay.mcp.client import LiveServer, RecordMode
 from toolreplay.mcp.wire import (
     HANDSHAKE_VERSIONS,
@@ -54,8 +56,6 @@ from toolreplay.mcp.wire import (
     params_of,
     valid_id,
 )
-from toolreplay.model import Call, McpServer, Origin, Session, SessionContext
-from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 STOPPED = -32001  # JSON-RPC error code for a request the recording cannot answer

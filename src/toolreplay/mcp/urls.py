@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 

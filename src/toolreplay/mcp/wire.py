@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.formats.located import finite_float, reject_constant
 
 # The protocol versions of the handshake era, newest first, and of the era without sessions.

@@ -30,11 +30,11 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
-from toolreplay.errors import ToolreplayError
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
+from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.model import SessionContext, ToolDef, content_text
 from toolreplay.formats.files import write_atomic
 from toolreplay.formats.session import REQUEST_FIELDS, dump_session, parse_session
-from toolreplay.model import SessionContext, ToolDef, content_text
 from toolreplay.redact import Redactor
 
 # The request settings a session keeps (the server tools are taken from ``tools``).

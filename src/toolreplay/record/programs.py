@@ -34,12 +34,12 @@ from toolreplay.agents.program import (
     tail_lines,
     unstarted,
 )
-from toolreplay.canonical import JSONObject, json_utf8
-from toolreplay.errors import InputError, ToolreplayError
+from toolreplay.core.canonical import JSONObject, json_utf8
+from toolreplay.core.errors import InputError, ToolreplayError
+from toolreplay.core.records import record
 from toolreplay.formats.files import path_from, write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session
-from toolreplay.records import record
 from toolreplay.redact import Redactor
 
 

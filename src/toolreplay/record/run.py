@@ -13,12 +13,12 @@ from typing import Any
 from toolreplay.agents.base import Agent
 from toolreplay.agents.loop import Ending, ToolResult, converse
 from toolreplay.agents.scripted import load_module
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import UsageError
+from toolreplay.core.model import SessionContext, ToolDef
+from toolreplay.core.records import record
 from toolreplay.formats.module_data import module_data
 from toolreplay.formats.session import parse_tools
-from toolreplay.model import SessionContext, ToolDef
-from toolreplay.records import record
 
 Execute = Callable[[str, JSONObject], Any]
 Writer = Callable[[SessionContext], None]

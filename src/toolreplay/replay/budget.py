@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec
-from toolreplay.errors import UsageError
+from toolreplay.core.errors import UsageError
+from toolreplay.core.wording import count
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.prices import Price, cost_of, price_of, tokens_of
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.runners import Runner
-from toolreplay.wording import count
 
 
 class Budget:

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Any
 from toolreplay import __version__
 from toolreplay.agent_spec import AgentSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Usage
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
-from toolreplay.errors import InputError
-from toolreplay.escape import one_line
-from toolreplay.model import Call, Origin
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
+from toolreplay.core.errors import InputError
+from toolreplay.core.escape import one_line
+from toolreplay.core.model import Call, Origin
+from toolreplay.core.wording import count
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.progress import Progress
-from toolreplay.wording import count
 
 if TYPE_CHECKING:
     from toolreplay.replay.runners import Runner

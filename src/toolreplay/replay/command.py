@@ -39,16 +39,16 @@ from toolreplay.agents.program import (
     tail_line,
     unstarted,
 )
-from toolreplay.canonical import json_utf8
-from toolreplay.errors import ToolreplayError
-from toolreplay.escape import for_terminal
+from toolreplay.core.canonical import json_utf8
+from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.escape import for_terminal
+from toolreplay.core.model import McpServer, ToolDef, content_text
+from toolreplay.core.records import record
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, with_listing
 from toolreplay.formats.session import dump_session, person_messages
 from toolreplay.isolation import RunAs
 from toolreplay.mcp.server import UNNAMED
-from toolreplay.model import McpServer, ToolDef, content_text
-from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.relayed import relayed
 from toolreplay.settings import McpTransport, Unrecorded

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolreplay.classify import Classifier, Policy
-from toolreplay.design import Design
-from toolreplay.model import Origin, Session
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.core.model import Origin, Session
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import count
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, weigh_changes
 from toolreplay.replay.report import summarize
 from toolreplay.settings import Unrecorded
-from toolreplay.verdict import FailOn
-from toolreplay.wording import count
+from toolreplay.stats.design import Design
 
 
 def as_run(number: int, session: Session) -> Run:

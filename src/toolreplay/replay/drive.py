@@ -16,24 +16,24 @@ from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.spec import read_prompt, recorded_agent
-from toolreplay.canonical import JSONValue
-from toolreplay.classify import Classifier, Policy
-from toolreplay.design import Design
-from toolreplay.errors import InputError, ToolreplayError, UsageError
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.errors import InputError, ToolreplayError, UsageError
+from toolreplay.core.model import UNRECORDED_TASK, Session, SessionContext, ToolDef, content_text
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn
+from toolreplay.core.wording import agree, count
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
-from toolreplay.model import UNRECORDED_TASK, Session, SessionContext, ToolDef, content_text
-from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
 from toolreplay.replay.runners import Runner, Workspace, runner_for
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
-from toolreplay.verdict import FailOn
-from toolreplay.wording import agree, count
+from toolreplay.stats.design import Design
 
 if TYPE_CHECKING:
     from toolreplay.isolation import RunAs

@@ -18,15 +18,15 @@ from dataclasses import field
 
 from toolreplay.agents.base import Agent, AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure, ToolResult, converse
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.matching import EXACT, Matcher
 from toolreplay.answers import RecordedAnswers, answer_call
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.classify import Classifier, Policy
-from toolreplay.errors import ToolreplayError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.model import Call, Origin, Session, ToolDef
+from toolreplay.core.records import record
 from toolreplay.formats.session import person_messages
 from toolreplay.formats.stubs import Stub
-from toolreplay.matching import EXACT, Matcher
-from toolreplay.model import Call, Origin, Session, ToolDef
-from toolreplay.records import record
 from toolreplay.settings import Unrecorded
 
 

@@ -5,7 +5,7 @@ configuration) are each diffed against the recording. Changes made in exactly
 the same runs on both sides are one **behaviour** (deleting a directory instead
 of archiving it is two changes, an added call and a removed one, but one
 thing the agent did): each behaviour is tested once, with an exact one-sided
-test of "more frequent with the edit" (see :mod:`toolreplay.design`).
+test of "more frequent with the edit" (see :mod:`toolreplay.stats.design`).
 
 Destructive behaviours and the others are two families, each with its false
 discovery rate held at the round's level (Benjamini-Hochberg), so a change in
@@ -31,16 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from toolreplay.canonical import canonical_bytes
-from toolreplay.classify import CallClass
-from toolreplay.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
-from toolreplay.errors import ToolreplayError
-from toolreplay.findings import ChangeVerdict, Rule, decide
-from toolreplay.power import detectable_rate, p_value
-from toolreplay.records import record
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.findings import ChangeVerdict, Rule, decide
+from toolreplay.core.model import CallClass
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.replay.report import Change, ReplayReport
-from toolreplay.stats import benjamini_hochberg, clopper_pearson, upper_bound
-from toolreplay.verdict import FailOn, Verdict
+from toolreplay.stats.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
+from toolreplay.stats.exact import benjamini_hochberg, clopper_pearson, upper_bound
+from toolreplay.stats.power import detectable_rate, p_value
 
 _ORDER = {
     ChangeVerdict.DESTRUCTIVE: 0,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolreplay.agents.base import Usage
-from toolreplay.records import record
+from toolreplay.core.records import record
 
 
 @record

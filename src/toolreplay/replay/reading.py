@@ -8,11 +8,11 @@ agent is about its runs in general, not the runs made.
 
 from __future__ import annotations
 
-from toolreplay.design import UNDECIDED_BELOW
-from toolreplay.findings import ChangeVerdict
+from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.verdict import FailOn, Verdict
+from toolreplay.core.wording import agree, count, p_value
 from toolreplay.replay.noise import NoiseReport, TestedBehaviour
-from toolreplay.verdict import FailOn, Verdict
-from toolreplay.wording import agree, count, p_value
+from toolreplay.stats.design import UNDECIDED_BELOW
 
 
 def percent(value: float) -> str:

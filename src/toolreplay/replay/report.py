@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from toolreplay.canonical import JSONObject, canonical_bytes
-from toolreplay.classify import CallClass, Classifier
-from toolreplay.diff import FieldChange, Pair, PairKind, compare_with
-from toolreplay.findings import Rule, decide
+from toolreplay.analysis.classify import Classifier
+from toolreplay.analysis.diff import FieldChange, Pair, compare_with
+from toolreplay.core.canonical import JSONObject, canonical_bytes
+from toolreplay.core.findings import Rule, decide
+from toolreplay.core.model import CallClass, Origin, PairKind, Session
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.formats.session import person_messages
-from toolreplay.model import Origin, Session
-from toolreplay.records import record
 from toolreplay.replay.engine import ReplaySetup, Run
-from toolreplay.verdict import FailOn, Verdict
 
 _KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}
 

@@ -20,8 +20,8 @@ from toolreplay.agents.base import Turn
 from toolreplay.agents.loop import AgentFailure
 from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_refused
 from toolreplay.agents.spec import make_agent
-from toolreplay.canonical import JSONObject
-from toolreplay.errors import UsageError
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.errors import UsageError
 
 if TYPE_CHECKING:
     from toolreplay.agents.remote import ScriptWorker

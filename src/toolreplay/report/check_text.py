@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from toolreplay.canonical import JSONObject
-from toolreplay.escape import one_line
-from toolreplay.findings import Rule
-from toolreplay.model import Call
-from toolreplay.outcome import ChangeRow, CheckFinding, CheckReport, FieldView, Statement, UnrecordedRow
-from toolreplay.verdict import Verdict
-from toolreplay.wording import agree, count, format_call, format_changed, p_value
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.escape import one_line
+from toolreplay.core.findings import Rule
+from toolreplay.core.model import Call
+from toolreplay.core.outcome import ChangeRow, CheckFinding, CheckReport, FieldView, Statement, UnrecordedRow
+from toolreplay.core.verdict import Verdict
+from toolreplay.core.wording import agree, count, format_call, format_changed, p_value
 
 
 def call_text(tool: str, args: JSONObject) -> str:

@@ -6,10 +6,10 @@ ten of each are printed and one notice says how many more the summary holds.
 
 from __future__ import annotations
 
-from toolreplay.escape import workflow_data, workflow_property
-from toolreplay.findings import Level
-from toolreplay.outcome import CheckReport
-from toolreplay.wording import count
+from toolreplay.core.escape import workflow_data, workflow_property
+from toolreplay.core.findings import Level
+from toolreplay.core.outcome import CheckReport
+from toolreplay.core.wording import count
 
 PER_LEVEL = 10
 _COMMAND = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}

@@ -3,7 +3,7 @@
 A pure function of a :class:`CheckReport` (``replay``, ``compare`` and ``diff``
 build one of a single unit), through one Jinja2 template with autoescaping on:
 everything from a recording is hostile text, escaped once by the engine after
-:func:`~toolreplay.escape.for_html` has written out what HTML cannot carry.
+:func:`~toolreplay.core.escape.for_html` has written out what HTML cannot carry.
 The page loads nothing (its Content-Security-Policy forbids it), runs no
 script, and is the same bytes for the same report.
 """
@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.escape import for_html
-from toolreplay.model import Call, Origin
-from toolreplay.outcome import Analysis, CallView, ChangeRow, CheckReport, DiffView, RunView, Side, UnitResult
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.escape import for_html
+from toolreplay.core.model import Call, Origin
+from toolreplay.core.outcome import Analysis, CallView, ChangeRow, CheckReport, DiffView, RunView, Side, UnitResult
+from toolreplay.core.records import record
+from toolreplay.core.wording import count, format_call, p_value, tally
 from toolreplay.report.check_text import scope_line, statement
-from toolreplay.wording import count, format_call, p_value, tally
 
 if TYPE_CHECKING:
     from jinja2 import Template

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolreplay.canonical import JSONObject, JSONValue, json_utf8
-from toolreplay.diff import DiffResult, FieldChange, Pair, PairKind
-from toolreplay.drift import Drift
-from toolreplay.model import Call
+from toolreplay.analysis.diff import DiffResult, FieldChange, Pair
+from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.core.model import Call, PairKind
 from toolreplay.replay.engine import Run
 from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.report import ReplayReport
+from toolreplay.surface.drift import Drift
 
 DIFF_SCHEMA = "toolreplay-diff"
 DIFF_VERSION = 1

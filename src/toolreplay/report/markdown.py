@@ -8,12 +8,12 @@ to find them.
 
 from __future__ import annotations
 
-from toolreplay.escape import for_markdown, markdown_code
-from toolreplay.findings import Level, Rule
-from toolreplay.outcome import Analysis, ChangeRow, CheckFinding, CheckReport
+from toolreplay.core.escape import for_markdown, markdown_code
+from toolreplay.core.findings import Level, Rule
+from toolreplay.core.outcome import Analysis, ChangeRow, CheckFinding, CheckReport
+from toolreplay.core.verdict import Verdict
+from toolreplay.core.wording import count, p_value
 from toolreplay.report.check_text import call_text, counts_line, field_lines, scope_line, statement
-from toolreplay.verdict import Verdict
-from toolreplay.wording import count, p_value
 
 SUMMARY_LIMIT = 1_000_000  # bytes; GitHub's limit for a step summary is 1 MiB
 _FOLD = 10  # tables with more rows than this are folded

@@ -18,10 +18,10 @@ import json
 from urllib.parse import quote
 
 from toolreplay import __version__
-from toolreplay.canonical import JSONObject
-from toolreplay.escape import one_line
-from toolreplay.findings import Rule
-from toolreplay.outcome import CheckFinding, CheckReport, Location, ToolChange
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.escape import one_line
+from toolreplay.core.findings import Rule
+from toolreplay.core.outcome import CheckFinding, CheckReport, Location, ToolChange
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/toolreplay/toolreplay"

@@ -9,24 +9,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from toolreplay.canonical import JSONObject
-from toolreplay.diff import FieldChange, PairKind
-from toolreplay.escape import for_terminal, one_line
+from toolreplay.analysis.diff import FieldChange
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.escape import for_terminal, one_line
+from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
+from toolreplay.core.records import record
+from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
 from toolreplay.formats.session import Outline
-from toolreplay.model import Call, Finding, Session, content_text
-from toolreplay.records import record
 from toolreplay.replay import reading
-from toolreplay.wording import agree, count, format_call, format_changed, format_value, tally
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
-    from toolreplay.audit import AuditReport
+    from toolreplay.analysis.audit import AuditReport
+    from toolreplay.analysis.classify import Classifier
+    from toolreplay.analysis.diff import DiffResult
+    from toolreplay.analysis.scope import ScopeReport
     from toolreplay.chain import Verification
-    from toolreplay.classify import Classifier
-    from toolreplay.diff import DiffResult
     from toolreplay.replay.engine import Run
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport, UnrecordedCall
-    from toolreplay.scope import ScopeReport
     from toolreplay.signing import SignatureCheck
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolreplay.errors import InputError
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.formats.importers.builder import Notes
-from toolreplay.model import SessionContext, ToolDef
 
 
 def read_transcript(

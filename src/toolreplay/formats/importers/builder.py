@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.model import content_text
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import content_text
 
 # What the person said, when a log starts with the agent.
 NO_OPENING = "(the person's first message is not in the file)"

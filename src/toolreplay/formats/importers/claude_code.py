@@ -25,14 +25,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import McpServer, SessionContext, ToolDef
+from toolreplay.core.wording import count
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
 from toolreplay.formats.jsonl import iter_objects
 from toolreplay.formats.located import Node
 from toolreplay.formats.positions import Pos
-from toolreplay.model import McpServer, SessionContext, ToolDef
-from toolreplay.wording import count
 
 MCP_PREFIX = "mcp__"
 

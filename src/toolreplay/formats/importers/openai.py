@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.formats.files import read_text
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
 from toolreplay.formats.jsonl import decode_text
 from toolreplay.formats.located import Node, describe, parse_json
-from toolreplay.model import SessionContext, ToolDef
 
 _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 

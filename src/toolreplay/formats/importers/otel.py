@@ -26,14 +26,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import SessionContext, ToolDef
+from toolreplay.core.wording import count
 from toolreplay.formats.files import read_text
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
 from toolreplay.formats.jsonl import decode_text
 from toolreplay.formats.located import Node, describe, parse_json
-from toolreplay.model import SessionContext, ToolDef
-from toolreplay.wording import count
 
 SEMCONV = "1.37"
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"

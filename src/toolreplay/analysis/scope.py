@@ -17,10 +17,10 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import field
 
-from toolreplay.canonical import JSONValue
-from toolreplay.matching import lookup, value_matches
-from toolreplay.model import Call, Finding, FindingKind, sorted_findings
-from toolreplay.records import record
+from toolreplay.analysis.matching import lookup, value_matches
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import Call, Finding, FindingKind, sorted_findings
+from toolreplay.core.records import record
 
 _SCOPE_KEYS = ("agent", "allowed_tools")
 _OPTIONAL_KEYS = ("allowed_args",)

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.model import Session
+from toolreplay.core.records import record
 from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, describe, parse_json
-from toolreplay.model import Session
-from toolreplay.records import record
 
 
 @record
@@ -247,7 +247,7 @@ def read_surface(path: str) -> Surface:
     from toolreplay.formats.mcp_log import is_log_entry  # noqa: PLC0415
 
     if Path(path).suffix == ".lock":
-        from toolreplay.formats.tools_lock import read_lock  # noqa: PLC0415
+        from toolreplay.surface.lock import read_lock  # noqa: PLC0415
 
         return read_lock(path).surface()
     found = first_object(path)

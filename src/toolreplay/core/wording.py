@@ -6,8 +6,8 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
-from toolreplay.canonical import JSONValue
-from toolreplay.model import Call
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import Call
 
 _ARG_WIDTH = 60
 

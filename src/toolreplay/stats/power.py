@@ -2,7 +2,7 @@
 
 The power a report states is for a destructive call the unchanged agent never
 makes: the count of edited runs that make it is followed round by round through
-the design's own decisions (see :mod:`toolreplay.design`).
+the design's own decisions (see :mod:`toolreplay.stats.design`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import functools
 import math
 from collections.abc import Callable
 
-from toolreplay.boschloo import boschloo_at_most, boschloo_greater
-from toolreplay.design import STATED_POWER, Design, ExactTest
-from toolreplay.stats import fisher_greater
+from toolreplay.stats.boschloo import boschloo_at_most, boschloo_greater
+from toolreplay.stats.design import STATED_POWER, Design, ExactTest
+from toolreplay.stats.exact import fisher_greater
 
 
 def p_value(test: ExactTest, hits: int, runs: int, baseline_hits: int, baseline_runs: int) -> float:

@@ -12,7 +12,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
-from toolreplay.design import MAX_EXACT_RUNS
+from toolreplay.stats.design import MAX_EXACT_RUNS
 
 
 def _log_comb(n: int, k: int) -> float:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from toolreplay.canonical import JSONObject, JSONValue
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.records import record
 
 
 @record
@@ -175,3 +175,26 @@ class Session:
     path: str
     calls: tuple[Call, ...]
     context: SessionContext | None = None
+
+
+class CallClass(enum.Enum):
+    """How much a call can change, from least to most (what a classification finds)."""
+
+    READ_ONLY = "read-only"
+    WRITE = "write"
+    DESTRUCTIVE = "destructive"
+    UNKNOWN = "unknown"
+
+    @property
+    def mutates(self) -> bool:
+        return self in (CallClass.WRITE, CallClass.DESTRUCTIVE)
+
+
+class PairKind(enum.Enum):
+    """How a call of one recording relates to a call of another (what a diff finds)."""
+
+    SAME = "same"
+    MOVED = "moved"
+    CHANGED = "changed"
+    ADDED = "added"
+    REMOVED = "removed"

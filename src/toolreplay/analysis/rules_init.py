@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from toolreplay.canonical import JSONValue, canonical_bytes
-from toolreplay.classify import CallClass, class_from_annotations
-from toolreplay.model import Session, ToolDef
-from toolreplay.wording import count
+from toolreplay.analysis.classify import class_from_annotations
+from toolreplay.core.canonical import JSONValue, canonical_bytes
+from toolreplay.core.model import CallClass, Session, ToolDef
+from toolreplay.core.wording import count
 
 # What volatile values look like: an ISO date and time, a UUID, a long hex string, an epoch number.
 _VOLATILE = re.compile(

@@ -14,13 +14,11 @@ import enum
 import re
 from collections import Counter
 
-from toolreplay.canonical import JSONObject
-from toolreplay.classify import CallClass
-from toolreplay.diff import PairKind
-from toolreplay.findings import ChangeVerdict, Level, Rule, decide_levels, fails
-from toolreplay.model import Origin
-from toolreplay.records import record
-from toolreplay.verdict import FailOn, Verdict
+from toolreplay.core.canonical import JSONObject
+from toolreplay.core.findings import ChangeVerdict, Level, Rule, decide_levels, fails
+from toolreplay.core.model import CallClass, Origin, PairKind
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn, Verdict
 
 MAX_SHARDS = 1000
 _SHARD = re.compile(r"([0-9]{1,4})/([0-9]{1,4})")
@@ -205,7 +203,7 @@ class UnitResult:
 @record
 class Statement:
     """What a command says of its result: its name and the sentence that explains its verdict. The verdict itself
-    is always the findings' (:func:`toolreplay.findings.decide`), whichever command states it."""
+    is always the findings' (:func:`toolreplay.core.findings.decide`), whichever command states it."""
 
     command: str
     sentence: str

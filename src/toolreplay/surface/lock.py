@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from toolreplay.canonical import JSONObject, canonical_bytes
-from toolreplay.errors import InputError
+from toolreplay.core.canonical import JSONObject, canonical_bytes
+from toolreplay.core.errors import InputError
+from toolreplay.core.records import record
 from toolreplay.formats.files import read_text
-from toolreplay.formats.surface import Instructions, Surface, SurfaceTool, checked
-from toolreplay.records import record
+from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked
 
 FORMAT = "toolreplay-tools-lock"
 VERSION = 1

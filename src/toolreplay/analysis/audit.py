@@ -29,10 +29,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from toolreplay.canonical import canonical_bytes
-from toolreplay.classify import Classifier
-from toolreplay.model import Call, Finding, FindingKind, sorted_findings
-from toolreplay.records import record
+from toolreplay.analysis.classify import Classifier
+from toolreplay.core.canonical import canonical_bytes
+from toolreplay.core.model import Call, Finding, FindingKind, sorted_findings
+from toolreplay.core.records import record
 
 # 128 bits of SHA-256, as Matcher.identity gives them: two different calls in a
 # million collide with odds of about 1e-27.

@@ -21,28 +21,14 @@ rules file that calls a deletion read-only cannot make the deletion harmless.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from fnmatch import fnmatchcase
 
-from toolreplay.canonical import JSONValue
-from toolreplay.matching import EXACT, Matcher, args_match
-from toolreplay.model import Call, McpServer, SessionContext, ToolDef
-from toolreplay.records import record
-
-
-class CallClass(enum.Enum):
-    """How much a call can change, from least to most."""
-
-    READ_ONLY = "read-only"
-    WRITE = "write"
-    DESTRUCTIVE = "destructive"
-    UNKNOWN = "unknown"
-
-    @property
-    def mutates(self) -> bool:
-        return self in (CallClass.WRITE, CallClass.DESTRUCTIVE)
+from toolreplay.analysis.matching import EXACT, Matcher, args_match
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.model import Call, CallClass, McpServer, SessionContext, ToolDef
+from toolreplay.core.records import record
 
 
 @record

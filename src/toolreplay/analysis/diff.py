@@ -25,27 +25,18 @@ Whatever is left is ``removed`` (only in A) or ``added`` (only in B).
 from __future__ import annotations
 
 import bisect
-import enum
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import field
 
-from toolreplay.align import common_subsequence
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.classify import CallClass, Classifier, Policy
-from toolreplay.findings import Rule, decide
-from toolreplay.matching import EXACT, Matcher
-from toolreplay.model import Call, Session
-from toolreplay.records import record
-from toolreplay.verdict import FailOn, Verdict
-
-
-class PairKind(enum.Enum):
-    SAME = "same"
-    MOVED = "moved"
-    CHANGED = "changed"
-    ADDED = "added"
-    REMOVED = "removed"
+from toolreplay.analysis.align import common_subsequence
+from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.matching import EXACT, Matcher
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.findings import Rule, decide
+from toolreplay.core.model import Call, CallClass, PairKind, Session
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn, Verdict
 
 
 @record

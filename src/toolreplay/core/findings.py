@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 
-from toolreplay.records import record
-from toolreplay.verdict import FailOn, Verdict
+from toolreplay.core.records import record
+from toolreplay.core.verdict import FailOn, Verdict
 
 
 class Level(enum.Enum):

@@ -16,9 +16,9 @@ from dataclasses import field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes, canonical_call
-from toolreplay.model import Call
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, canonical_call
+from toolreplay.core.model import Call
+from toolreplay.core.records import record
 
 
 @record

@@ -18,14 +18,14 @@ every round planned. Anything else stops the replay: the verdict cannot change. 
 full ``alpha``, and says when its runs could not decide.
 
 This module only names the design (settings and configs read it without
-loading any statistics); :mod:`toolreplay.power` computes with it.
+loading any statistics); :mod:`toolreplay.stats.power` computes with it.
 """
 
 from __future__ import annotations
 
 import enum
 
-from toolreplay.records import record
+from toolreplay.core.records import record
 
 DEFAULT_ALPHA = 0.05
 # The most runs a side the exact tests take: their integers grow with the runs, and their time with the square.

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from toolreplay.canonical import JSONValue
-from toolreplay.errors import InputError
-from toolreplay.formats.surface import Instructions, Surface, SurfaceTool, checked, named
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.errors import InputError
 from toolreplay.mcp.client import LiveServer
 from toolreplay.mcp.urls import parse_upstream, shown_url
+from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked, named
 
 _MAX_PAGES = 1_000  # a server whose listing never ends is refused, not followed forever
 

@@ -16,9 +16,9 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from toolreplay.canonical import JSONValue
-from toolreplay.formats.surface import Surface, SurfaceTool
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONValue
+from toolreplay.core.records import record
+from toolreplay.surface.model import Surface, SurfaceTool
 
 
 class LintRule(enum.Enum):

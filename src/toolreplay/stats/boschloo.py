@@ -31,7 +31,7 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from toolreplay.stats import check_counts, fisher_greater, tail_row
+from toolreplay.stats.exact import check_counts, fisher_greater, tail_row
 
 # A weight below this converts to a float with room to spare in the sums; beyond it the sums go in logs.
 _FLOAT_SAFE = 1e300

@@ -13,11 +13,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator
 
-from toolreplay.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.findings import Level
-from toolreplay.formats.surface import Surface, SurfaceTool
-from toolreplay.model import ToolDef
-from toolreplay.records import record
+from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.findings import Level
+from toolreplay.core.model import ToolDef
+from toolreplay.core.records import record
+from toolreplay.surface.model import Surface, SurfaceTool
 
 
 class DriftKind(enum.Enum):

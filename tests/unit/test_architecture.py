@@ -1,0 +1,37 @@
+"""The map in docs/architecture.md is the import contract's: the same layers, in the same order, and every part of
+the package is in one of them, so nothing escapes the contract unseen."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from tests.conftest import ROOT
+
+_PACKAGE = ROOT / "src" / "toolreplay"
+
+
+def _contract_layers() -> list[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layered = next(c for c in contracts if c["type"] == "layers")
+    return [" | ".join(part.strip() for part in re.split(r"[|:]", layer)) for layer in layered["layers"]]
+
+
+def _documented_layers() -> list[str]:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    # a layer's line begins with its name; a line that begins with a space goes on with the one before
+    return [re.split(r"\s{2,}", line)[0] for line in block.strip().splitlines() if not line.startswith(" ")]
+
+
+def test_the_documented_layers_are_the_contracts() -> None:
+    assert _documented_layers() == _contract_layers()
+
+
+def test_every_part_of_the_package_is_in_a_layer() -> None:
+    layered = {name for layer in _contract_layers() for name in layer.split(" | ")}
+    parts = {p.stem for p in _PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    parts |= {p.name for p in _PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(parts - layered) == []
+    assert sorted(layered - parts) == []
