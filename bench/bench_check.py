@@ -38,13 +38,13 @@ from bench.synthetic import write_transcript
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.analysis.audit import audit
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.chain import seal, verify
 from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import render_check_json
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
+from toolreplay.integrity.chain import seal, verify
 from toolreplay.replay.drive import replay_session
 from toolreplay.replay.progress import Progress
 from toolreplay.report.check_text import render_check

@@ -619,7 +619,7 @@ def test_a_link_to_a_device_is_never_read(tmp_path: Path, args: tuple[str, ...])
 
 
 def test_a_stream_is_read_to_its_bound_and_no_further(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolreplay.formats import files  # noqa: PLC0415
+    from toolreplay.core import files  # noqa: PLC0415
 
     monkeypatch.setattr(files, "STREAM_LIMIT", 1 << 20)
     fifo = tmp_path / "endless"

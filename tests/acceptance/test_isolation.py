@@ -337,7 +337,7 @@ def test_isolate_keeps_the_checks_own_memory_and_environment_from_its_user() -> 
     """PR_SET_DUMPABLE 0: /proc/PID/environ and mem become root's, so an agent of the check's own (non-root) user
     cannot read them. Asked of a process of its own, as the flag is the process's."""
     probe = (
-        "import ctypes; from toolreplay.isolation import keep_unread; "
+        "import ctypes; from toolreplay.processes.isolation import keep_unread; "
         "print(keep_unread(), ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import SAMPLES, run_cli
 from toolreplay.check.base import glob_pattern
-from toolreplay.signing import statement
+from toolreplay.integrity.signing import statement
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen (OpenSSH) is not installed")
 

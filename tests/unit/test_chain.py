@@ -8,11 +8,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.strategies import json_objects, json_values, tool_names, transcript_lines, transcripts
-from toolreplay.chain import GENESIS, call_record, digest_of, seal, seal_parts, seal_records, verify
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call
 from toolreplay.formats.transcript import iter_sealed, iter_transcript
+from toolreplay.integrity.chain import GENESIS, call_record, digest_of, seal, seal_parts, seal_records, verify
 
 
 def sealed_lines(calls: list[Call]) -> list[bytes]:

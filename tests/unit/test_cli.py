@@ -119,4 +119,7 @@ def test_the_headline_replay_loads_only_what_it_runs() -> None:
     assert "toolreplay.replay.noise" in loaded  # it did run the replay
     unused = ("toolreplay.check", "toolreplay.record", "toolreplay.replay.command", "toolreplay.report.html")
     assert not [name for name in loaded if name in unused or name.startswith(tuple(f"{u}." for u in unused))]
-    assert not {"hashlib", "toolreplay.chain", "toolreplay.formats.mcp_log", "tempfile", "concurrent.futures"} & loaded
+    assert (
+        not {"hashlib", "toolreplay.integrity.chain", "toolreplay.formats.mcp_log", "tempfile", "concurrent.futures"}
+        & loaded
+    )

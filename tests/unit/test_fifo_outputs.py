@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, run_cli
+from toolreplay.core import files
 from toolreplay.core.errors import OutputError
-from toolreplay.formats import files
-from toolreplay.formats.files import write_atomic
+from toolreplay.core.files import write_atomic
 
 
 def test_a_fifo_nothing_reads_is_given_up_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from toolreplay.cli import main
-from toolreplay.formats.files import missing_directories
+from toolreplay.core.files import missing_directories
 
 
 def toolreplay(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLES, THOROUGH
-from toolreplay.chain import seal_parts, seal_records
 from toolreplay.cli.diff import read_recording
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
@@ -30,6 +29,7 @@ from toolreplay.formats.recording import Kind, detect_kind, load_session
 from toolreplay.formats.sealed_session import session_parts, streamed_named_parts
 from toolreplay.formats.session import Conversation, read_located, read_session
 from toolreplay.formats.session_stream import SessionStream, read_calls, stream_session
+from toolreplay.integrity.chain import seal_parts, seal_records
 
 SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())
 

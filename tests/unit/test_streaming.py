@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from toolreplay.analysis.audit import audit
-from toolreplay.chain import seal, verify
 from toolreplay.cli import main
 from toolreplay.formats.transcript import iter_sealed, iter_transcript
+from toolreplay.integrity.chain import seal, verify
 
 
 def transcript(n: int, response_size: int = 200) -> Iterator[bytes]:

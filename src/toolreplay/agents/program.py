@@ -28,7 +28,7 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.escape import one_line
 from toolreplay.core.records import record
-from toolreplay.isolation import RunAs
+from toolreplay.processes.isolation import RunAs
 
 OUTPUT_TAIL = 1 << 20  # the last bytes of a run's output read for its reply: a program may print gigabytes
 REPLY_LIMIT = 100_000  # characters of a final reply kept
@@ -208,7 +208,7 @@ def _group_left(group: int) -> bool:
         os.killpg(group, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    from toolreplay.isolation import processes  # noqa: PLC0415 - only once runs are over
+    from toolreplay.processes.isolation import processes  # noqa: PLC0415 - only once runs are over
 
     table = processes()
     if table is None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from toolreplay.agents.program import program_environment
 from toolreplay.core.errors import UsageError
-from toolreplay.isolation import RunAs
+from toolreplay.processes.isolation import RunAs
 
 WORKER = Path(__file__).resolve().parent / "worker.py"
 MAX_ANSWER = 64 << 20  # bytes of one turn's answer: past this it is no turn

@@ -22,8 +22,8 @@ from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.base import Turn
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
+from toolreplay.core.files import readable
 from toolreplay.core.model import ToolDef
-from toolreplay.formats.files import readable
 from toolreplay.formats.session import tool_document
 
 if TYPE_CHECKING:

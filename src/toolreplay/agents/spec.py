@@ -11,8 +11,8 @@ from toolreplay.agents.base import Agent
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
+from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
-from toolreplay.formats.files import read_text
 
 
 def make_agent(

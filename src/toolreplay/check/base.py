@@ -22,10 +22,10 @@ from pathlib import Path
 
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import iter_raw_lines
 from toolreplay.core.records import record
-from toolreplay.external import run_program
-from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.recording import Kind, detect_kind, kind_of_bytes
+from toolreplay.processes.external import run_program
 
 _TIMEOUT = 300.0  # seconds a git command may take (a fetch over a slow network)
 _SKIP = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache"})

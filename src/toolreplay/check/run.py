@@ -31,7 +31,6 @@ from toolreplay.agent_spec import ProgramSpec, shown_from
 from toolreplay.analysis.audit import audit
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.analysis.diff import DiffResult
-from toolreplay.chain import Verification, verify
 from toolreplay.check.locate import (
     CandidateInputs,
     Paths,
@@ -46,11 +45,12 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.model import CallClass, PairKind
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
+from toolreplay.integrity.chain import Verification, verify
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
     from toolreplay.check.base import Base, BaseFile
     from toolreplay.check.policy import Governed
-    from toolreplay.isolation import RunAs
+    from toolreplay.processes.isolation import RunAs
     from toolreplay.surface.lock import Lock
     from toolreplay.surface.model import Surface, SurfaceTool
 from toolreplay.analysis.scope import Scope, check_scope
@@ -410,7 +410,7 @@ class _Checker:
 
     def _signed(self, unit: Unit, result: Verification, summary: str) -> UnitResult:
         """A sealed recording whose chain is intact, and its signature, where the config names allowed signers."""
-        from toolreplay import signing  # noqa: PLC0415 - only a check that asks for signatures runs ssh-keygen
+        from toolreplay.integrity import signing  # noqa: PLC0415 - only a check that asks for signatures runs ssh-keygen
 
         shown = self.paths.show(unit.path)
         where = Location(shown, max(result.last_line, 1))

@@ -17,15 +17,15 @@ from toolreplay.cli.output import warn
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
 from toolreplay.core.errors import ToolreplayError, UsageError
 from toolreplay.core.escape import for_terminal
+from toolreplay.core.files import repository_root
 from toolreplay.core.outcome import Analysis, CheckReport, parse_shard
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
-from toolreplay.formats.files import repository_root
 
 if TYPE_CHECKING:
     from toolreplay.check.base import Base
     from toolreplay.check.policy import Governed
-    from toolreplay.isolation import RunAs
+    from toolreplay.processes.isolation import RunAs
 from toolreplay.core.wording import count
 
 
@@ -51,7 +51,7 @@ def _ended(prepared: PreparedCheck, report: CheckReport, reaper: bool, user: Run
     """Every process the runs started (and every process of the user they ran as) ended before any report is
     written, and the report saying so."""
     from toolreplay.check.run import isolation_result  # noqa: PLC0415
-    from toolreplay.isolation import end_runs  # noqa: PLC0415
+    from toolreplay.processes.isolation import end_runs  # noqa: PLC0415
 
     ended, left = end_runs(reaper, user.uid if user else None)
     if left:
@@ -196,7 +196,7 @@ def command(
 ) -> int:
     reaper, user = False, None
     if isolate_user is not None:  # before anything is read: a check that cannot isolate as asked does not run
-        from toolreplay.isolation import run_as  # noqa: PLC0415
+        from toolreplay.processes.isolation import run_as  # noqa: PLC0415
 
         isolate, user = True, run_as(isolate_user)
     if no_code:
@@ -221,7 +221,7 @@ def command(
     reports["html"] = reports["html"] or config.html  # the command line's --html in place of the config's
     guard_reports(reports, config.files(), top)  # before reading any
     if isolate:
-        from toolreplay.isolation import become_subreaper, keep_unread  # noqa: PLC0415
+        from toolreplay.processes.isolation import become_subreaper, keep_unread  # noqa: PLC0415
 
         reaper = become_subreaper()
         keep_unread()  # an agent of the check's own user reads nothing of the check's environment or memory
@@ -234,7 +234,7 @@ def command(
         report = prepared.run()
     except BaseException:
         if isolate:  # a check that fails leaves nothing of the runs behind either
-            from toolreplay.isolation import end_runs  # noqa: PLC0415
+            from toolreplay.processes.isolation import end_runs  # noqa: PLC0415
 
             end_runs(reaper, user.uid if user else None)
         raise

@@ -14,9 +14,9 @@ from toolreplay.cli.output import guard_outputs, session_text, warn, write_text
 from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
+from toolreplay.core.files import path_from, read_text, write_atomic
 from toolreplay.core.model import Session, SessionContext, ToolDef
 from toolreplay.core.wording import count
-from toolreplay.formats.files import path_from, read_text, write_atomic
 from toolreplay.formats.importers.builder import Notes
 from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log

@@ -6,8 +6,8 @@ import click
 
 from toolreplay.check.merge import merge_reports
 from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
+from toolreplay.core.files import repository_root
 from toolreplay.formats.check_report import read_check_report
-from toolreplay.formats.files import repository_root
 
 
 @click.command(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import for_terminal, json_for_terminal
-from toolreplay.formats.files import same_file, write_atomic
+from toolreplay.core.files import same_file, write_atomic
 from toolreplay.formats.located import Node, reject_constant
 from toolreplay.formats.positions import Pos
 from toolreplay.formats.session import dump_session, validate_session

@@ -20,8 +20,8 @@ import click
 from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
 from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import UsageError
+from toolreplay.core.files import make_directories, missing_directories, repository_root, write_all
 from toolreplay.core.records import record
-from toolreplay.formats.files import make_directories, missing_directories, repository_root, write_all
 
 if TYPE_CHECKING:
     from toolreplay.core.outcome import CheckReport

@@ -11,8 +11,8 @@ import tomli_w
 from toolreplay.analysis.rules_init import starter_rules
 from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.files import write_atomic
 from toolreplay.core.wording import count
-from toolreplay.formats.files import write_atomic
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.rules import parse_rules
 

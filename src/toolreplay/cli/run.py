@@ -11,9 +11,9 @@ from toolreplay.cli.options import redaction_options, settings_options
 from toolreplay.cli.output import guard_outputs, session_text, write_text
 from toolreplay.core.canonical import JSONObject, json_utf8
 from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.files import write_atomic
 from toolreplay.core.model import Session, SessionContext
 from toolreplay.core.wording import count
-from toolreplay.formats.files import write_atomic
 from toolreplay.record.run import load_toolbox, run_agent
 from toolreplay.redact import Redactor
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 
 import click
 
-from toolreplay.chain import seal, seal_parts
 from toolreplay.cli.output import guard_outputs, write_lines, write_text
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
-from toolreplay.formats.files import write_atomic
+from toolreplay.core.files import write_atomic
 from toolreplay.formats.recording import Kind, detect_kind
 from toolreplay.formats.sealed_session import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript
+from toolreplay.integrity.chain import seal, seal_parts
 
 
 def sealed_lines(path: str, to_file: bool = True) -> Iterator[bytes]:
@@ -87,7 +87,7 @@ def command(transcript: str, output: str | None, keys: tuple[str, ...]) -> int:
         raise UsageError("--sign is given more than once; a sealed file has one signature: give one key")
     key = keys[0] if keys else None
     if key is not None:
-        from toolreplay import signing  # noqa: PLC0415 - only a signing seal runs ssh-keygen
+        from toolreplay.integrity import signing  # noqa: PLC0415 - only a signing seal runs ssh-keygen
 
         signing.key_outside(key, transcript, *([output] if output else []))
         if detect_kind(transcript).sealed:
@@ -126,7 +126,7 @@ def _seal_signed(path: str, output: str, key: str) -> str:
     import os  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
 
-    from toolreplay import signing  # noqa: PLC0415
+    from toolreplay.integrity import signing  # noqa: PLC0415
 
     kind = Kind.SEALED_TRANSCRIPT if detect_kind(path) is Kind.TRANSCRIPT else Kind.SEALED_SESSION
     target = signing.signature_of(output)
@@ -153,9 +153,9 @@ def _seal_signed(path: str, output: str, key: str) -> str:
 
 def _sign_sealed(path: str, key: str) -> int:
     """Sign a file already sealed, once its chain is checked intact."""
-    from toolreplay import signing  # noqa: PLC0415
-    from toolreplay.chain import verify  # noqa: PLC0415
     from toolreplay.formats.recording import read_links  # noqa: PLC0415
+    from toolreplay.integrity import signing  # noqa: PLC0415
+    from toolreplay.integrity.chain import verify  # noqa: PLC0415
     from toolreplay.report.text import render_verification  # noqa: PLC0415
 
     kind = detect_kind(path)

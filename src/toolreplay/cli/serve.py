@@ -13,10 +13,10 @@ from toolreplay.cli.options import ReadWords, load_policy, redaction_options, se
 from toolreplay.cli.output import guard_outputs
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import one_line
+from toolreplay.core.files import same_file
 from toolreplay.core.records import record
 from toolreplay.core.wording import count, format_call
 from toolreplay.formats.faults import FaultKind, read_faults
-from toolreplay.formats.files import same_file
 from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs

@@ -65,7 +65,7 @@ def _warn_if_broken(path: str) -> None:
     """A sealed file whose chain no longer holds is shown, with a word that it is not what was sealed."""
     if not detect_kind(path).sealed:
         return
-    from toolreplay.chain import verify  # noqa: PLC0415 - only a sealed file is verified
+    from toolreplay.integrity.chain import verify  # noqa: PLC0415 - only a sealed file is verified
 
     links, last_label = read_links(path)
     broken = verify(links, path, last_label).broken

@@ -194,7 +194,7 @@ def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name
 @click.option("-o", "--output", metavar="FILE", required=True, help="Where the lock goes (tools.lock).")
 @_live_options
 def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None, server_name: str) -> Exit:
-    from toolreplay.formats.files import write_atomic  # noqa: PLC0415
+    from toolreplay.core.files import write_atomic  # noqa: PLC0415
     from toolreplay.surface.lock import write_lock  # noqa: PLC0415
 
     if not output.endswith(".lock"):

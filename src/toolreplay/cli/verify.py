@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.chain import Verification, verify
 from toolreplay.cli.output import write_text
 from toolreplay.core.errors import UsageError
 from toolreplay.core.verdict import Exit, exit_for
 from toolreplay.formats.recording import detect_kind, read_links
+from toolreplay.integrity.chain import Verification, verify
 from toolreplay.report.text import render_verification
 
 
@@ -43,7 +43,7 @@ def command(sealed: str, allowed: str | None, identity: str | None, signature: s
         given = "--identity" if identity is not None else "--signature"
         raise UsageError(f"{given} needs --allowed-signers: the file that says whose signatures hold")
     if allowed is not None:
-        from toolreplay.signing import require_allowed  # noqa: PLC0415 - only a signature check needs it
+        from toolreplay.integrity.signing import require_allowed  # noqa: PLC0415 - only a signature check needs it
 
         require_allowed(allowed)  # before anything is printed
     kind = detect_kind(sealed)
@@ -61,7 +61,7 @@ def command(sealed: str, allowed: str | None, identity: str | None, signature: s
 def _signature_holds(
     sealed: str, kind: str, result: Verification, allowed: str, identity: str | None, signature: str | None
 ) -> bool:
-    from toolreplay import signing  # noqa: PLC0415 - only a signature check runs ssh-keygen
+    from toolreplay.integrity import signing  # noqa: PLC0415 - only a signature check runs ssh-keygen
     from toolreplay.report.text import render_signature  # noqa: PLC0415
 
     path = signature or signing.signature_of(sealed)

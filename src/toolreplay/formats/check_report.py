@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
+from toolreplay.core.files import read_text
 from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.model import CallClass, Origin, PairKind
 from toolreplay.core.outcome import (
@@ -40,7 +41,6 @@ from toolreplay.core.outcome import (
 )
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import count
-from toolreplay.formats.files import read_text
 from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
 
 FORMAT = "toolreplay-check"

@@ -25,9 +25,9 @@ from typing import TypeVar
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.core.errors import InputError, InputErrors, ToolreplayError
+from toolreplay.core.files import missing_directories, read_text, repository_root
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.files import missing_directories, read_text, repository_root
 from toolreplay.formats.located import Node, parse_yaml
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (

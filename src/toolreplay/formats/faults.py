@@ -27,9 +27,9 @@ from pathlib import Path
 
 from toolreplay.analysis.matching import args_match
 from toolreplay.core.canonical import JSONValue
+from toolreplay.core.files import read_text
 from toolreplay.core.model import Call
 from toolreplay.core.records import record
-from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 
 MAX_DELAY = 3600.0

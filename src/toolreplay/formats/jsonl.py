@@ -15,7 +15,7 @@ from pathlib import Path
 
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import InputError
-from toolreplay.formats.files import iter_raw_lines
+from toolreplay.core.files import iter_raw_lines
 from toolreplay.formats.located import describe, finite_float, reject_constant
 
 

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.files import iter_raw_lines
 from toolreplay.core.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
 from toolreplay.core.records import record
 from toolreplay.core.wording import count
-from toolreplay.formats.files import iter_raw_lines
 from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp

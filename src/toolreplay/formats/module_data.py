@@ -19,7 +19,7 @@ from typing import Any
 
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import InputError
-from toolreplay.formats.files import read_text
+from toolreplay.core.files import read_text
 from toolreplay.formats.located import Node, describe
 from toolreplay.formats.positions import Pos
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import read_head
 from toolreplay.core.model import Call, Session
-from toolreplay.formats.files import read_head
 from toolreplay.formats.jsonl import first_object
 from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, is_sealed_session_line, sealed_parts
 from toolreplay.formats.session import FORMAT, Outline, read_session
@@ -33,7 +33,7 @@ from toolreplay.formats.session_stream import SessionStream, stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 
 if TYPE_CHECKING:  # the chain is loaded only by the commands that verify
-    from toolreplay.chain import SealedLink
+    from toolreplay.integrity.chain import SealedLink
 
 
 class Kind(enum.Enum):

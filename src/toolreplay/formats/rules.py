@@ -23,8 +23,8 @@ from pathlib import Path
 
 from toolreplay.analysis.classify import ClassRule, Policy
 from toolreplay.analysis.matching import Matcher
+from toolreplay.core.files import read_text
 from toolreplay.core.model import CallClass
-from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_toml
 
 _CLASSES = {klass.value: klass for klass in CallClass}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from toolreplay.analysis.scope import Scope
 from toolreplay.core.canonical import JSONValue
-from toolreplay.formats.files import read_text
+from toolreplay.core.files import read_text
 from toolreplay.formats.located import parse_json
 
 _KEYS = ("agent", "allowed_tools", "allowed_args")

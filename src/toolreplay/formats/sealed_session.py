@@ -53,7 +53,7 @@ def streamed_parts(path: str | Path) -> Iterator[JSONObject]:
 
 def streamed_named_parts(path: str | Path) -> Iterator[tuple[str, JSONValue]]:
     """Each part of a session file, named, in order, read a message at a time: what :func:`streamed_parts` gives
-    as records (a part's index is its position), for :func:`~toolreplay.chain.seal_parts`."""
+    as records (a part's index is its position), for :func:`~toolreplay.integrity.chain.seal_parts`."""
     stream = SessionStream(path)
     return _named_parts(stream.head(), stream.messages(), stream.final_reply)  # a message read holds no other field
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
+from toolreplay.core.files import read_text, write_atomic
 from toolreplay.core.model import Call, McpServer, Session, SessionContext, ToolDef
 from toolreplay.core.records import record
-from toolreplay.formats.files import read_text, write_atomic
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.positions import Pos
 

@@ -37,8 +37,8 @@ from typing import Any, cast
 
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import open_binary
 from toolreplay.core.model import Call, Session, SessionContext, ToolDef
-from toolreplay.formats.files import open_binary
 from toolreplay.formats.jsonl import scan_value
 from toolreplay.formats.located import JSON_DEPTH, Node
 from toolreplay.formats.positions import Pos

@@ -50,7 +50,7 @@ class SealedCall:
 
     def record(self) -> JSONObject:
         """The record the digest covers."""
-        from toolreplay.chain import call_record  # noqa: PLC0415 - the chain only where a sealed link is checked
+        from toolreplay.integrity.chain import call_record  # noqa: PLC0415 - the chain only where a sealed link is checked
 
         return call_record(self.call, self.prev)
 
@@ -122,7 +122,7 @@ def iter_sealed(path: str | Path, lines: Iterable[bytes] | None = None) -> Itera
     """Yield the links of a sealed file.
 
     Index order is not checked here: an edited index is a broken link, which only
-    the chain can tell, so :func:`toolreplay.chain.verify` checks it after the
+    the chain can tell, so :func:`toolreplay.integrity.chain.verify` checks it after the
     digests.
     """
     for line, obj in iter_numbered_objects(path, lines):

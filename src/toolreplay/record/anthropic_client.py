@@ -32,8 +32,8 @@ from typing import Any
 
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.core.errors import ToolreplayError
+from toolreplay.core.files import write_atomic
 from toolreplay.core.model import SessionContext, ToolDef, content_text
-from toolreplay.formats.files import write_atomic
 from toolreplay.formats.session import REQUEST_FIELDS, dump_session, parse_session
 from toolreplay.redact import Redactor
 

@@ -36,8 +36,8 @@ from toolreplay.agents.program import (
 )
 from toolreplay.core.canonical import JSONObject, json_utf8
 from toolreplay.core.errors import InputError, ToolreplayError
+from toolreplay.core.files import path_from, write_atomic
 from toolreplay.core.records import record
-from toolreplay.formats.files import path_from, write_atomic
 from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
 from toolreplay.formats.session import dump_session
 from toolreplay.redact import Redactor

@@ -47,8 +47,8 @@ from toolreplay.core.records import record
 from toolreplay.formats.mcp_content import relisted
 from toolreplay.formats.mcp_log import served_calls, with_listing
 from toolreplay.formats.session import dump_session, person_messages
-from toolreplay.isolation import RunAs
 from toolreplay.mcp.server import UNNAMED
+from toolreplay.processes.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.relayed import relayed
 from toolreplay.settings import McpTransport, Unrecorded

@@ -19,11 +19,11 @@ from toolreplay.agents.spec import read_prompt, recorded_agent
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import InputError, ToolreplayError, UsageError
+from toolreplay.core.files import read_text
 from toolreplay.core.model import UNRECORDED_TASK, Session, SessionContext, ToolDef, content_text
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import agree, count
-from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, parse_json
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
@@ -36,7 +36,7 @@ from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.stats.design import Design
 
 if TYPE_CHECKING:
-    from toolreplay.isolation import RunAs
+    from toolreplay.processes.isolation import RunAs
     from toolreplay.replay.budget import Budget
     from toolreplay.replay.cache import RunCache
 

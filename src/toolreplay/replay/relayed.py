@@ -1,4 +1,4 @@
-"""The check's side of the relay (:mod:`toolreplay.relay`): each server a program starts, answered from here.
+"""The check's side of the relay (:mod:`toolreplay.processes.relay`): each server a program starts, answered from here.
 
 Under ``check --isolate-user`` a program's MCP configuration names the relay, not ``toolreplay serve``: the program,
 as the isolated user, starts it as it would start a server, and the relay joins its streams to a Unix socket in the
@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from toolreplay.isolation import RunAs
+from toolreplay.processes.isolation import RunAs
 
-RELAY = Path(__file__).resolve().parent.parent / "relay.py"
+RELAY = Path(__file__).resolve().parent.parent / "processes" / "relay.py"
 _ENDED_WAIT = 5.0  # seconds a server has to end once its relay hung up
 
 

@@ -25,7 +25,7 @@ from toolreplay.core.errors import UsageError
 
 if TYPE_CHECKING:
     from toolreplay.agents.remote import ScriptWorker
-    from toolreplay.isolation import RunAs
+    from toolreplay.processes.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings

@@ -23,11 +23,11 @@ if TYPE_CHECKING:  # the results rendered here; each command loads only the anal
     from toolreplay.analysis.classify import Classifier
     from toolreplay.analysis.diff import DiffResult
     from toolreplay.analysis.scope import ScopeReport
-    from toolreplay.chain import Verification
+    from toolreplay.integrity.chain import Verification
+    from toolreplay.integrity.signing import SignatureCheck
     from toolreplay.replay.engine import Run
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport, UnrecordedCall
-    from toolreplay.signing import SignatureCheck
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:

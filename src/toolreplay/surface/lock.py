@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 from toolreplay.core.canonical import JSONObject, canonical_bytes
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import read_text
 from toolreplay.core.records import record
-from toolreplay.formats.files import read_text
 from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked
 
 FORMAT = "toolreplay-tools-lock"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
 from toolreplay.core.records import record
-from toolreplay.formats.files import read_text
 from toolreplay.formats.located import Node, describe, parse_json
 
 

@@ -25,8 +25,8 @@ import json
 from pathlib import Path
 
 from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.files import read_text
 from toolreplay.core.model import SessionContext, ToolDef
-from toolreplay.formats.files import read_text
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
 from toolreplay.formats.jsonl import decode_text
 from toolreplay.formats.located import Node, describe, parse_json

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import InputError
+from toolreplay.core.files import open_binary
 from toolreplay.core.records import record
-from toolreplay.external import run_program
-from toolreplay.formats.files import open_binary
+from toolreplay.processes.external import run_program
 
 NAMESPACE = "toolreplay-seal"  # the namespace of a sealed file's signature
 REPORT_NAMESPACE = "toolreplay-report"  # the namespace of a report's signature (the Action's sign-key)
