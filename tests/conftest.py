@@ -117,6 +117,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     image_build.end(config)
 
 
+_TIERS = (
+    ("acceptance", "tests/acceptance/"),
+    ("container", "tests/acceptance/test_image.py"),
+    ("browser", "tests/acceptance/test_html_report.py"),
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The container image takes longest: its build begins with the run and its tests go last, so every other
     test runs while it builds, and none waits behind it on the same worker.
@@ -125,6 +132,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     pytest-xdist keeps a group on one worker: done here too, since with this pytest the plugin's own
     hook does not run, and the image would be built once per worker.
     """
+    for item in items:  # each test's tier, by where it lives
+        for marker, where in _TIERS:
+            if item.nodeid.startswith(where):
+                item.add_marker(marker)
     items.sort(key=lambda item: 1 if "test_image.py" in item.nodeid else 0)
     if not getattr(config.option, "loadgroup", False):  # set on each worker when the run is --dist loadgroup
         return

@@ -35,3 +35,14 @@ def test_every_part_of_the_package_is_in_a_layer() -> None:
     parts |= {p.name for p in _PACKAGE.iterdir() if (p / "__init__.py").is_file()}
     assert sorted(parts - layered) == []
     assert sorted(layered - parts) == []
+
+
+def test_contributing_names_only_files_that_exist() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w./-]+/[\w./-]*)`", text)) | set(re.findall(r"\]\(([^)]+)\)", text))
+    named = {path for path in named if "NAME" not in path}  # a file to write, not one that is there
+    assert len(named) > 20
+    assert sorted(path for path in named if not (ROOT / path).exists()) == []
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    for point in ("A command", "A report format", "An importer", "An analysis", "An agent kind", "A transport"):
+        assert any(heading.startswith(point) for heading in headings), point

@@ -41,13 +41,3 @@ class Verdict(enum.Enum):
     @property
     def exit_code(self) -> Exit:
         return exit_for(self is Verdict.FAIL)
-
-
-def decide(fail_on: FailOn, severe: bool, changed: bool) -> Verdict:
-    """``severe``: something ``--fail-on destructive`` fails on was found (a new destructive call, a broken
-    chain, an overreach); ``changed``: any difference or finding was."""
-    if fail_on in (FailOn.DESTRUCTIVE, FailOn.ANY_DESTRUCTIVE) and severe:
-        return Verdict.FAIL
-    if fail_on is FailOn.CHANGED and (severe or changed):
-        return Verdict.FAIL
-    return Verdict.WARN if severe or changed else Verdict.PASS
