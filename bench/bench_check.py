@@ -38,7 +38,6 @@ from bench.synthetic import write_transcript
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.analysis.audit import audit
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import render_check_json
@@ -50,6 +49,7 @@ from toolreplay.replay.progress import Progress
 from toolreplay.report.check_text import render_check
 from toolreplay.report.markdown import render_markdown
 from toolreplay.report.sarif import render_sarif
+from toolreplay.results.locate import Paths
 from toolreplay.settings import ReplaySettings, Unrecorded
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES, run_cli
-from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.outcome import Analysis
 from toolreplay.formats.config import read_config
 from toolreplay.formats.recording import Kind
+from toolreplay.results.locate import Paths
 
 
 @pytest.fixture

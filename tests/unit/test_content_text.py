@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from toolreplay.agents.base import Turn
-from toolreplay.check.locate import prompt_text
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.model import content_text
 from toolreplay.report.text import person_texts
+from toolreplay.results.locate import prompt_text
 
 BLOCKS: list[JSONObject] = [
     {"type": "text", "text": "Free space"},

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from tests.conftest import GOLDEN
 from toolreplay.analysis.diff import diff_calls
-from toolreplay.check.views import side_by_side
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.findings import ChangeVerdict
@@ -36,6 +35,7 @@ from toolreplay.core.outcome import (
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import check_document, read_check_report, results_digest
 from toolreplay.report.html import render_html, run_ranges
+from toolreplay.results.views import side_by_side
 
 # Every tag and attribute the template writes: anything else in a page came from a recording.
 TAGS = {

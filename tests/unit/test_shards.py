@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.check.run import Recording, Unit, shard_of, unit_weight
+from toolreplay.check.plan import Recording, Unit, shard_of, unit_weight
 from toolreplay.core.outcome import Analysis, parse_shard
 from toolreplay.formats.recording import Kind
 

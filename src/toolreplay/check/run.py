@@ -1,6 +1,6 @@
 """A check in three steps: plan it into units, resolve this shard's units, execute them.
 
-**Plan.** The units, in report order: the chain of every sealed recording, the
+**Plan** (:mod:`toolreplay.check.plan`). The units, in report order: the chain of every sealed recording, the
 self-audit of every recording, every recording against every scope that
 applies to it, every replay of every chosen session, every comparison group.
 Each recording is a :class:`Recording` whose kind is detected once. A unit's
@@ -18,7 +18,6 @@ outputs once.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,67 +25,27 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from toolreplay import __version__
-from toolreplay.agent_spec import ProgramSpec, shown_from
+from toolreplay.agent_spec import ProgramSpec
 from toolreplay.analysis.audit import audit
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.analysis.diff import DiffResult
-from toolreplay.check.locate import (
-    CandidateInputs,
-    Paths,
-    changed_tool_lines,
-    fingerprint,
-    first_difference,
-    prompt_text,
-)
-from toolreplay.check.views import call_view, diff_view, field_view, recording_view, run_diff, run_views
+from toolreplay.analysis.scope import Scope, check_scope
+from toolreplay.check.plan import Unit, config_digest, plan, shard_of
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import InputError
-from toolreplay.core.findings import ChangeVerdict, Level, Rule
-from toolreplay.core.model import CallClass, PairKind
-from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
-from toolreplay.integrity.chain import Verification, verify
-
-if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
-    from toolreplay.check.base import Base, BaseFile
-    from toolreplay.check.policy import Governed
-    from toolreplay.processes.isolation import RunAs
-    from toolreplay.surface.lock import Lock
-    from toolreplay.surface.model import Surface, SurfaceTool
-from toolreplay.analysis.scope import Scope, check_scope
-from toolreplay.core.model import Call, Finding, Session, ToolDef
-from toolreplay.core.outcome import (
-    Analysis,
-    ChangeRow,
-    CheckFinding,
-    CheckReport,
-    Location,
-    RunView,
-    Side,
-    Statement,
-    ToolChange,
-    UnitResult,
-    UnrecordedRow,
-)
-from toolreplay.core.records import record
-from toolreplay.core.verdict import FailOn
-from toolreplay.core.wording import agree, count, format_call
-from toolreplay.formats.recording import (
-    Kind,
-    calls_and_classifier,
-    detect_kind,
-    load_session,
-    read_links,
-)
+from toolreplay.core.findings import Level, Rule
+from toolreplay.core.model import Call, Finding, Session
+from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.wording import count
+from toolreplay.formats.config import Config, ReplayJob
+from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
-from toolreplay.replay import reading
+from toolreplay.integrity.chain import Verification, verify
 from toolreplay.replay.budget import CheckBudget, price_for
 from toolreplay.replay.cache import RunCache, cache_note
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
     Candidate,
-    ReplayOutcome,
     load_candidate,
     program_files,
     replay_session,
@@ -94,146 +53,17 @@ from toolreplay.replay.drive import (
     untold_task,
     with_task,
 )
-from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.progress import Progress
-from toolreplay.replay.report import Change, ReplayReport
+from toolreplay.results.locate import Paths, fingerprint
+from toolreplay.results.replay import candidate_inputs, compare_result, replay_result, with_tools_given
 from toolreplay.settings import ReplaySettings
 
-
-@record
-class Recording:
-    """A file the check reads as a recording, with its kind, detected once."""
-
-    path: str
-    kind: Kind
-
-
-@record
-class Unit:
-    """One analysis of one file or group: its key, and what it needs."""
-
-    key: str
-    analysis: Analysis
-    recording: Recording
-    scope: ScopeSetting | None = None
-    job: ReplayJob | None = None
-    group: CompareGroup | None = None
-    base: BaseFile | None = None  # the recording as committed at the pull request's base
-
-    @property
-    def path(self) -> str:
-        return self.recording.path
-
-
-def plan(config: Config, paths: Paths, based: Sequence[BaseFile] = ()) -> list[Unit]:
-    """Every unit of the check, in report order; ``based``: the recordings at the pull request's base."""
-    units: list[Unit] = []
-    listed_sealed = set(config.sealed)
-    found: dict[str, Recording] = {}
-
-    def recording(path: str) -> Recording:
-        if path not in found:
-            found[path] = Recording(path, detect_kind(path, logs=True))
-        return found[path]
-
-    for path in config.recordings:
-        kind = recording(path).kind
-        if path in listed_sealed and not kind.sealed:
-            raise InputError(
-                f"listed under 'sealed' but is a {kind.value}; seal it: toolreplay seal FILE -o SEALED", path
-            )
-        if kind.sealed:
-            units.append(Unit(f"verify {paths.show(path)}", Analysis.VERIFY, found[path]))
-    for old in based:
-        if not old.kind.sealed and config.unsealed_edits == "ignore":
-            continue
-        from toolreplay.check.base import kind_now  # noqa: PLC0415 - only a check against a base
-
-        now = found.get(old.path) or Recording(old.path, kind_now(old.path) or old.kind)  # a FIFO is never opened
-        units.append(Unit(f"base {paths.show(old.path)}", Analysis.BASE, now, base=old))
-    units.extend(Unit(f"audit {paths.show(path)}", Analysis.AUDIT, found[path]) for path in config.recordings)
-    for setting in config.scopes:
-        applies = setting.recordings or config.recordings
-        units.extend(
-            Unit(
-                f"scope {paths.show(path)} against {paths.show(setting.file)}",
-                Analysis.SCOPE,
-                recording(path),
-                scope=setting,
-            )
-            for path in applies
-        )
-    for number, job in enumerate(config.replays, start=1):
-        for path in job.sessions:
-            kind = recording(path).kind
-            if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
-                raise InputError(
-                    f"replay {number}: {paths.show(path)} is a {kind.value}, which has no conversation to replay; "
-                    "name sessions under 'replay'",
-                    config.path,
-                    job.line,
-                )
-            units.append(Unit(f"replay {number} {paths.show(path)}", Analysis.REPLAY, found[path], job=job))
-    if config.tools is not None:
-        sealed = [path for path in config.sealed if path in found and found[path].kind is Kind.SEALED_SESSION]
-        surfaces = [
-            *config.sessions,
-            *sealed,  # a sealed session is held to the lock as the session it sealed
-            *(job.settings.tools for job in config.replays if job.settings.tools),
-        ]
-        for path in dict.fromkeys(surfaces):
-            kind = found[path].kind if path in found else Kind.SESSION
-            units.append(Unit(f"tools {paths.show(path)}", Analysis.TOOLS, Recording(path, kind)))
-    for number, group in enumerate(config.compares, start=1):
-        key = f"compare {number} {paths.show(group.recorded)}"
-        units.append(Unit(key, Analysis.COMPARE, recording(group.recorded), group=group))
-    return units
-
-
-def unit_weight(unit: Unit) -> float:
-    """A unit's expected cost, comparable within its analysis: bytes to read, times runs for a replay."""
-    if unit.base is not None:
-        return float(len(unit.base.data)) or 1.0
-    paths = [unit.path]
-    if unit.group is not None:
-        paths = [unit.group.recorded, *unit.group.candidates, *unit.group.baseline]
-    size = float(sum(os.path.getsize(path) for path in paths)) or 1.0
-    if unit.job is not None:
-        size *= unit.job.settings.repeat + unit.job.settings.noise
-    return size
-
-
-def shard_of(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]:
-    """Shard K of N: a deterministic share of every analysis, balanced by the units' weights.
-
-    Within each analysis the heaviest unit goes first, each to the shard with
-    the least work so far (work counted as shares of each analysis's total, so
-    one shard does not collect the heaviest unit of every analysis). The same
-    files give the same split on every machine; the shard keeps report order.
-    """
-    if shard is None:
-        return list(units)
-    k, n = shard
-    load = [0.0] * n
-    chosen: set[str] = set()
-    for analysis in Analysis:
-        members = [unit for unit in units if unit.analysis == analysis]
-        weights = {unit.key: unit_weight(unit) for unit in members}
-        total = sum(weights.values())
-        for unit in sorted(members, key=lambda u: (-weights[u.key], u.key)):
-            target = min(range(n), key=lambda i: (load[i], i))
-            load[target] += weights[unit.key] / total
-            if target == k - 1:
-                chosen.add(unit.key)
-    return [unit for unit in units if unit.key in chosen]
-
-
-def config_digest(config: Config) -> str:
-    """What every shard of one check shares: the toolreplay version and the config's text (or the recordings found)."""
-    digest = hashlib.sha256(__version__.encode())
-    found = "\n".join(config.recordings).encode("utf-8", "surrogateescape")  # a name's bytes, whatever they are
-    digest.update(config.text.encode() if config.path else found)
-    return digest.hexdigest()
+if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
+    from toolreplay.check.base import Base
+    from toolreplay.check.policy import Governed
+    from toolreplay.processes.isolation import RunAs
+    from toolreplay.surface.lock import Lock
+    from toolreplay.surface.model import Surface, SurfaceTool
 
 
 class PreparedCheck:
@@ -830,68 +660,6 @@ def _unisolated(message: str, path: str | None) -> CheckFinding:
     )
 
 
-def candidate_inputs(
-    session: Session, settings: ReplaySettings, candidate: Candidate, paths: Paths, fallback: Location | None
-) -> CandidateInputs:
-    """The lines of the candidate's inputs that a replay's findings point at: where each differs from the
-    recording."""
-    context = session.context
-    system = tools = None
-    changed: dict[str, Location] = {}
-    if settings.system is not None and candidate.prompt is not None and context is not None:
-        line = first_difference(prompt_text(context.system), candidate.prompt)
-        system = Location(paths.show(settings.system), line)
-    if settings.tools is not None and candidate.tools_node is not None and context is not None:
-        lines, first = changed_tool_lines(candidate.tools_node, candidate.tools, context.tools)
-        shown = paths.show(settings.tools)
-        changed = {name: Location(shown, line) for name, line in lines.items()}
-        tools = Location(shown, first or 1)
-    return CandidateInputs(system, tools, changed, fallback)
-
-
-def single_report(result: UnitResult, fail_on: FailOn, stated: Statement) -> CheckReport:
-    """One analysis's result as a whole report, with what its command said of it: what ``replay``, ``compare`` and
-    ``diff`` render every report kind from."""
-    return CheckReport(None, "", fail_on, (result.key,), (result,), stated=stated)
-
-
-def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
-    """A diff as a check unit's result: each difference a finding at B's line, both sides' calls, the diff."""
-    found: list[CheckFinding] = []
-    new_destructive = {id(pair) for pair in result.new_destructive}  # by identity: equality compares whole calls
-    for pair in result.differences:
-        call = pair.b if pair.b is not None else pair.a
-        if call is None:
-            continue
-        klass = result.classes_b[pair.b.index] if pair.b is not None else result.classes_a[call.index]
-        destructive = id(pair) in new_destructive
-        rule = Rule.DESTRUCTIVE_CALL if destructive else Rule.BEHAVIOUR_CHANGE
-        text = f"{pair.kind.value} call {format_call(call)} ({klass.value})"
-        if destructive:
-            text += f": destructive, and {a} does not make it"
-        where = Location(b, pair.b.line or 1) if pair.b is not None else Location(a, call.line or 1)
-        related = (Location(a, pair.a.line or 1),) if pair.a is not None and pair.b is not None else ()
-        identity = canonical_bytes(call.args).decode()
-        mark = fingerprint(rule.value, f"diff {a} {b}", pair.kind.value, call.tool, identity, str(call.index))
-        found.append(CheckFinding(rule=rule, message=text, location=where, related=related, fingerprint=mark))
-    differences = len(result.differences)
-    summary = f"{count(len(result.b.calls), 'call')} against {len(result.a.calls)}: "
-    summary += f"{count(differences, 'difference')}" if differences else "the same calls"
-    b_ending = "final reply" if result.b.context is not None and result.b.context.final_reply else "no final reply"
-    calls = tuple(call_view(call, klass) for call, klass in zip(result.b.calls, result.classes_b, strict=True))
-    return UnitResult(
-        key=f"diff {a} {b}",
-        analysis=Analysis.DIFF,
-        subject=b,
-        summary=summary,
-        inputs=(a,),
-        findings=tuple(found),
-        recording=tuple(call_view(call, klass) for call, klass in zip(result.a.calls, result.classes_a, strict=True)),
-        runs=(RunView(Side.COMPARED, 1, b_ending, b, calls),),
-        diff=diff_view(result, a, b),
-    )
-
-
 def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surface:
     """A surface whose tools name no server (a tools file), each given the server the lock pins a tool of its name
     for, where exactly one does, so the lock sees a tool changed, not a tool removed and another added."""
@@ -907,331 +675,8 @@ def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surf
     return replace(surface, tools=tools)
 
 
-def _readings(rows: Sequence[ChangeRow], policy: Policy, tools: Sequence[ToolDef], session: Session) -> str:
-    """Which reading decided each call whose class is not the candidate's own reading of it (the recorded
-    annotations, the base's rules): said in the summary, so a reviewer sees why a call counts as it does."""
-    classify = Classifier.of(policy, session.context, tools)
-    said: dict[str, str] = {}
-    for row in rows:
-        found = classify.classify(Call(0, row.tool, row.args, None, 0))
-        if found.reading and row.tool not in said:
-            said[row.tool] = f"{row.tool} is {found.klass.value} by {found.reading}"
-    return f"; {', '.join(said.values())}, the most dangerous of its readings" if said else ""
-
-
 def _least(own: _N | None, share: _N | None) -> _N | None:
     """The tighter of two bounds (None: no bound)."""
     if own is None or share is None:
         return share if own is None else own
     return min(own, share)
-
-
-def with_tools_given(
-    result: UnitResult,
-    session: Session,
-    candidate: Candidate,
-    settings: ReplaySettings,
-    paths: Paths,
-    where: CandidateInputs,
-    gate: bool = True,
-) -> UnitResult:
-    """A replay given other tools, with how they differ from the recorded ones: each change (every report shows
-    them), the summary's count, and, where the check gates (``gate``), an error for each annotation that now reads
-    as less dangerous (the replay keeps the recorded reading, and says why). ``replay`` decides its verdict from
-    the behaviours alone, so its reports show the changes without that error."""
-    if settings.tools is None or session.context is None:
-        return result
-    from toolreplay.surface.drift import DriftKind, tools_given  # noqa: PLC0415 - only a replay given other tools
-
-    changes = tools_given(session.context.tools, candidate.tools, settings.tools)
-    if not changes:
-        return result
-    tools_shown = paths.show(settings.tools)
-    involved = {row.tool for row in result.changes}
-    located = [(c, where.changed_tools.get(c.tool) or Location(tools_shown, max(c.line, 1))) for c in changes]
-    weakened = tuple(
-        CheckFinding(
-            rule=Rule.TOOL_CHANGED,
-            message=f"{c.kind.value}: {c.tool}: {c.detail} (against the recorded {result.subject})",
-            location=location,
-            fingerprint=fingerprint(Rule.TOOL_CHANGED.value, tools_shown, c.kind.value, c.tool),
-            severity=Level.ERROR,
-        )
-        for c, location in located
-        if gate and c.kind is DriftKind.ANNOTATION_WEAKENED
-    )
-    said = "; ".join(
-        f"{c.kind.value} {c.tool}" + (", which a behaviour calls" if c.tool in involved else "")
-        for c in changes
-        if c.level is not Level.NOTE
-    )
-    summary = f"{result.summary}; the tools given differ from the recorded ({count(len(changes), 'change')}"
-    views = tuple(ToolChange(c.kind.value, c.level, c.tool, c.detail, at, c.tool in involved) for c, at in located)
-    return replace(
-        result,
-        findings=(*weakened, *result.findings),
-        summary=summary + (f": {said})" if said else ")"),
-        tools=views,
-    )
-
-
-def replay_result(
-    key: str,
-    shown: str,
-    session: Session,
-    outcome: ReplayOutcome,
-    policy: Policy,
-    where: CandidateInputs,
-    candidate: Candidate,
-    settings: ReplaySettings,
-    paths: Paths,
-) -> UnitResult:
-    """A replay as a check unit's result: its findings where the candidate's inputs changed, its rows, its runs."""
-    findings = _change_findings(
-        outcome.report,
-        outcome.noise,
-        lambda c: where.for_tool(c.tool),
-        shown,
-        f"replay {shown}",
-        where.edit or Location(shown, 1),
-    )
-    agent = shown_from(candidate.agent, paths.root.as_posix(), paths.show)  # named from the root, as every report
-    edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
-    edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
-    summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
-    if settings.noise:
-        summary += f", {len(outcome.baseline_runs)} unchanged"
-    summary += f": {_change_summary(outcome.report, outcome.noise)}"
-    reused = sum(run.cached for run in (*outcome.runs, *outcome.baseline_runs))
-    if reused:
-        total = len(outcome.runs) + len(outcome.baseline_runs)
-        summary += f" ({reused} of {count(total, 'run')} from the run cache)"
-    inputs = tuple(paths.show(p) for p in (settings.system, settings.tools, settings.stubs) if p)
-    rows = _change_rows(outcome.report, outcome.noise)
-    summary += _readings(rows, policy, outcome.report.setup.tools, session)
-    runs = run_views(outcome.report, Side.EDITED, policy)
-    if outcome.noise is not None:
-        runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
-    recorded = Classifier.of(policy, session.context)
-    diff = None
-    if rows and rows[0].made_in:
-        number = rows[0].made_in[0]
-        run = next(run for run in outcome.report.runs if run.number == number)
-        diff = run_diff(
-            session,
-            run,
-            recorded,
-            Classifier.of(policy, session.context, outcome.report.setup.tools),
-            shown,
-            f"edited run {number}",
-            b_lines=False,  # the run's log is not kept: no line of it is cited
-        )
-    return UnitResult(
-        key=key,
-        analysis=Analysis.REPLAY,
-        subject=shown,
-        summary=summary,
-        inputs=inputs,
-        findings=findings,
-        changes=rows,
-        unrecorded=_unrecorded_rows(outcome.report),
-        recording=recording_view(session, recorded),
-        runs=runs,
-        diff=diff,
-    )
-
-
-def compare_result(
-    key: str,
-    shown: str,
-    reference: Session,
-    report: NoiseReport,
-    policy: Policy,
-    candidates: Sequence[str],
-    baseline: Sequence[str],
-) -> UnitResult:
-    """A comparison as a check unit's result: findings at the candidate session's line, its rows, its sessions."""
-
-    def primary(change: Change) -> Location:
-        return Location(candidates[change.runs[0] - 1], change.candidate_line or 1)
-
-    # the analysis is part of a finding's identity: a replay and a comparison of one recording are two alerts
-    lost = [run.number for run in report.candidate.runs if not run.answered]
-    errors_at = Location(candidates[lost[0] - 1] if lost else shown, 1)
-    findings = _change_findings(report.candidate, report, primary, shown, f"compare {shown}", errors_at)
-    summary = (
-        f"{count(len(candidates), 'edited session')} against {count(len(baseline), 'unchanged session')}: "
-        f"{_change_summary(report.candidate, report)}"
-    )
-    rows = _change_rows(report.candidate, report)
-    runs = run_views(report.candidate, Side.EDITED, policy, candidates, recorded_lines=True)
-    runs += run_views(report.baseline, Side.UNCHANGED, policy, baseline, recorded_lines=True)
-    recorded = Classifier.of(policy, reference.context)
-    diff = None
-    if rows and rows[0].made_in:
-        number = rows[0].made_in[0]
-        run = report.candidate.runs[number - 1]
-        edited = Classifier.of(policy, reference.context, report.candidate.setup.tools)
-        diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
-    inputs = (*candidates, *baseline)
-    return UnitResult(
-        key=key,
-        analysis=Analysis.COMPARE,
-        subject=shown,
-        summary=summary,
-        inputs=inputs,
-        findings=findings,
-        changes=rows,
-        recording=recording_view(reference, recorded),
-        runs=runs,
-        diff=diff,
-    )
-
-
-def _recorded(shown: str, change: Change) -> tuple[tuple[Location, ...], str | None]:
-    """The recorded call a change is about, at its line; for a call the recording never made (an added one, whose
-    nearest recorded line is another call's), no call but the recording itself."""
-    if change.kind is PairKind.ADDED:
-        return (), shown
-    return (Location(shown, change.recorded_line or 1),), None
-
-
-def _call_text(change: Change) -> str:
-    return f"{change.kind.value} call {format_call(Call(0, change.tool, change.args, None, 0))}"
-
-
-def _change_findings(
-    report: ReplayReport,
-    noise: NoiseReport | None,
-    primary: Callable[[Change], Location],
-    recording: str,
-    subject: str,
-    errors_at: Location,
-) -> tuple[CheckFinding, ...]:
-    """Findings for the changes that matter, each with the rule its analysis gives it: every change without a
-    baseline; with one, each destructive behaviour and each behaviour shown to be the edit's, once, named by its
-    lead change. ``errors_at``: where a finding that runs fail more often with the edit points."""
-    found: list[tuple[Rule, str, Change]] = []
-    if noise is None:
-        runs = report.answered
-        for change in report.changes:
-            share = f"{len(change.runs)} of {count(runs, 'run')}"
-            rule = report.rule(change)
-            if rule is Rule.DESTRUCTIVE_CALL:
-                text = f"{_call_text(change)} is destructive and the recording never made it ({share})"
-            else:
-                text = f"{_call_text(change)} ({change.klass.value}) in {share}"
-            found.append((rule, text, change))
-        lost_rule = report.lost_rule
-    else:
-        for tested in noise.tested:
-            judged = noise.rule(tested)
-            if judged is None:
-                continue
-            lead = tested.behaviour.lead
-            rates = reading.counts_text(tested)
-            others = [c for c in tested.changes if c is not lead]
-            also = f"; in the same runs: {', '.join(_call_text(c) for c in others)}" if others else ""
-            text = f"{_call_text(lead)} ({lead.klass.value}): {reading.reason(tested)}: {rates}{also}"
-            if judged is Rule.DESTRUCTIVE_CALL and tested.verdict is not ChangeVerdict.DESTRUCTIVE:
-                text = f"{_call_text(lead)} ({lead.klass.value}): destructive, never made by the unchanged runs "
-                text += f"(fail-on any-destructive), not shown to be the edit's: {rates}{also}"
-            found.append((judged, text, lead))
-        lost_rule = noise.lost_rule
-    for made in report.lost_destructive:  # made in runs that then ended in an error: counted nowhere, said here
-        change = Change(PairKind.ADDED, made.tool, made.args, CallClass.DESTRUCTIVE, made.runs)
-        text = (
-            f"{_call_text(change)} is destructive and the recording never made it: made in "
-            f"{count(len(made.runs), 'run')} that then ended in an error (counted in no test)"
-        )
-        found.append((lost_rule, text, change))
-    findings = []
-    for rule, message, change in found:
-        related, absent = _recorded(recording, change)
-        mark = fingerprint(
-            rule.value,
-            subject,
-            change.kind.value,
-            change.tool,
-            canonical_bytes(change.args).decode(),
-            *((f"turn {change.turn}",) if change.turn > 1 else ()),
-        )
-        findings.append(
-            CheckFinding(
-                rule=rule,
-                message=message,
-                location=primary(change),
-                related=related,
-                absent_from=absent,
-                fingerprint=mark,
-            )
-        )
-    errors = reading.errors_text(noise) if noise is not None else None
-    if errors is not None:
-        mark = fingerprint(Rule.MORE_ERRORS.value, subject)
-        text = errors[0].upper() + errors[1:]
-        findings.append(CheckFinding(rule=Rule.MORE_ERRORS, message=text, location=errors_at, fingerprint=mark))
-    if report.budget is not None:
-        mark = fingerprint(Rule.BUDGET_SPENT.value, subject)
-        said = f"The replay {report.budget}: what those runs show is reported, the rest is unknown"
-        findings.append(CheckFinding(rule=Rule.BUDGET_SPENT, message=said, location=errors_at, fingerprint=mark))
-    return tuple(findings)
-
-
-def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:
-    if noise is None:
-        if not report.changes:
-            return "the recorded calls, no change"
-        destructive = sum(change.new_destructive for change in report.changes)
-        new = agree(destructive, "a new destructive call", "new destructive calls")
-        return f"{count(len(report.changes), 'change')}, {destructive} of them {new}"
-    if not noise.tested:
-        return "the recorded calls, no change"
-    verdicts = Counter(t.verdict for t in noise.tested)
-    parts = [f"{verdicts[v]} {v.value}" for v in ChangeVerdict if verdicts[v]]
-    rounds = f", after {noise.round} of at most {noise.design.rounds} rounds" if noise.design.rounds > 1 else ""
-    return f"{count(len(noise.tested), 'behaviour')} ({', '.join(parts)}){rounds}"
-
-
-def _change_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[ChangeRow, ...]:
-    if noise is None:  # a behaviour is still the changes made in the same runs, numbered as first met
-        runs = report.answered
-        behaviours: dict[tuple[int, ...], list[Change]] = {}
-        for change in report.changes:
-            behaviours.setdefault(change.runs, []).append(change)
-        rows = []
-        for number, changes in enumerate(behaviours.values(), 1):
-            destructive = any(d.new_destructive for d in changes)  # the behaviour's verdict
-            verdict = ChangeVerdict.DESTRUCTIVE if destructive else ChangeVerdict.CHANGED
-            rows += [_row(c, (len(c.runs), runs, None, None, None, None, verdict), number, c.runs) for c in changes]
-        return tuple(rows)
-    return tuple(
-        _row(
-            c,
-            (t.hits, t.runs, t.baseline_hits, t.baseline_runs, t.p, t.q, t.verdict),
-            number,
-            t.behaviour.runs,
-            t.behaviour.baseline_runs,
-        )
-        for number, t in enumerate(noise.tested, 1)
-        for c in t.changes
-    )
-
-
-_Rates = tuple[int, int, int | None, int | None, float | None, float | None, ChangeVerdict]
-
-
-def _row(
-    change: Change, rates: _Rates, behaviour: int, made_in: tuple[int, ...], baseline_made_in: tuple[int, ...] = ()
-) -> ChangeRow:
-    """A change as a row: its kind, call and class, its behaviour's rates and verdict, the runs that made it."""
-    fields = tuple(field_view(f) for f in change.fields)
-    return ChangeRow(
-        change.kind, change.tool, change.args, change.klass, *rates, behaviour, change.turn, made_in,
-        baseline_made_in, fields,
-    )  # fmt: skip
-
-
-def _unrecorded_rows(report: ReplayReport) -> tuple[UnrecordedRow, ...]:
-    runs = report.answered
-    return tuple(UnrecordedRow(u.tool, u.args, u.klass, len(u.runs), runs, u.answered) for u in report.unrecorded)

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from toolreplay.agents.scripted import refuse_user_code
-from toolreplay.check.locate import Paths
 from toolreplay.check.run import PreparedCheck
 from toolreplay.cli.options import FAIL_ON
 from toolreplay.cli.output import warn
@@ -21,6 +20,7 @@ from toolreplay.core.files import repository_root
 from toolreplay.core.outcome import Analysis, CheckReport, parse_shard
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
+from toolreplay.results.locate import Paths
 
 if TYPE_CHECKING:
     from toolreplay.check.base import Base

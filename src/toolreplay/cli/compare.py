@@ -92,9 +92,10 @@ def command(
     unchanged = [load_session(path) for path in baselines]
     report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
     if outputs.asked:
-        from toolreplay.check.locate import Paths  # noqa: PLC0415
-        from toolreplay.check.run import compare_result, single_report  # noqa: PLC0415 - reports only
         from toolreplay.core.outcome import Statement  # noqa: PLC0415
+        from toolreplay.results.diff import single_report  # noqa: PLC0415 - reports only
+        from toolreplay.results.locate import Paths  # noqa: PLC0415
+        from toolreplay.results.replay import compare_result  # noqa: PLC0415 - reports only
 
         paths = Paths(outputs.root)  # files named from the repository root, as check names them
         shown = paths.show(recorded)

@@ -49,9 +49,9 @@ def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | No
     with kept_still():
         result = compare_recordings(recording_a, recording_b, policy, FailOn(fail_on))
         if outputs.asked:
-            from toolreplay.check.locate import Paths  # noqa: PLC0415
-            from toolreplay.check.run import diff_result, single_report  # noqa: PLC0415 - reports only
             from toolreplay.core.outcome import Statement  # noqa: PLC0415
+            from toolreplay.results.diff import diff_result, single_report  # noqa: PLC0415 - reports only
+            from toolreplay.results.locate import Paths  # noqa: PLC0415
 
             paths = Paths(outputs.root)  # files named from the repository root, as check names them
             stated = Statement("diff", diff_verdict(result))

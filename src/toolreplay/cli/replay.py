@@ -255,14 +255,10 @@ def _as_report(
 ) -> CheckReport:
     """The replay as a report of one analysis, its findings pointing at the candidate's inputs (paths from the root),
     with what the replay said of it."""
-    from toolreplay.check.locate import Paths  # noqa: PLC0415
-    from toolreplay.check.run import (  # noqa: PLC0415 - reports only
-        candidate_inputs,
-        replay_result,
-        single_report,
-        with_tools_given,
-    )
     from toolreplay.core.outcome import Location, Statement  # noqa: PLC0415
+    from toolreplay.results.diff import single_report  # noqa: PLC0415 - reports only
+    from toolreplay.results.locate import Paths  # noqa: PLC0415
+    from toolreplay.results.replay import candidate_inputs, replay_result, with_tools_given  # noqa: PLC0415 - reports only
 
     paths = Paths(root)  # files named from the repository root, as check names them
     shown = paths.show(recording)
