@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.synthetic import write_transcript
 from toolreplay.check.base import Base, sealed_departure
 from toolreplay.cli import main
-from toolreplay.formats.recording import sniff_kind
+from toolreplay.formats.kinds import sniff_kind
 
 
 def _cli(*args: str) -> float:

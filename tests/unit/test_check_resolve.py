@@ -11,7 +11,7 @@ from tests.conftest import SAMPLES, run_cli
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.outcome import Analysis
 from toolreplay.formats.config import read_config
-from toolreplay.formats.recording import Kind
+from toolreplay.formats.kinds import Kind
 from toolreplay.results.locate import Paths
 
 

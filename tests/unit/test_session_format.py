@@ -9,7 +9,8 @@ import pytest
 
 from tests.conftest import SAMPLES
 from toolreplay.core.errors import InputError
-from toolreplay.formats.session import dump_session, parse_session, read_session
+from toolreplay.formats.session import dump_session, parse_session
+from toolreplay.formats.session_stream import read_session
 
 SESSION = SAMPLES / "ops" / "session.json"
 

@@ -8,7 +8,7 @@ import pytest
 
 from toolreplay.check.plan import Recording, Unit, shard_of, unit_weight
 from toolreplay.core.outcome import Analysis, parse_shard
-from toolreplay.formats.recording import Kind
+from toolreplay.formats.kinds import Kind
 
 
 @pytest.fixture

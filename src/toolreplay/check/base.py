@@ -24,7 +24,7 @@ from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import iter_raw_lines
 from toolreplay.core.records import record
-from toolreplay.formats.recording import Kind, detect_kind, kind_of_bytes
+from toolreplay.formats.kinds import Kind, detect_kind, kind_of_bytes
 from toolreplay.processes.external import run_program
 
 _TIMEOUT = 300.0  # seconds a git command may take (a fetch over a slow network)

@@ -14,7 +14,7 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.outcome import Analysis
 from toolreplay.core.records import record
 from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
-from toolreplay.formats.recording import Kind, detect_kind
+from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.results.locate import Paths
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them

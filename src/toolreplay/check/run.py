@@ -37,7 +37,8 @@ from toolreplay.core.model import Call, Finding, Session
 from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
 from toolreplay.core.wording import count
 from toolreplay.formats.config import Config, ReplayJob
-from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session, read_links
+from toolreplay.formats.kinds import Kind, detect_kind
+from toolreplay.formats.recording import calls_and_classifier, load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope
 from toolreplay.integrity.chain import Verification, verify
@@ -322,7 +323,8 @@ class _Checker:
         from toolreplay.surface.drift import LEVELS, DriftKind, diff_surfaces  # noqa: PLC0415 - the tools analysis only
         from toolreplay.surface.lint import LintRule, lint_surface  # noqa: PLC0415
         from toolreplay.surface.lock import read_lock  # noqa: PLC0415
-        from toolreplay.surface.model import Surface, read_surface, session_surface  # noqa: PLC0415
+        from toolreplay.surface.model import Surface  # noqa: PLC0415
+        from toolreplay.surface.sources import read_surface, session_surface  # noqa: PLC0415
 
         setting = self.config.tools
         assert setting is not None

@@ -10,7 +10,8 @@ from toolreplay.cli.output import write_json, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.core.model import Session
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.recording import Kind, detect_kind, kept_still, load_session
+from toolreplay.formats.kinds import Kind, detect_kind
+from toolreplay.formats.recording import kept_still, load_session
 from toolreplay.formats.session_stream import read_calls
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import diff_verdict, render_diff

@@ -24,7 +24,8 @@ from toolreplay.core.escape import for_terminal
 from toolreplay.core.model import Session
 from toolreplay.core.verdict import Exit, FailOn, exit_for
 from toolreplay.core.wording import count
-from toolreplay.formats.recording import Kind, calls_and_classifier, detect_kind, load_session
+from toolreplay.formats.kinds import Kind, detect_kind
+from toolreplay.formats.recording import calls_and_classifier, load_session
 from toolreplay.replay.drive import (
     Candidate,
     ReplayOutcome,

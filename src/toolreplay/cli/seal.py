@@ -11,7 +11,7 @@ from toolreplay.cli.output import guard_outputs, write_lines, write_text
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
 from toolreplay.core.files import write_atomic
-from toolreplay.formats.recording import Kind, detect_kind
+from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.sealed_session import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript
 from toolreplay.integrity.chain import seal, seal_parts

@@ -14,7 +14,8 @@ import click
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import warn, write_text
-from toolreplay.formats.recording import RecordingStream, detect_kind, read_links
+from toolreplay.formats.kinds import detect_kind
+from toolreplay.formats.recording import RecordingStream, read_links
 from toolreplay.report.text import ShowHead, ShowRow, class_label, made_safe, show_lines, show_row
 
 

@@ -62,7 +62,7 @@ def _level(level: Level) -> str:
 
 def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) -> list[Surface]:
     """The files' surfaces, or the live one (the arguments then the server's command)."""
-    from toolreplay.surface.model import read_surface  # noqa: PLC0415
+    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
 
     asked = _live(live, url, list(sources) if live else [], name)
     if asked is not None:
@@ -103,7 +103,7 @@ def diff(
     server_name: str,
 ) -> Exit:
     from toolreplay.surface.drift import diff_surfaces  # noqa: PLC0415
-    from toolreplay.surface.model import read_surface  # noqa: PLC0415
+    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
 
     if only is not None and not only:
         raise UsageError("--server must name a server, not an empty string")

@@ -7,7 +7,8 @@ import click
 from toolreplay.cli.output import write_text
 from toolreplay.core.errors import UsageError
 from toolreplay.core.verdict import Exit, exit_for
-from toolreplay.formats.recording import detect_kind, read_links
+from toolreplay.formats.kinds import detect_kind
+from toolreplay.formats.recording import read_links
 from toolreplay.integrity.chain import Verification, verify
 from toolreplay.report.text import render_verification
 

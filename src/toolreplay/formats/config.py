@@ -725,7 +725,7 @@ _SKIP_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".t
 
 def discover(directory: str) -> Config:
     """The recordings under ``directory``: JSON Lines transcripts (sealed or not) and session files."""
-    from toolreplay.formats.recording import Kind, sniff_kind  # noqa: PLC0415 - reading recordings costs imports
+    from toolreplay.formats.kinds import Kind, sniff_kind  # noqa: PLC0415 - reading recordings costs imports
 
     recordings: list[str] = []
     sealed: list[str] = []

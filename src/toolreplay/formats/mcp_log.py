@@ -30,6 +30,7 @@ from toolreplay.core.model import UNRECORDED_TASK, Call, McpServer, Origin, Sess
 from toolreplay.core.records import record
 from toolreplay.core.wording import count
 from toolreplay.formats.jsonl import decode_object, first_object
+from toolreplay.formats.kinds import LOG_EVENTS, foreign_format, is_log_entry, sniff_kind
 from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
 from toolreplay.formats.session import ANNOTATION_TYPES, dump_session, parse_session
@@ -40,10 +41,7 @@ if TYPE_CHECKING:
 LOG_VERSION = 2
 _NAME_LOCKS = 1 << 40  # where the per-name locks of a shared log start: far past the end of any log
 DEFAULT_TASK = UNRECORDED_TASK
-_EVENTS = {
-    1: frozenset({"start", "tools/list", "tools/call", "incomplete"}),
-    2: frozenset({"start", "request", "notification", "server-request", "incomplete"}),
-}
+_EVENTS = LOG_EVENTS
 
 
 class LogWriter:
@@ -343,11 +341,6 @@ def _names(runs: list[LogRun]) -> list[str]:
     return list(dict.fromkeys(run.name for run in runs if run.name is not None))
 
 
-def is_log_entry(first: JSONObject) -> bool:
-    """Whether a file's first line is a proxy log's: the one rule, for this reader and for the recordings'."""
-    return first.get("event") in _EVENTS[1] | _EVENTS[2] and type(first.get("v")) is int
-
-
 def is_log(path: str | Path) -> bool:
     """Whether a file is a proxy log, by its first line (any other file is for its own reader to judge)."""
     found = first_object(path)
@@ -361,7 +354,6 @@ def _refuse_other(path: str | Path) -> None:
     if found is None or (found[1] is not None and is_log_entry(found[1])):
         return
     # the recordings' reader asks this module what a log looks like; here it is asked what else a file may be
-    from toolreplay.formats.recording import foreign_format, sniff_kind  # noqa: PLC0415
 
     if found[1] is not None and foreign_format(found[1]) == "claude-code":
         raise InputError("a Claude Code transcript, not a record-mcp log: import it with --from claude-code", path)

@@ -528,14 +528,6 @@ def read_located(path: str | Path) -> Session:
     return parse_session(read_text(path), path)
 
 
-def read_session(path: str | Path) -> Session:
-    """Read and validate a session file (a message at a time, without positions; the errors and calls of
-    :func:`read_located`)."""
-    from toolreplay.formats.session_stream import read_streamed  # noqa: PLC0415 - the stream builds on this module
-
-    return read_streamed(path)
-
-
 def ordered(value: JSONValue) -> JSONValue:
     """``value`` with every object's keys sorted, and a content block's ``type`` first."""
     if isinstance(value, dict):

@@ -444,6 +444,12 @@ def read_streamed(path: str | Path) -> Session:
     return stream.whole or Session(stream.path, calls, stream.context())
 
 
+def read_session(path: str | Path) -> Session:
+    """Read and validate a session file (a message at a time, without positions; the errors and calls of
+    :func:`~toolreplay.formats.session.read_located`)."""
+    return read_streamed(path)
+
+
 def read_calls(path: str | Path) -> Session:
     """A session for its calls, read a message at a time and each message let go once read: the session
     :func:`read_streamed` gives (its calls, tools, final reply and every error), but that its context holds no
