@@ -19,6 +19,7 @@ from toolreplay.core.outcome import (
     ChangeRow,
     CheckFinding,
     Location,
+    RunView,
     Side,
     ToolChange,
     UnitResult,
@@ -161,33 +162,11 @@ def replay_result(
     runs = run_views(outcome.report, Side.EDITED, policy)
     if outcome.noise is not None:
         runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
-    recorded = Classifier.of(policy, session.context)
-    diff = None
-    if rows and rows[0].made_in:
-        number = rows[0].made_in[0]
-        run = next(run for run in outcome.report.runs if run.number == number)
-        diff = run_diff(
-            session,
-            run,
-            recorded,
-            Classifier.of(policy, session.context, outcome.report.setup.tools),
-            shown,
-            f"edited run {number}",
-            b_lines=False,  # the run's log is not kept: no line of it is cited
-        )
-    return UnitResult(
-        key=key,
-        analysis=Analysis.REPLAY,
-        subject=shown,
-        summary=summary,
-        inputs=inputs,
-        findings=findings,
-        changes=rows,
+    return _behaviours_result(
+        Analysis.REPLAY, key, shown, summary, inputs, findings, rows, runs, (session, outcome.report, policy),
+        lambda number: f"edited run {number}", cited=False,  # the run's log is not kept: no line of it is cited
         unrecorded=_unrecorded_rows(outcome.report),
-        recording=recording_view(session, recorded),
-        runs=runs,
-        diff=diff,
-    )
+    )  # fmt: skip
 
 
 def compare_result(
@@ -215,22 +194,47 @@ def compare_result(
     rows = _change_rows(report.candidate, report)
     runs = run_views(report.candidate, Side.EDITED, policy, candidates, recorded_lines=True)
     runs += run_views(report.baseline, Side.UNCHANGED, policy, baseline, recorded_lines=True)
+    inputs = (*candidates, *baseline)
+    return _behaviours_result(
+        Analysis.COMPARE, key, shown, summary, inputs, findings, rows, runs, (reference, report.candidate, policy),
+        lambda number: candidates[number - 1], cited=True,
+    )  # fmt: skip
+
+
+def _behaviours_result(
+    analysis: Analysis,
+    key: str,
+    shown: str,
+    summary: str,
+    inputs: tuple[str, ...],
+    findings: tuple[CheckFinding, ...],
+    rows: tuple[ChangeRow, ...],
+    runs: tuple[RunView, ...],
+    replayed: tuple[Session, ReplayReport, Policy],
+    named: Callable[[int], str],
+    cited: bool,
+    unrecorded: tuple[UnrecordedRow, ...] = (),
+) -> UnitResult:
+    """A replay's or a comparison's result: its rows, the recording's calls classified, every run, and the diff of
+    the first run that made its first behaviour (``named``: what that run is called; ``cited``: its calls' lines
+    are a file's the reader can open)."""
+    reference, report, policy = replayed
     recorded = Classifier.of(policy, reference.context)
     diff = None
     if rows and rows[0].made_in:
         number = rows[0].made_in[0]
-        run = report.candidate.runs[number - 1]
-        edited = Classifier.of(policy, reference.context, report.candidate.setup.tools)
-        diff = run_diff(reference, run, recorded, edited, shown, candidates[number - 1])
-    inputs = (*candidates, *baseline)
+        run = next(run for run in report.runs if run.number == number)
+        edited = Classifier.of(policy, reference.context, report.setup.tools)
+        diff = run_diff(reference, run, recorded, edited, shown, named(number), b_lines=cited)
     return UnitResult(
         key=key,
-        analysis=Analysis.COMPARE,
+        analysis=analysis,
         subject=shown,
         summary=summary,
         inputs=inputs,
         findings=findings,
         changes=rows,
+        unrecorded=unrecorded,
         recording=recording_view(reference, recorded),
         runs=runs,
         diff=diff,
