@@ -275,3 +275,21 @@ def test_a_deletion_only_the_edited_runs_made_is_never_given_up_before_the_last_
         assert "another round is due" in (reading.rounds_line(weighed) or "")
     # made by the unchanged runs too (1 of 20 against 1 of 20): q decides, and it is high
     assert weigh(made, {"delete": (D, (3,))}, design=Design(rounds=3)).settled
+
+
+def test_a_command_without_fail_on_is_decided_by_its_stated_gate() -> None:
+    from toolreplay.core.findings import Gate, Level, Rule, gated  # noqa: PLC0415
+
+    note, warning, error = ((Rule.TOOL_CHANGED, level) for level in (Level.NOTE, Level.WARNING, Level.ERROR))
+    assert [gated(found, Gate.ANY_FINDING) for found in ([], [note], [error])] == [
+        Verdict.PASS,
+        Verdict.FAIL,
+        Verdict.FAIL,
+    ]
+    assert [gated(found, Gate.AN_ERROR) for found in ([], [note], [note, warning], [warning, error])] == [
+        Verdict.PASS,
+        Verdict.WARN,
+        Verdict.WARN,
+        Verdict.FAIL,
+    ]
+    assert [verdict.exit_code for verdict in Verdict] == [0, 0, 1]

@@ -9,22 +9,24 @@ from toolreplay.analysis.classify import Policy
 from toolreplay.cli.options import load_policy, policy_options
 from toolreplay.cli.output import write_text
 from toolreplay.core.escape import one_line
-from toolreplay.core.verdict import Exit, exit_for
+from toolreplay.core.findings import Gate, gated, rules_of
+from toolreplay.core.model import Finding
+from toolreplay.core.verdict import Exit
 from toolreplay.formats.recording import calls_and_classifier
 from toolreplay.report.text import render_audit
 
 
 def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
     """Audit each file and print its report; findings in any of them decide the exit code."""
-    found = False
+    found: list[Finding] = []
     for number, path in enumerate(paths):
         report = audit(*calls_and_classifier(path, policy))
         text = render_audit(report)
         if len(paths) > 1:
             text = ("\n" if number else "") + f"== {one_line(path)} ==\n" + text
         write_text(text)
-        found = found or bool(report.findings)
-    return exit_for(found)
+        found += report.findings
+    return gated(rules_of(found), Gate.ANY_FINDING).exit_code
 
 
 @click.command(

@@ -21,8 +21,9 @@ from toolreplay.cli.output import warn, write_json, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import for_terminal
+from toolreplay.core.findings import Gate, gated, rules_of
 from toolreplay.core.model import Session
-from toolreplay.core.verdict import Exit, FailOn, exit_for
+from toolreplay.core.verdict import Exit, FailOn
 from toolreplay.core.wording import count
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.recording import calls_and_classifier, load_session
@@ -131,7 +132,7 @@ def command(
 
         report = audit(*calls_and_classifier(recording, policy))
         write_text(render_audit(report))
-        return exit_for(bool(report.findings))
+        return gated(rules_of(report.findings), Gate.ANY_FINDING).exit_code
     session = load_session(recording, kind)
     if session.context is None:
         raise UsageError(f"{recording} has no conversation to replay")

@@ -6,7 +6,8 @@ import click
 
 from toolreplay.analysis.scope import check_scope
 from toolreplay.cli.output import write_text
-from toolreplay.core.verdict import Exit, exit_for
+from toolreplay.core.findings import Gate, gated, rules_of
+from toolreplay.core.verdict import Exit
 from toolreplay.formats.recording import iter_calls
 from toolreplay.formats.scope import read_scope
 from toolreplay.report.text import render_scope
@@ -28,4 +29,4 @@ def command(file: str, scope_file: str) -> Exit:
     scope = read_scope(scope_file)
     report = check_scope(iter_calls(file), scope)
     write_text(render_scope(report))
-    return exit_for(bool(report.findings))
+    return gated(rules_of(report.findings), Gate.ANY_FINDING).exit_code

@@ -11,8 +11,8 @@ import click
 from toolreplay.cli.output import guard_outputs, write_text
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import for_terminal, one_line
-from toolreplay.core.findings import Level
-from toolreplay.core.verdict import Exit, exit_for
+from toolreplay.core.findings import Gate, Level, Rule, gated
+from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def diff(
         lines += [f"  {_level(c.level):<8} {c.kind.value:<22} {c.tool}  {c.detail}" for c in changes]
         lines.append("no change" if not changes else f"{len(changes)} changes")
         write_text(for_terminal("\n".join(lines)) + "\n")
-    return exit_for(any(c.level is Level.ERROR for c in changes))
+    return gated(((Rule.TOOL_CHANGED, c.level) for c in changes), Gate.AN_ERROR).exit_code
 
 
 def _one_server(surface: Surface, name: str, shown: str) -> Surface:
@@ -175,7 +175,7 @@ def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name
         "tools lint: nothing found"
     ]
     write_text(for_terminal("\n".join(lines)) + "\n")
-    return exit_for(bool(found))
+    return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
 
 
 @command.command(
@@ -204,4 +204,4 @@ def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None,
     data, tools = write_lock(surfaces)
     write_atomic(output, [data])
     write_text(f"pinned: {count(tools, 'tool')} into {one_line(output)}\n")
-    return exit_for(False)
+    return Exit.CLEAN

@@ -6,7 +6,8 @@ import click
 
 from toolreplay.cli.output import write_text
 from toolreplay.core.errors import UsageError
-from toolreplay.core.verdict import Exit, exit_for
+from toolreplay.core.findings import Gate, Level, Rule, gated
+from toolreplay.core.verdict import Exit
 from toolreplay.formats.kinds import detect_kind
 from toolreplay.formats.recording import read_links
 from toolreplay.integrity.chain import Verification, verify
@@ -51,12 +52,12 @@ def command(sealed: str, allowed: str | None, identity: str | None, signature: s
     links, last_label = read_links(sealed, kind)
     result = verify(links, sealed, last_label)
     write_text(render_verification(result))
-    if allowed is None:
-        return exit_for(not result.intact)
-    if not result.intact:
+    found: list[tuple[Rule, Level]] = [] if result.intact else [(Rule.CHAIN_BROKEN, Rule.CHAIN_BROKEN.level)]
+    if allowed is not None and not result.intact:
         write_text("signature: not checked, as the chain is broken\n")
-        return exit_for(True)
-    return exit_for(not _signature_holds(sealed, kind.value, result, allowed, identity, signature))
+    elif allowed is not None and not _signature_holds(sealed, kind.value, result, allowed, identity, signature):
+        found.append((Rule.SIGNATURE_INVALID, Rule.SIGNATURE_INVALID.level))
+    return gated(found, Gate.ANY_FINDING).exit_code
 
 
 def _signature_holds(

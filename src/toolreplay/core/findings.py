@@ -1,15 +1,19 @@
 """Every kind of finding an analysis reports, and the one rule that turns findings into a verdict.
 
-Each analysis (verify, audit, scope, replay, compare, diff) says what it found
-as rules; ``check`` turns them into findings with a place and a message, and
-every command's verdict, its own or the check's, is :func:`decide` of them.
+Each analysis (verify, audit, scope, replay, compare, diff, the tool surface) says
+what it found as rules; ``check`` turns them into findings with a place and a
+message, and every command's verdict, its own or the check's, is :func:`decide`
+of them under ``--fail-on``, or :func:`gated` under the stated :class:`Gate` of a
+command that takes none. Only :attr:`Verdict.exit_code` turns a verdict into an
+exit code.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+from toolreplay.core.model import Finding
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
 
@@ -341,3 +345,27 @@ def decide_levels(findings: Iterable[tuple[Rule, Level]], fail_on: FailOn) -> Ve
             return Verdict.FAIL
         found = True
     return Verdict.WARN if found else Verdict.PASS
+
+
+class Gate(enum.Enum):
+    """What fails a command that takes no ``--fail-on``, stated once for all of them: the auditor's commands
+    (``audit``, ``scope``, ``verify``, ``tools lint``, and ``replay`` of a transcript) fail on any finding, as the
+    transcript auditor always has; ``tools diff`` fails on an error and warns on the rest."""
+
+    ANY_FINDING = "any finding"
+    AN_ERROR = "an error"
+
+
+def gated(findings: Iterable[tuple[Rule, Level]], gate: Gate) -> Verdict:
+    """The verdict of findings (each at its level) under a command's gate: FAIL, WARN or PASS."""
+    if gate is Gate.AN_ERROR:
+        return decide_levels(findings, FailOn.DESTRUCTIVE)  # an error fails; a warning or a note warns
+    return Verdict.FAIL if any(True for _ in findings) else Verdict.PASS
+
+
+def rules_of(found: Iterable[Finding]) -> Iterator[tuple[Rule, Level]]:
+    """The rule of each thing an audit or a scope found (each kind of finding is the rule of its name), at the
+    rule's level."""
+    for finding in found:
+        rule = Rule(finding.kind.value)
+        yield rule, rule.level

@@ -21,11 +21,6 @@ class Exit(enum.IntEnum):
     ERROR = 2
 
 
-def exit_for(found: bool) -> Exit:
-    """The exit code of a command that reports findings (or a broken chain) without a --fail-on."""
-    return Exit.FINDINGS if found else Exit.CLEAN
-
-
 class FailOn(enum.Enum):
     DESTRUCTIVE = "destructive"
     ANY_DESTRUCTIVE = "any-destructive"
@@ -40,4 +35,4 @@ class Verdict(enum.Enum):
 
     @property
     def exit_code(self) -> Exit:
-        return exit_for(self is Verdict.FAIL)
+        return Exit.FINDINGS if self is Verdict.FAIL else Exit.CLEAN
