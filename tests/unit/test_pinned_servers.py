@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolreplay.check.run import with_pinned_servers
+from toolreplay.check.tools import with_pinned_servers
 from toolreplay.core.canonical import JSONObject
 from toolreplay.surface.drift import DriftKind, diff_surfaces
 from toolreplay.surface.model import Surface, SurfaceTool
