@@ -25,7 +25,7 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call, Session
 from toolreplay.formats import session_stream
 from toolreplay.formats.kinds import Kind, detect_kind
-from toolreplay.formats.located import JSON_DEPTH
+from toolreplay.formats.parsing.json_text import JSON_DEPTH
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.sealed_session import session_parts, streamed_named_parts
 from toolreplay.formats.session import Conversation, read_located

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolreplay.formats.positions import Pos
-from toolreplay.formats.toml_positions import toml_positions
+from toolreplay.formats.parsing.positions import Pos
+from toolreplay.formats.parsing.toml_text import toml_positions
 
 Where = tuple[str | int, ...]
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolreplay.core.errors import InputError
-from toolreplay.formats import jsonl
-from toolreplay.formats.jsonl import decode_object
+from toolreplay.formats.parsing import jsonl
+from toolreplay.formats.parsing.jsonl import decode_object
 from toolreplay.formats.transcript import iter_recorded_calls, iter_sealed, iter_transcript
 
 GOOD = b'{"index": 0, "tool": "read_file", "args": {"path": "a"}, "response": {"bytes": 1}}\n'

@@ -11,7 +11,7 @@ from tests.conftest import SAMPLES
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.core.errors import InputError
 from toolreplay.formats.config import read_config
-from toolreplay.formats.located import parse_yaml
+from toolreplay.formats.parsing.yaml_text import parse_yaml
 
 DOCUMENT = """\
 base: &base

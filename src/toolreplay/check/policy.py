@@ -39,7 +39,8 @@ from toolreplay.formats.config import (
     ToolsSetting,
     read_config,
 )
-from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.yaml_text import parse_yaml
 from toolreplay.settings import ReplaySettings, SettingError, setting_key
 
 if TYPE_CHECKING:

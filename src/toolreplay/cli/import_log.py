@@ -18,8 +18,8 @@ from toolreplay.core.files import path_from, read_text, write_atomic
 from toolreplay.core.model import Session, SessionContext, ToolDef
 from toolreplay.core.wording import count
 from toolreplay.formats.importers.builder import Notes
-from toolreplay.formats.located import parse_json
 from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
+from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.session import parse_tools, person_messages
 from toolreplay.redact import Redactor
 

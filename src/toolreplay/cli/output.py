@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import for_terminal, json_for_terminal
 from toolreplay.core.files import same_file, write_atomic
-from toolreplay.formats.located import Node, reject_constant
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.node import Node, reject_constant
+from toolreplay.formats.parsing.positions import Pos
 from toolreplay.formats.session import dump_session, validate_session
 
 if TYPE_CHECKING:

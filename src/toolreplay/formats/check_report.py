@@ -41,7 +41,8 @@ from toolreplay.core.outcome import (
 )
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import count
-from toolreplay.formats.located import JSON_DEPTH, Node, parse_json
+from toolreplay.formats.parsing.json_text import JSON_DEPTH, parse_json
+from toolreplay.formats.parsing.node import Node
 
 FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's

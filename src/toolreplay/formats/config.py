@@ -28,7 +28,8 @@ from toolreplay.core.errors import InputError, InputErrors, ToolreplayError
 from toolreplay.core.files import missing_directories, read_text, repository_root
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.located import Node, parse_yaml
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.yaml_text import parse_yaml
 from toolreplay.redact import SHAPE_NAMES
 from toolreplay.settings import (
     RANGES,

@@ -30,7 +30,8 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.files import read_text
 from toolreplay.core.model import Call
 from toolreplay.core.records import record
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.node import Node
 
 MAX_DELAY = 3600.0
 DEFAULT_CODE = -32603  # JSON-RPC's internal error

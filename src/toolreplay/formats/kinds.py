@@ -15,7 +15,7 @@ from pathlib import Path
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_head
-from toolreplay.formats.jsonl import first_object
+from toolreplay.formats.parsing.jsonl import first_object
 from toolreplay.formats.sealed_session import is_sealed_session_line
 from toolreplay.formats.session import FORMAT
 
@@ -84,7 +84,7 @@ def detect_kind(path: str | Path, logs: bool = False) -> Kind:
 def kind_of_bytes(data: bytes, path: str) -> Kind | None:
     """What :func:`detect_kind` (with ``logs``) tells from a file's whole bytes (a file in git's history, say);
     None for a file no command reads as a recording."""
-    from toolreplay.formats.jsonl import decode_object  # noqa: PLC0415
+    from toolreplay.formats.parsing.jsonl import decode_object  # noqa: PLC0415
 
     for number, raw in enumerate(data.splitlines(keepends=True), start=1):
         if raw.isspace():

@@ -29,10 +29,10 @@ from toolreplay.core.files import iter_raw_lines
 from toolreplay.core.model import UNRECORDED_TASK, Call, McpServer, Origin, Session, SessionContext, ToolDef
 from toolreplay.core.records import record
 from toolreplay.core.wording import count
-from toolreplay.formats.jsonl import decode_object, first_object
 from toolreplay.formats.kinds import LOG_EVENTS, foreign_format, is_log_entry, sniff_kind
-from toolreplay.formats.located import describe
 from toolreplay.formats.mcp_content import from_mcp
+from toolreplay.formats.parsing.jsonl import decode_object, first_object
+from toolreplay.formats.parsing.node import describe
 from toolreplay.formats.session import ANNOTATION_TYPES, dump_session, parse_session
 
 if TYPE_CHECKING:

@@ -25,7 +25,8 @@ from toolreplay.analysis.classify import ClassRule, Policy
 from toolreplay.analysis.matching import Matcher
 from toolreplay.core.files import read_text
 from toolreplay.core.model import CallClass
-from toolreplay.formats.located import Node, parse_toml
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.toml_text import parse_toml
 
 _CLASSES = {klass.value: klass for klass in CallClass}
 _RULE_KEYS = ("tool", "server", "class", "args", "note")

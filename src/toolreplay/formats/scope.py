@@ -10,7 +10,7 @@ from pathlib import Path
 from toolreplay.analysis.scope import Scope
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.files import read_text
-from toolreplay.formats.located import parse_json
+from toolreplay.formats.parsing.json_text import parse_json
 
 _KEYS = ("agent", "allowed_tools", "allowed_args")
 

@@ -22,8 +22,8 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Session, SessionContext
 from toolreplay.core.records import record
-from toolreplay.formats.located import Node, describe
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.node import Node, describe
+from toolreplay.formats.parsing.positions import Pos
 from toolreplay.formats.session import (
     TURN_FIELDS,
     header_document,

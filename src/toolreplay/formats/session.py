@@ -24,8 +24,9 @@ from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.core.files import read_text, write_atomic
 from toolreplay.core.model import Call, McpServer, Session, SessionContext, ToolDef
 from toolreplay.core.records import record
-from toolreplay.formats.located import Node, parse_json
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.positions import Pos
 
 if TYPE_CHECKING:
     from toolreplay.redact import Redactor

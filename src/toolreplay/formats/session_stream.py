@@ -39,9 +39,10 @@ from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import open_binary
 from toolreplay.core.model import Call, Session, SessionContext, ToolDef
-from toolreplay.formats.jsonl import scan_value
-from toolreplay.formats.located import JSON_DEPTH, Node
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.json_text import JSON_DEPTH
+from toolreplay.formats.parsing.jsonl import scan_value
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.positions import Pos
 from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, Outline, SessionReader, read_located
 
 _CHUNK = 1 << 20

@@ -16,7 +16,7 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.files import read_text
 from toolreplay.core.model import Call
 from toolreplay.core.records import record
-from toolreplay.formats.located import parse_json
+from toolreplay.formats.parsing.json_text import parse_json
 
 
 @record

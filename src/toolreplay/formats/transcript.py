@@ -18,8 +18,8 @@ from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call
 from toolreplay.core.records import record
-from toolreplay.formats.jsonl import iter_objects
-from toolreplay.formats.located import describe
+from toolreplay.formats.parsing.jsonl import iter_objects
+from toolreplay.formats.parsing.node import describe
 
 TRANSCRIPT_FIELDS = ("index", "tool", "args", "response")
 SEALED_FIELDS = ("index", "tool", "args", "response", "prev", "digest")

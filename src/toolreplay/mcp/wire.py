@@ -13,7 +13,7 @@ import json
 import threading
 
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
-from toolreplay.formats.located import finite_float, reject_constant
+from toolreplay.formats.parsing.node import finite_float, reject_constant
 
 # The protocol versions of the handshake era, newest first, and of the era without sessions.
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")

@@ -17,7 +17,7 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.core.records import record
-from toolreplay.formats.module_data import module_data
+from toolreplay.formats.parsing.module_data import module_data
 from toolreplay.formats.session import parse_tools
 
 Execute = Callable[[str, JSONObject], Any]

@@ -24,7 +24,8 @@ from toolreplay.core.model import UNRECORDED_TASK, Session, SessionContext, Tool
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import agree, count
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.node import Node
 from toolreplay.formats.session import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.replay.engine import ReplaySetup, Run

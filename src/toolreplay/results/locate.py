@@ -19,7 +19,7 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.model import ToolDef, content_text
 from toolreplay.core.outcome import Location
 from toolreplay.core.records import record
-from toolreplay.formats.located import Node
+from toolreplay.formats.parsing.node import Node
 
 
 @record

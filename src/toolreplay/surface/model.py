@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.errors import InputError
 from toolreplay.core.records import record
-from toolreplay.formats.located import describe
+from toolreplay.formats.parsing.node import describe
 
 
 @record

@@ -11,7 +11,8 @@ from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
-from toolreplay.formats.located import Node, parse_json
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.node import Node
 from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked, named
 
 
@@ -104,8 +105,8 @@ def _server_instructions(server: str, exchanges: Iterable[JSONObject], path: str
 
 def read_surface(path: str) -> Surface:
     """Any source, told apart by what it holds."""
-    from toolreplay.formats.jsonl import first_object  # noqa: PLC0415
     from toolreplay.formats.kinds import is_log_entry  # noqa: PLC0415
+    from toolreplay.formats.parsing.jsonl import first_object  # noqa: PLC0415
 
     if Path(path).suffix == ".lock":
         from toolreplay.surface.lock import read_lock  # noqa: PLC0415 - only a lock

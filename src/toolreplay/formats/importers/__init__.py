@@ -52,8 +52,8 @@ _NAMES = {
 def _refuse_other(kind: str, path: str | Path) -> None:
     """A file of another kind, named for what it is, with the way to read it: a record-mcp log, a Claude Code
     transcript given as another format, or a toolreplay recording, which needs no import."""
-    from toolreplay.formats.jsonl import first_object  # noqa: PLC0415
     from toolreplay.formats.kinds import foreign_format, sniff_kind  # noqa: PLC0415
+    from toolreplay.formats.parsing.jsonl import first_object  # noqa: PLC0415
 
     found = first_object(path)
     other = foreign_format(found[1]) if found is not None and found[1] is not None else None

@@ -30,9 +30,9 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.model import McpServer, SessionContext, ToolDef
 from toolreplay.core.wording import count
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
-from toolreplay.formats.jsonl import iter_objects
-from toolreplay.formats.located import Node
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.jsonl import iter_objects
+from toolreplay.formats.parsing.node import Node
+from toolreplay.formats.parsing.positions import Pos
 
 MCP_PREFIX = "mcp__"
 

@@ -28,8 +28,9 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.files import read_text
 from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
-from toolreplay.formats.jsonl import decode_text
-from toolreplay.formats.located import Node, describe, parse_json
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.jsonl import decode_text
+from toolreplay.formats.parsing.node import Node, describe
 
 _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 

@@ -32,8 +32,9 @@ from toolreplay.core.files import read_text
 from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.core.wording import count
 from toolreplay.formats.importers.builder import ConversationBuilder, Notes
-from toolreplay.formats.jsonl import decode_text
-from toolreplay.formats.located import Node, describe, parse_json
+from toolreplay.formats.parsing.json_text import parse_json
+from toolreplay.formats.parsing.jsonl import decode_text
+from toolreplay.formats.parsing.node import Node, describe
 
 SEMCONV = "1.37"
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"

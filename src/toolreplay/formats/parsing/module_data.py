@@ -20,8 +20,8 @@ from typing import Any
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_text
-from toolreplay.formats.located import Node, describe
-from toolreplay.formats.positions import Pos
+from toolreplay.formats.parsing.node import Node, describe
+from toolreplay.formats.parsing.positions import Pos
 
 _DEPTH = 100  # tool definitions have no reason to nest deeper; a value that holds itself would never end
 

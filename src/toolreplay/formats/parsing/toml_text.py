@@ -1,4 +1,4 @@
-"""The line each value of a TOML document is written on, as a :class:`Pos` tree.
+"""TOML read with the line of every value: :mod:`tomllib` parses, and a scanner finds each value's line.
 
 :mod:`tomllib` parses TOML into plain values but reports no positions, and a
 finding about a TOML file (a rule set, a configuration) should point at the
@@ -16,9 +16,13 @@ looping or guessing.
 
 from __future__ import annotations
 
+import re
 import tomllib
+from pathlib import Path
 
-from toolreplay.formats.positions import Pos
+from toolreplay.core.errors import InputError
+from toolreplay.formats.parsing.node import Node, nested_past
+from toolreplay.formats.parsing.positions import Pos
 
 # A carriage return is only valid as the first half of a CRLF, and lines are
 # counted on the line feed, so it can be skipped as plain whitespace.
@@ -30,6 +34,23 @@ _BARE_KEY_END = frozenset(" \t\r\n.=[]{},#\"'")
 # Numbers, booleans and dates contain none of these (a date-time may contain
 # a space, so whitespace does not end a scalar).
 _SCALAR_END = frozenset(",]}#\n")
+
+
+_TOML_DEPTH = 100  # a rules file has no reason to nest deeper
+
+
+def parse_toml(text: str, path: str | Path) -> Node:
+    """Parse a TOML document with the line of every value."""
+    deep = nested_past(text, _TOML_DEPTH)
+    if deep is not None:
+        raise InputError(f"not valid TOML here: nested more than {_TOML_DEPTH} levels deep", path, deep)
+    try:
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # Python 3.11's tomllib gives the position only in its message.
+        match = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"not valid TOML: {exc}", path, int(match.group(1)) if match else None) from None
+    return Node(value, toml_positions(text), str(path), "", "toml")
 
 
 def toml_positions(text: str) -> Pos:

@@ -16,7 +16,7 @@ from pathlib import Path
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import iter_raw_lines
-from toolreplay.formats.located import describe, finite_float, reject_constant
+from toolreplay.formats.parsing.node import describe, finite_float, reject_constant
 
 
 def unique_keys(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
