@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fixtures.listening import free_port, saying_url, wait_for  # noqa: E402
 
-from toolreplay.formats.mcp_log import read_log  # noqa: E402
+from toolreplay.formats.mcp_log.log import read_log  # noqa: E402
 
 FEATURES = [sys.executable, "-W", "ignore", str(ROOT / "samples" / "mcp" / "features.py")]
 TOOLREPLAY = [sys.executable, "-m", "toolreplay"]

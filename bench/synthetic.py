@@ -15,7 +15,7 @@ from pathlib import Path
 
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.model import SessionContext, ToolDef
-from toolreplay.formats.session import write_session as write_session_file
+from toolreplay.formats.session.writer import write_session as write_session_file
 
 _WORDS = [
     "agent",

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT, run_cli
 from tests.fakes.anthropic_server import api_env, message, serve
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.stream import read_session
 
 CLAUDE = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "claude"
 TASK = "Archive the old CI logs on build-04."

@@ -31,7 +31,7 @@ from tests.fixtures.listening import free_port, saying_url, wait_for
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from tests.acceptance.test_serve_fidelity import TOOLREPLAY, workload
-from toolreplay.formats.mcp_log import read_log
+from toolreplay.formats.mcp_log.log import read_log
 
 pytestmark = [
     pytest.mark.xdist_group("http-proxy"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, SAMPLES, run_cli
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.stream import read_session
 
 CHAT_AGENT = f"scripted:{ROOT / 'tests' / 'fixtures' / 'chat_agent.py'}"
 CASES = {

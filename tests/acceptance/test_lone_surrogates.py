@@ -168,7 +168,7 @@ def test_the_sdk_recorder_keeps_a_lone_surrogate_from_the_model(tmp_path: Path) 
     """A model's reply that holds ``\\ud800`` (the API's JSON escapes it): the session is written, and loads."""
     anthropic = pytest.importorskip("anthropic", reason="the anthropic extra is not installed")
     from tests.fakes.anthropic_server import message, serve  # noqa: PLC0415
-    from toolreplay.formats.session_stream import read_session  # noqa: PLC0415
+    from toolreplay.formats.session.stream import read_session  # noqa: PLC0415
     from toolreplay.record import RecordingClient  # noqa: PLC0415
 
     path = tmp_path / "session.json"

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import ROOT, SAMPLES, run_cli
 from tests.fakes.mcp_raw import RawClient
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.stream import read_session
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 

@@ -15,7 +15,7 @@ from tests.acceptance.test_anthropic_recording import TOOLS, conversation, queue
 from tests.conftest import ROOT, Completed
 from tests.fakes.anthropic_server import message, run_toolreplay, serve
 from toolreplay.core.canonical import JSONObject
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.stream import read_session
 from toolreplay.record import RecordingClient
 
 # Looked for when the tests are collected, imported where a test uses it: the SDK takes two seconds to import.

@@ -10,8 +10,8 @@ import pytest
 
 from toolreplay.cli import main
 from toolreplay.core.errors import InputError
-from toolreplay.formats.session import parse_session
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.reader import parse_session
+from toolreplay.formats.session.stream import read_session
 
 KEPT = "the user's own file\n"
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolreplay.core.canonical import JSONValue
-from toolreplay.formats.mcp_content import from_mcp, to_mcp
+from toolreplay.formats.mcp_log.content import from_mcp, to_mcp
 from toolreplay.mcp.wire import INTERNAL_ERROR, LineSplitter, decode, encode, messages
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolreplay.formats.mcp_log import LogWriter, read_log
+from toolreplay.formats.mcp_log.log import LogWriter, read_log
 from toolreplay.mcp.proxy import ExchangeLog
 from toolreplay.redact import Redactor
 

@@ -11,10 +11,10 @@ from tests.conftest import SAMPLES, run_cli
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.formats.kinds import Kind, detect_kind
-from toolreplay.formats.mcp_log import ImportOptions, session_from_log
+from toolreplay.formats.mcp_log.importer import ImportOptions, session_from_log
 from toolreplay.formats.recording import load_session
-from toolreplay.formats.sealed_session import session_parts, streamed_parts
-from toolreplay.formats.session import header_document, message_document, ordered, tool_document
+from toolreplay.formats.session.sealed import session_parts, streamed_parts
+from toolreplay.formats.session.writer import header_document, message_document, ordered, tool_document
 from toolreplay.integrity.chain import seal_records
 
 OPS = SAMPLES / "ops" / "session.json"

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import SAMPLES
 from toolreplay.agents.scripted import load_module
 from toolreplay.cli import main
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.stream import read_session
 
 AGENT = """\
 class Agent:

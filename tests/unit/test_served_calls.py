@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import SAMPLES
 from toolreplay.analysis.classify import Policy
 from toolreplay.core.model import Origin
-from toolreplay.formats.mcp_log import LogWriter, read_log, served_calls
+from toolreplay.formats.mcp_log.log import LogWriter, read_log, served_calls
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import Stub
 from toolreplay.mcp.server import session_server

@@ -9,8 +9,9 @@ import pytest
 
 from tests.conftest import SAMPLES
 from toolreplay.core.errors import InputError
-from toolreplay.formats.session import dump_session, parse_session
-from toolreplay.formats.session_stream import read_session
+from toolreplay.formats.session.reader import parse_session
+from toolreplay.formats.session.stream import read_session
+from toolreplay.formats.session.writer import dump_session
 
 SESSION = SAMPLES / "ops" / "session.json"
 

@@ -23,13 +23,13 @@ from toolreplay.cli.diff import read_recording
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call, Session
-from toolreplay.formats import session_stream
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.parsing.json_text import JSON_DEPTH
 from toolreplay.formats.recording import load_session
-from toolreplay.formats.sealed_session import session_parts, streamed_named_parts
-from toolreplay.formats.session import Conversation, read_located
-from toolreplay.formats.session_stream import SessionStream, read_calls, read_session, stream_session
+from toolreplay.formats.session import stream as session_stream
+from toolreplay.formats.session.reader import Conversation, read_located
+from toolreplay.formats.session.sealed import session_parts, streamed_named_parts
+from toolreplay.formats.session.stream import SessionStream, read_calls, read_session, stream_session
 from toolreplay.integrity.chain import seal_parts, seal_records
 
 SESSIONS = sorted(p for p in SAMPLES.rglob("*.json") if '"toolreplay-session"' in p.read_text())

@@ -24,7 +24,7 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.files import readable
 from toolreplay.core.model import ToolDef
-from toolreplay.formats.session import tool_document
+from toolreplay.formats.session.writer import tool_document
 
 if TYPE_CHECKING:
     from toolreplay.agents.remote import ScriptWorker

@@ -12,7 +12,7 @@ from toolreplay.core.model import Session
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.recording import kept_still, load_session
-from toolreplay.formats.session_stream import read_calls
+from toolreplay.formats.session.stream import read_calls
 from toolreplay.report.json_report import render_diff_json
 from toolreplay.report.text import diff_verdict, render_diff
 

@@ -17,13 +17,16 @@ from toolreplay.core.escape import one_line
 from toolreplay.core.files import path_from, read_text, write_atomic
 from toolreplay.core.model import Session, SessionContext, ToolDef
 from toolreplay.core.wording import count
+from toolreplay.formats.importers import IMPORTERS, read_transcript
 from toolreplay.formats.importers.builder import Notes
-from toolreplay.formats.mcp_log import DEFAULT_TASK, ImportOptions, LogNotes, log_tools, session_from_log
+from toolreplay.formats.mcp_log.importer import ImportOptions, log_tools, session_from_log
+from toolreplay.formats.mcp_log.log import DEFAULT_TASK, LogNotes
 from toolreplay.formats.parsing.json_text import parse_json
-from toolreplay.formats.session import parse_tools, person_messages
+from toolreplay.formats.session.reader import parse_tools
+from toolreplay.formats.session.shape import person_messages
 from toolreplay.redact import Redactor
 
-FORMATS = ("mcp", "claude-code", "otel", "openai")
+FORMATS = ("mcp", *IMPORTERS)
 _MCP_ONLY = ("task", "task_file", "final_text", "run_number", "server_name", "every_process")
 
 
@@ -168,7 +171,6 @@ def _import_transcript(
     redactor: Redactor,
 ) -> int:
     """A transcript another agent wrote (Claude Code, OpenTelemetry, OpenAI), as a session."""
-    from toolreplay.formats.importers import read_transcript  # noqa: PLC0415 - one importer per command run
 
     tools: list[ToolDef] = []
     if mcp_log is not None:

@@ -13,7 +13,8 @@ from toolreplay.core.escape import for_terminal, json_for_terminal
 from toolreplay.core.files import same_file, write_atomic
 from toolreplay.formats.parsing.node import Node, reject_constant
 from toolreplay.formats.parsing.positions import Pos
-from toolreplay.formats.session import dump_session, validate_session
+from toolreplay.formats.session.reader import validate_session
+from toolreplay.formats.session.writer import dump_session
 
 if TYPE_CHECKING:
     from toolreplay.core.model import Session, SessionContext

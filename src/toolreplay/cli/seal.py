@@ -12,7 +12,7 @@ from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
 from toolreplay.core.files import write_atomic
 from toolreplay.formats.kinds import Kind, detect_kind
-from toolreplay.formats.sealed_session import streamed_named_parts
+from toolreplay.formats.session.sealed import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript
 from toolreplay.integrity.chain import seal, seal_parts
 

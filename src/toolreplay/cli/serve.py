@@ -17,7 +17,7 @@ from toolreplay.core.files import same_file
 from toolreplay.core.records import record
 from toolreplay.core.wording import count, format_call
 from toolreplay.formats.faults import FaultKind, read_faults
-from toolreplay.formats.mcp_log import LogNotes, LogWriter, is_log, pick_run, read_log
+from toolreplay.formats.mcp_log.log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
 from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode

@@ -16,8 +16,8 @@ from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_head
 from toolreplay.formats.parsing.jsonl import first_object
-from toolreplay.formats.sealed_session import is_sealed_session_line
-from toolreplay.formats.session import FORMAT
+from toolreplay.formats.session.sealed import is_sealed_session_line
+from toolreplay.formats.session.shape import FORMAT
 
 # The events of each version of a record-mcp log (docs/formats.md, "MCP proxy log").
 LOG_EVENTS = {

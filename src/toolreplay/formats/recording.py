@@ -22,9 +22,9 @@ from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call, Session
 from toolreplay.formats.kinds import Kind, detect_kind
-from toolreplay.formats.sealed_session import FINAL_PART, assemble_session, sealed_parts
-from toolreplay.formats.session import Outline
-from toolreplay.formats.session_stream import SessionStream, read_session, stream_session
+from toolreplay.formats.session.sealed import FINAL_PART, assemble_session, sealed_parts
+from toolreplay.formats.session.shape import Outline
+from toolreplay.formats.session.stream import SessionStream, read_session, stream_session
 from toolreplay.formats.transcript import iter_numbered_objects, iter_recorded_calls, iter_sealed
 
 if TYPE_CHECKING:  # the chain is loaded only by the commands that verify
@@ -79,7 +79,7 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
         if kind is Kind.SEALED_SESSION:
             return assemble_session(sealed_parts(iter_numbered_objects(path), path), path)
         if kind is Kind.MCP_LOG:
-            from toolreplay.formats.mcp_log import log_session  # noqa: PLC0415 - only for a log
+            from toolreplay.formats.mcp_log.importer import log_session  # noqa: PLC0415 - only for a log
 
             return log_session(path)
         return Session(str(path), tuple(iter_recorded_calls(path)))

@@ -6,7 +6,7 @@ with ``prev`` included. Because every digest covers the one before, changing a
 record changes its digest and breaks the chain at that link.
 
 A transcript's record is ``{"args", "index", "response", "tool"}``; a session's
-records are its parts (see :mod:`toolreplay.formats.sealed_session`). Both
+records are its parts (see :mod:`toolreplay.formats.session.sealed`). Both
 directions stream: nothing is kept but the previous digest.
 """
 

@@ -26,7 +26,7 @@ from toolreplay import __version__
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
 from toolreplay.core.records import record
-from toolreplay.formats.mcp_log import LogWriter
+from toolreplay.formats.mcp_log.log import LogWriter
 from toolreplay.mcp.urls import shown_url
 from toolreplay.mcp.wire import METHOD_NOT_FOUND, decode, encode, error
 

@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from toolreplay.core.errors import UsageError
-from toolreplay.formats.mcp_log import LogWriter
+from toolreplay.formats.mcp_log.log import LogWriter
 from toolreplay.mcp.proxy import ExchangeLog
 from toolreplay.mcp.urls import LOOPBACK, loopback_origin, parse_listen, parse_upstream, shown_url
 from toolreplay.redact import Redactor

@@ -33,7 +33,7 @@ from pathlib import Path
 from toolreplay.core.canonical import JSONObject, canonical_bytes
 from toolreplay.core.errors import UsageError
 from toolreplay.core.files import same_file
-from toolreplay.formats.mcp_log import LOG_VERSION, LogWriter
+from toolreplay.formats.mcp_log.log import LOG_VERSION, LogWriter
 from toolreplay.mcp.wire import LineSplitter, messages
 from toolreplay.redact import Redactor
 

@@ -36,8 +36,9 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call, McpServer, Origin, Session, SessionContext
 from toolreplay.core.records import record
 from toolreplay.formats.faults import Fault, FaultKind
-from toolreplay.formats.mcp_content import listed_tool, to_mcp
-from toolreplay.formats.mcp_log import Exchange, LogRun, LogWriter, listed_tools
+from toolreplay.formats.mcp_log.content import listed_tool, to_mcp
+from toolreplay.formats.mcp_log.importer import listed_tools
+from toolreplay.formats.mcp_log.log import Exchange, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.mcp.client import LiveServer, RecordMode
 from toolreplay.mcp.wire import (

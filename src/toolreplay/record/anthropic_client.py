@@ -34,7 +34,9 @@ from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, js
 from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.files import write_atomic
 from toolreplay.core.model import SessionContext, ToolDef, content_text
-from toolreplay.formats.session import REQUEST_FIELDS, dump_session, parse_session
+from toolreplay.formats.session.reader import parse_session
+from toolreplay.formats.session.shape import REQUEST_FIELDS
+from toolreplay.formats.session.writer import dump_session
 from toolreplay.redact import Redactor
 
 # The request settings a session keeps (the server tools are taken from ``tools``).

@@ -38,8 +38,9 @@ from toolreplay.core.canonical import JSONObject, json_utf8
 from toolreplay.core.errors import InputError, ToolreplayError
 from toolreplay.core.files import path_from, write_atomic
 from toolreplay.core.records import record
-from toolreplay.formats.mcp_log import ImportOptions, LogNotes, session_from_log
-from toolreplay.formats.session import dump_session
+from toolreplay.formats.mcp_log.importer import ImportOptions, session_from_log
+from toolreplay.formats.mcp_log.log import LogNotes
+from toolreplay.formats.session.writer import dump_session
 from toolreplay.redact import Redactor
 
 

@@ -18,7 +18,7 @@ from toolreplay.core.errors import UsageError
 from toolreplay.core.model import SessionContext, ToolDef
 from toolreplay.core.records import record
 from toolreplay.formats.parsing.module_data import module_data
-from toolreplay.formats.session import parse_tools
+from toolreplay.formats.session.reader import parse_tools
 
 Execute = Callable[[str, JSONObject], Any]
 Writer = Callable[[SessionContext], None]

@@ -44,9 +44,11 @@ from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.escape import for_terminal
 from toolreplay.core.model import McpServer, ToolDef, content_text
 from toolreplay.core.records import record
-from toolreplay.formats.mcp_content import relisted
-from toolreplay.formats.mcp_log import served_calls, with_listing
-from toolreplay.formats.session import dump_session, person_messages
+from toolreplay.formats.mcp_log.content import relisted
+from toolreplay.formats.mcp_log.importer import with_listing
+from toolreplay.formats.mcp_log.log import served_calls
+from toolreplay.formats.session.shape import person_messages
+from toolreplay.formats.session.writer import dump_session
 from toolreplay.mcp.server import UNNAMED
 from toolreplay.processes.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run

@@ -26,7 +26,7 @@ from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import agree, count
 from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.parsing.node import Node
-from toolreplay.formats.session import parse_tools
+from toolreplay.formats.session.reader import parse_tools
 from toolreplay.formats.stubs import Stub, read_stubs
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes

@@ -25,7 +25,7 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.model import Call, Origin, Session, ToolDef
 from toolreplay.core.records import record
-from toolreplay.formats.session import person_messages
+from toolreplay.formats.session.shape import person_messages
 from toolreplay.formats.stubs import Stub
 from toolreplay.settings import Unrecorded
 

@@ -22,7 +22,7 @@ from toolreplay.core.findings import Rule, decide
 from toolreplay.core.model import CallClass, Origin, PairKind, Session
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
-from toolreplay.formats.session import person_messages
+from toolreplay.formats.session.shape import person_messages
 from toolreplay.replay.engine import ReplaySetup, Run
 
 _KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}

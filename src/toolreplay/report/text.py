@@ -15,7 +15,7 @@ from toolreplay.core.escape import for_terminal, one_line
 from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
 from toolreplay.core.records import record
 from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
-from toolreplay.formats.session import Outline
+from toolreplay.formats.session.shape import Outline
 from toolreplay.replay import reading
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs

@@ -298,7 +298,7 @@ def diff_surfaces(old: Surface, new: Surface) -> list[Drift]:
 
 def tools_given(recorded: Iterable[ToolDef], given: Iterable[ToolDef], source: str) -> list[Drift]:
     """How the tools a replay was given (``source``, its ``--tools`` file) differ from those the session recorded."""
-    from toolreplay.formats.session import tool_document  # noqa: PLC0415
+    from toolreplay.formats.session.writer import tool_document  # noqa: PLC0415
 
     def surface(tools: Iterable[ToolDef]) -> Surface:
         return Surface(source, tuple(SurfaceTool("", tool_document(tool), source, 1) for tool in tools))

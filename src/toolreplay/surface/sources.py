@@ -32,7 +32,7 @@ def read_tools_file(path: str) -> Surface:
 
 def read_log_surface(path: str) -> Surface:
     """A record-mcp log: each server's last listing, and its instructions."""
-    from toolreplay.formats.mcp_log import read_log  # noqa: PLC0415 - logs cost imports
+    from toolreplay.formats.mcp_log.log import read_log  # noqa: PLC0415 - logs cost imports
 
     tools: list[SurfaceTool] = []
     instructions: list[Instructions] = []
@@ -79,7 +79,7 @@ def read_session_surface(path: str) -> Surface:
 
 def session_surface(session: Session, path: str) -> Surface:
     """The surface of a session already read (``path``: its file)."""
-    from toolreplay.formats.session import tool_document  # noqa: PLC0415
+    from toolreplay.formats.session.writer import tool_document  # noqa: PLC0415
 
     context = session.context
     if context is None:

@@ -6,47 +6,57 @@ turns into a session; :func:`read_transcript` picks the module by the format's n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import SessionContext, ToolDef
+from toolreplay.core.records import record
 from toolreplay.formats.importers.builder import Notes
+
+
+@record
+class Importer:
+    """One format ``import --from`` reads: what a file of it is called, and the function that reads one (its
+    module is loaded only when a file of that format is imported)."""
+
+    name: str
+    module: str
+    function: str
+    takes_tools: bool = False  # reads definitions given by hand itself, placed as the file names its tools
+
+    def load(self) -> Callable[..., SessionContext]:
+        reader: Callable[..., SessionContext] = getattr(importlib.import_module(self.module), self.function)
+        return reader
+
+
+# The formats read into events for the one builder; a record-mcp log (``--from mcp``) is read by
+# :mod:`toolreplay.formats.mcp_log.importer`, which builds its session through the same builder.
+IMPORTERS: dict[str, Importer] = {
+    "claude-code": Importer(
+        "a Claude Code transcript", f"{__name__}.claude_code", "import_claude_code", takes_tools=True
+    ),
+    "otel": Importer("an OpenTelemetry trace", f"{__name__}.otel", "import_otel"),
+    "openai": Importer("an OpenAI conversation", f"{__name__}.openai", "import_openai"),
+}
 
 
 def read_transcript(
     kind: str, path: str | Path, model: str | None, notes: Notes, tools: Sequence[ToolDef] = ()
 ) -> SessionContext:
-    """The session in a transcript of ``kind`` (``claude-code``, ``otel`` or ``openai``)."""
+    """The session in a transcript of ``kind``, one of :data:`IMPORTERS`."""
+    importer = IMPORTERS[kind]
     _refuse_other(kind, path)
-    if kind == "claude-code":
-        from toolreplay.formats.importers.claude_code import import_claude_code  # noqa: PLC0415
-
-        return import_claude_code(path, model, notes, tools)
-    if kind == "otel":
-        from toolreplay.formats.importers.otel import import_otel  # noqa: PLC0415
-
-        context = import_otel(path, model, notes)
-    elif kind == "openai":
-        from toolreplay.formats.importers.openai import import_openai  # noqa: PLC0415
-
-        context = import_openai(path, model, notes)
-    else:
-        raise ValueError(f"no importer for {kind!r}")
+    if importer.takes_tools:
+        return importer.load()(path, model, notes, tools)
+    context = importer.load()(path, model, notes)
     if tools:  # definitions given by hand replace the file's
         given = {tool.name: tool for tool in tools}
         kept = tuple(given.pop(tool.name, tool) for tool in context.tools)
-        from dataclasses import replace  # noqa: PLC0415
-
         context = replace(context, tools=kept + tuple(given.values()))
     return context
-
-
-_NAMES = {
-    "claude-code": "a Claude Code transcript",
-    "otel": "an OpenTelemetry trace",
-    "openai": "an OpenAI conversation",
-}
 
 
 def _refuse_other(kind: str, path: str | Path) -> None:
@@ -58,12 +68,14 @@ def _refuse_other(kind: str, path: str | Path) -> None:
     found = first_object(path)
     other = foreign_format(found[1]) if found is not None and found[1] is not None else None
     if other == "mcp":
-        raise InputError(f"a record-mcp log, not {_NAMES[kind]}: import it with --from mcp", path)
+        raise InputError(f"a record-mcp log, not {IMPORTERS[kind].name}: import it with --from mcp", path)
     if other == "claude-code" and kind != "claude-code":
-        raise InputError(f"a Claude Code transcript, not {_NAMES[kind]}: import it with --from claude-code", path)
+        raise InputError(
+            f"a Claude Code transcript, not {IMPORTERS[kind].name}: import it with --from claude-code", path
+        )
     if other is None and found is not None:
         recording = sniff_kind(path)
         if recording is not None:
             raise InputError(
-                f"a toolreplay {recording.value}, not {_NAMES[kind]}: a {recording.value} needs no import", path
+                f"a toolreplay {recording.value}, not {IMPORTERS[kind].name}: a {recording.value} needs no import", path
             )

@@ -1,10 +1,4 @@
-"""Session files: what an agent was told and every tool call it made.
-
-A session is one pretty-printed JSON object (see ``docs/formats.md``): the model,
-where it was recorded, the system prompt, the tool definitions with their MCP
-annotations, the conversation in Anthropic Messages API form, and the agent's
-final reply. The calls are read out of the conversation: each ``tool_use``
-block with the ``tool_result`` that answered it.
+"""Reading a session file strictly, with the line of every value.
 
 Loading is strict about the session's own structure: unknown or missing fields,
 wrong types, turns out of order, a ``tool_use`` without its ``tool_result``. Inside
@@ -18,55 +12,35 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
-from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
-from toolreplay.core.files import read_text, write_atomic
+from toolreplay.core.canonical import JSONObject, JSONValue
+from toolreplay.core.files import read_text
 from toolreplay.core.model import Call, McpServer, Session, SessionContext, ToolDef
-from toolreplay.core.records import record
 from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.parsing.node import Node
 from toolreplay.formats.parsing.positions import Pos
+from toolreplay.formats.session.shape import (
+    ANNOTATION_TYPES,
+    EXCHANGE_FIELDS,
+    FIELDS,
+    FORMAT,
+    OPTIONAL,
+    READS,
+    REQUEST_FIELDS,
+    SERVER_FIELDS,
+    SERVERS_VERSION,
+    TOOL_FIELDS,
+    TURN_FIELDS,
+    VERSION,
+    Use,
+)
 
-if TYPE_CHECKING:
-    from toolreplay.redact import Redactor
-
-FORMAT = "toolreplay-session"
-VERSION = 2  # what is written; version 1 (one message from the person) still reads
-SERVERS_VERSION = 3  # written for a session that holds its MCP servers' own messages (version 2 otherwise)
-READS = (1, 2, 3)
-FIELDS = ("format", "version", "model", "source", "request", "system", "tools", "servers", "messages", "final_reply")
-OPTIONAL = ("request", "servers")  # request: version 2 on; servers: version 3
-SERVER_FIELDS = ("name", "exchanges", "results")
-EXCHANGE_FIELDS = ("request", "response", "notifications")
-# The request settings a session may hold, each with the JSON type it must have.
-REQUEST_FIELDS: dict[str, tuple[type, ...]] = {
-    "max_tokens": (int,),  # the first type names the setting's kind in an error
-    "temperature": (int, float),
-    "top_p": (int, float),
-    "top_k": (int,),
-    "thinking": (dict,),
-    "tool_choice": (dict,),
-    "stop_sequences": (list,),
-    "server_tools": (list,),
-}
 _KIND_NAMES = {int: "a number", dict: "an object", list: "an array"}
-# What an assistant message may carry beside its content (version 2): how the turn ended and what it cost.
-TURN_FIELDS = ("stop_reason", "usage")
 _PLAIN_ASSISTANT = frozenset(("role", "content", *TURN_FIELDS))
 _TEXT_OR_NULL = (str, type(None))
 _NO_USAGE: JSONObject = {}  # never changed: what a message without usage is taken to hold
 _TEXT_OR_BLOCKS = (str, list)
-# A call awaiting its result: its tool_use block, the block's line, and where it is (message, block).
-Use: TypeAlias = "tuple[dict[str, Any], int, int, int]"
-TOOL_FIELDS = ("name", "description", "input_schema", "annotations")
-ANNOTATION_TYPES: dict[str, type] = {
-    "title": str,
-    "readOnlyHint": bool,
-    "destructiveHint": bool,
-    "idempotentHint": bool,
-    "openWorldHint": bool,
-}
 
 
 class SessionReader:
@@ -478,36 +452,6 @@ def _lines_of(message: Pos, blocks: int) -> list[int]:
     return [content.member(number).line for number in range(blocks)]
 
 
-def person_messages(messages: tuple[JSONObject, ...]) -> tuple[JSONObject, ...]:
-    """The person's messages of a valid conversation, in order: the opening and each new turn after it."""
-    found: list[JSONObject] = []
-    called_tools = False
-    for message in messages:
-        if message["role"] == "assistant":
-            content = message["content"]
-            called_tools = isinstance(content, list) and any(
-                isinstance(block, dict) and block.get("type") == "tool_use" for block in content
-            )
-        elif not found or not called_tools:
-            found.append(message)
-    return tuple(found)
-
-
-@record
-class Outline:
-    """What a session says around its calls, which a stream of them keeps: what ``show`` prints beside them."""
-
-    model: str
-    source: JSONObject
-    tools: tuple[ToolDef, ...]
-    said: tuple[JSONObject, ...]  # the person's messages: the opening and each new turn
-    final_reply: str | None
-
-    @classmethod
-    def of(cls, context: SessionContext) -> Outline:
-        return cls(context.model, context.source, context.tools, person_messages(context.messages), context.final_reply)
-
-
 def parse_tools(node: Node) -> tuple[ToolDef, ...]:
     """Validate a list of tool definitions (as a session holds them) from any source."""
     return SessionReader().tools(node)
@@ -527,76 +471,3 @@ def read_located(path: str | Path) -> Session:
     """Read and validate a session file with the line of every value: the reader that names the line of any
     error, and takes any layout."""
     return parse_session(read_text(path), path)
-
-
-def ordered(value: JSONValue) -> JSONValue:
-    """``value`` with every object's keys sorted, and a content block's ``type`` first."""
-    if isinstance(value, dict):
-        keys = sorted(value)
-        if "type" in value:
-            keys.remove("type")
-            keys.insert(0, "type")
-        return {key: ordered(value[key]) for key in keys}
-    if isinstance(value, list):
-        return [ordered(item) for item in value]
-    return value
-
-
-def tool_document(tool: ToolDef) -> JSONObject:
-    """A tool definition as a session file holds it."""
-    doc: JSONObject = {"name": tool.name, "description": tool.description, "input_schema": ordered(tool.input_schema)}
-    if tool.annotations is not None:
-        doc["annotations"] = ordered(tool.annotations)
-    return doc
-
-
-def message_document(message: JSONObject) -> JSONObject:
-    """A message as a session file holds it (an assistant turn with how it ended and its usage, when recorded)."""
-    doc: JSONObject = {"role": message["role"], "content": ordered(message["content"])}
-    for key in TURN_FIELDS:
-        if key in message:
-            doc[key] = ordered(message[key])
-    return doc
-
-
-def server_document(server: McpServer) -> JSONObject:
-    """An MCP server as a session holds it: its messages as it sent them (in its own key order, so a replay
-    serves them as they came)."""
-    exchanges: list[JSONValue] = list(server.exchanges)
-    return {"name": server.name, "exchanges": exchanges, "results": dict(server.results)}
-
-
-def header_document(context: SessionContext) -> JSONObject:
-    """The fields that say what a session is, where it came from, and how the model was asked."""
-    version = SERVERS_VERSION if context.servers else VERSION
-    doc: JSONObject = {"format": FORMAT, "version": version, "model": context.model, "source": ordered(context.source)}
-    if context.request:
-        doc["request"] = ordered(context.request)
-    return doc
-
-
-def session_document(context: SessionContext) -> JSONObject:
-    """The JSON object of a session file, in its stable key order."""
-    return {
-        **header_document(context),
-        "system": ordered(context.system),
-        "tools": [tool_document(tool) for tool in context.tools],
-        **({"servers": [server_document(server) for server in context.servers]} if context.servers else {}),
-        "messages": [message_document(message) for message in context.messages],
-        "final_reply": context.final_reply,
-    }
-
-
-def dump_session(context: SessionContext, redactor: Redactor | None = None) -> str:
-    """The text of a session file: two-space indented, UTF-8 (through :func:`json_utf8`), stable key order,
-    final newline."""
-    doc: JSONValue = session_document(context)
-    if redactor is not None:
-        doc = redactor.value(doc)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_session(path: str | Path, context: SessionContext, redactor: Redactor | None = None) -> None:
-    """Write a session file atomically (a crash leaves the previous file, never a torn one),
-    with every string passed through ``redactor`` first."""
-    write_atomic(path, [json_utf8(dump_session(context, redactor))])

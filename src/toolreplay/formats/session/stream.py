@@ -16,7 +16,7 @@ whole reader uses, so both take exactly the same files:
   (no key twice, no ``NaN``) and checked by the session reader;
 - so is each message; for one that makes calls, the scanner finds where each
   content block starts, so each call keeps the line of its ``tool_use`` block;
-- the turns are checked by the same :class:`~toolreplay.formats.session.Conversation`,
+- the turns are checked by the same :class:`~toolreplay.formats.session.reader.Conversation`,
   on their values alone where they are in the shape toolreplay writes.
 
 Anything it does not take (an error, or a file laid out another way) is handed
@@ -43,7 +43,8 @@ from toolreplay.formats.parsing.json_text import JSON_DEPTH
 from toolreplay.formats.parsing.jsonl import scan_value
 from toolreplay.formats.parsing.node import Node
 from toolreplay.formats.parsing.positions import Pos
-from toolreplay.formats.session import FIELDS, OPTIONAL, Conversation, Outline, SessionReader, read_located
+from toolreplay.formats.session.reader import Conversation, SessionReader, read_located
+from toolreplay.formats.session.shape import FIELDS, OPTIONAL, Outline
 
 _CHUNK = 1 << 20
 # JSON whitespace from an offset on; it always matches (perhaps nothing), so its match is never None.
@@ -255,7 +256,7 @@ class SessionStream:
     """A session read a message at a time: its tools, then its calls, then what it says around them.
 
     ``keep`` holds on to every message, for a whole session. Anything the stream
-    does not take is read by :func:`~toolreplay.formats.session.read_located`,
+    does not take is read by :func:`~toolreplay.formats.session.reader.read_located`,
     and the rest comes from there.
     """
 
@@ -447,7 +448,7 @@ def read_streamed(path: str | Path) -> Session:
 
 def read_session(path: str | Path) -> Session:
     """Read and validate a session file (a message at a time, without positions; the errors and calls of
-    :func:`~toolreplay.formats.session.read_located`)."""
+    :func:`~toolreplay.formats.session.reader.read_located`)."""
     return read_streamed(path)
 
 

@@ -24,15 +24,10 @@ from toolreplay.core.model import Session, SessionContext
 from toolreplay.core.records import record
 from toolreplay.formats.parsing.node import Node, describe
 from toolreplay.formats.parsing.positions import Pos
-from toolreplay.formats.session import (
-    TURN_FIELDS,
-    header_document,
-    ordered,
-    server_document,
-    tool_document,
-    validate_session,
-)
-from toolreplay.formats.session_stream import SessionStream
+from toolreplay.formats.session.reader import validate_session
+from toolreplay.formats.session.shape import TURN_FIELDS
+from toolreplay.formats.session.stream import SessionStream
+from toolreplay.formats.session.writer import header_document, ordered, server_document, tool_document
 
 LINK_FIELDS = frozenset({"digest", "index", "part", "prev", "value"})
 FINAL_PART = "final_reply"  # the last part of every sealed session
