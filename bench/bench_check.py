@@ -41,7 +41,7 @@ from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.check_report import render_check_json
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 from toolreplay.formats.recording import iter_calls, load_session, read_links
 from toolreplay.integrity.chain import seal, verify
 from toolreplay.replay.drive import replay_session

@@ -72,7 +72,8 @@ def test_the_readme_shows_the_reports_as_they_are_and_a_config_that_reads() -> N
     '…' is the start of one); the config it shows uses only keys a config has."""
     import yaml  # noqa: PLC0415
 
-    from toolreplay.formats.config import _REPLAY_KEYS, _TOP_KEYS  # noqa: PLC0415
+    from toolreplay.formats.config.entries import REPLAY_KEYS  # noqa: PLC0415
+    from toolreplay.formats.config.read import TOP_KEYS  # noqa: PLC0415
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     report = (ROOT / "tests" / "golden" / "check.md").read_text(encoding="utf-8").splitlines()
@@ -85,8 +86,8 @@ def test_the_readme_shows_the_reports_as_they_are_and_a_config_that_reads() -> N
             assert line in report, line
     config = next(block for block in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "# .toolreplay.yml" in block)
     document = yaml.safe_load(config)
-    assert set(document) <= set(_TOP_KEYS)
-    assert set(document["replay"]) <= set(_REPLAY_KEYS)
+    assert set(document) <= set(TOP_KEYS)
+    assert set(document["replay"]) <= set(REPLAY_KEYS)
 
 
 @pytest.mark.parametrize(("args", "expected"), CASES, ids=[" ".join(a[:2]) for a, _ in CASES])

@@ -6,15 +6,17 @@ from __future__ import annotations
 import re
 import tomllib
 
+import pytest
+
 from tests.conftest import ROOT
 
 _PACKAGE = ROOT / "src" / "toolreplay"
 
 
-def _contract_layers() -> list[str]:
+def _contract_layers(container: str = "toolreplay") -> list[str]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    layered = next(c for c in contracts if c["type"] == "layers")
+    layered = next(c for c in contracts if c["type"] == "layers" and c["containers"] == [container])
     return [" | ".join(part.strip() for part in re.split(r"[|:]", layer)) for layer in layered["layers"]]
 
 
@@ -29,10 +31,12 @@ def test_the_documented_layers_are_the_contracts() -> None:
     assert _documented_layers() == _contract_layers()
 
 
-def test_every_part_of_the_package_is_in_a_layer() -> None:
-    layered = {name for layer in _contract_layers() for name in layer.split(" | ")}
-    parts = {p.stem for p in _PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
-    parts |= {p.name for p in _PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+@pytest.mark.parametrize("container", ["toolreplay", "toolreplay.formats"])
+def test_every_part_of_the_package_is_in_a_layer(container: str) -> None:
+    layered = {name for layer in _contract_layers(container) for name in layer.split(" | ")}
+    package = ROOT / "src" / container.replace(".", "/")
+    parts = {p.stem for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    parts |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
     assert sorted(parts - layered) == []
     assert sorted(layered - parts) == []
 

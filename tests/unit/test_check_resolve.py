@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import SAMPLES, run_cli
 from toolreplay.check.run import PreparedCheck
 from toolreplay.core.outcome import Analysis
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 from toolreplay.formats.kinds import Kind
 from toolreplay.results.locate import Paths
 

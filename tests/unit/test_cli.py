@@ -56,7 +56,7 @@ def _loaded_after(statement: str) -> set[str]:
 
 
 def test_reading_a_config_loads_no_analysis() -> None:
-    loaded = _loaded_after("import toolreplay.formats.config")
+    loaded = _loaded_after("import toolreplay.formats.config.model")
     analyses = (
         "toolreplay.replay",
         "toolreplay.analysis.diff",

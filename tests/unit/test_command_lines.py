@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import SAMPLES
 from toolreplay.cli import main
 from toolreplay.core.errors import InputError
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 
 EDITED = sorted(glob.glob("ops/recorded/edited-*.json", root_dir=SAMPLES))
 UNCHANGED = sorted(glob.glob("ops/recorded/unchanged-*.json", root_dir=SAMPLES))

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import SAMPLES, run_cli
 from toolreplay.core.errors import InputError, InputErrors
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.config import discover, read_config
+from toolreplay.formats.config.read import discover, read_config
 from toolreplay.settings import Unrecorded
 
 

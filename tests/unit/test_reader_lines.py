@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import GOLDEN, SAMPLES
 from toolreplay.core.errors import InputError
 from toolreplay.formats.check_report import read_check_report
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 from toolreplay.formats.recording import load_session, read_links
 from toolreplay.formats.rules import read_rules
 from toolreplay.formats.scope import read_scope

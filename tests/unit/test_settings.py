@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import ROOT, SAMPLES, run_cli
 from toolreplay.cli.options import settings_options
 from toolreplay.core.errors import InputError, UsageError
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 from toolreplay.settings import ReplaySettings, Unrecorded
 
 

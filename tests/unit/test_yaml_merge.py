@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import SAMPLES
 from toolreplay.agent_spec import ScriptSpec
 from toolreplay.core.errors import InputError
-from toolreplay.formats.config import read_config
+from toolreplay.formats.config.read import read_config
 from toolreplay.formats.parsing.yaml_text import parse_yaml
 
 DOCUMENT = """\

@@ -21,7 +21,7 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.findings import Rule
 from toolreplay.core.model import Call, Finding, Session
 from toolreplay.core.outcome import Analysis, CheckFinding, Location
-from toolreplay.formats.config import Config, ReplayJob
+from toolreplay.formats.config.model import Config, ReplayJob
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.recording import calls_and_classifier, load_session, read_links
 from toolreplay.formats.rules import read_rules

@@ -13,7 +13,7 @@ from toolreplay import __version__
 from toolreplay.core.errors import InputError
 from toolreplay.core.outcome import Analysis
 from toolreplay.core.records import record
-from toolreplay.formats.config import CompareGroup, Config, ReplayJob, ScopeSetting
+from toolreplay.formats.config.model import CompareGroup, Config, ReplayJob, ScopeSetting
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.results.locate import Paths
 

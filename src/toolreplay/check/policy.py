@@ -2,7 +2,7 @@
 
 A pull request can edit its own config, rules, scopes, stubs and lock, and a gate that read them from the pull
 request would let the change it judges decide how it is judged. Under ``--base`` the base's config is read too: its
-own text, with its policy files (:data:`~toolreplay.formats.config.POLICY_KEYS`) as the base committed them and every
+own text, with its policy files (``POLICY_KEYS``) as the base committed them and every
 other file it names (the prompts, tools files and agents under review) from the pull request's tree. Then:
 
 - :func:`loosenings` compares the two configs setting by setting and names each way the pull request's is less
@@ -29,16 +29,8 @@ from typing import TYPE_CHECKING, TypeVar
 from toolreplay.core.errors import InputError
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.config import (
-    DEFAULT_CONFIG,
-    UNSEALED_EDITS,
-    CompareGroup,
-    Config,
-    ReplayJob,
-    ScopeSetting,
-    ToolsSetting,
-    read_config,
-)
+from toolreplay.formats.config.model import DEFAULT_CONFIG, CompareGroup, Config, ReplayJob, ScopeSetting, ToolsSetting
+from toolreplay.formats.config.read import UNSEALED_EDITS, read_config
 from toolreplay.formats.parsing.node import Node
 from toolreplay.formats.parsing.yaml_text import parse_yaml
 from toolreplay.settings import ReplaySettings, SettingError, setting_key

@@ -32,7 +32,7 @@ from toolreplay.core.errors import InputError
 from toolreplay.core.findings import Level, Rule
 from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
 from toolreplay.core.wording import count
-from toolreplay.formats.config import Config
+from toolreplay.formats.config.model import Config
 from toolreplay.formats.scope import read_scope
 from toolreplay.replay.budget import CheckBudget, price_for
 from toolreplay.replay.cache import cache_note

@@ -19,7 +19,8 @@ from toolreplay.core.escape import for_terminal
 from toolreplay.core.files import repository_root
 from toolreplay.core.outcome import Analysis, CheckReport, parse_shard
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.config import DEFAULT_CONFIG, Config, discover, read_config
+from toolreplay.formats.config.model import DEFAULT_CONFIG, Config
+from toolreplay.formats.config.read import discover, read_config
 from toolreplay.results.locate import Paths
 
 if TYPE_CHECKING:
