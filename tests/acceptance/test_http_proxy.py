@@ -710,7 +710,7 @@ def test_sessions_are_answered_at_once_each_one_message_at_a_time() -> None:
 
     from toolreplay.analysis.classify import Policy  # noqa: PLC0415
     from toolreplay.formats.recording import load_session  # noqa: PLC0415
-    from toolreplay.mcp.http_serve import HttpReplay  # noqa: PLC0415
+    from toolreplay.mcp.http.serve import HttpReplay  # noqa: PLC0415
     from toolreplay.mcp.server import session_server  # noqa: PLC0415
     from toolreplay.settings import Unrecorded  # noqa: PLC0415
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolreplay.formats.mcp_log.log import LogWriter, read_log
-from toolreplay.mcp.proxy import ExchangeLog
+from toolreplay.mcp.stdio.proxy import ExchangeLog
 from toolreplay.redact import Redactor
 
 REQUEST = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}'

@@ -28,7 +28,7 @@ def _server(text: str, env: dict[str, list[str]]) -> LiveServer:
     if not equals or not name or not command.strip():
         raise UsageError(f"--server {text!r}: must be NAME=COMMAND or NAME=URL, as in --server ops='python server.py'")
     if command.strip().startswith(("http://", "https://")):
-        from toolreplay.mcp.urls import parse_upstream  # noqa: PLC0415 - only for a server reached by URL
+        from toolreplay.mcp.http.urls import parse_upstream  # noqa: PLC0415 - only for a server reached by URL
 
         if env.get(name):
             raise UsageError(f"--server-env {name}:{env[name][0]}: {name} is reached by URL; it is not started here")

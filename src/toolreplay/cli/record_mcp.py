@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from toolreplay.cli.options import ReadWords, redaction_options
-from toolreplay.mcp.proxy import run_proxy
+from toolreplay.mcp.stdio.proxy import run_proxy
 from toolreplay.redact import Redactor
 
 
@@ -85,7 +85,7 @@ def command(
             raise click.UsageError(
                 "give either --upstream URL or a server command (and --cwd, --stderr-copy), not both"
             )
-        from toolreplay.mcp.http_proxy import run_http_proxy  # noqa: PLC0415 - only a proxy over HTTP
+        from toolreplay.mcp.http.proxy import run_http_proxy  # noqa: PLC0415 - only a proxy over HTTP
 
         return run_http_proxy(upstream, listen or "127.0.0.1:0", log, redactor, name)
     if listen is not None:

@@ -20,7 +20,8 @@ from toolreplay.formats.faults import FaultKind, read_faults
 from toolreplay.formats.mcp_log.log import LogNotes, LogWriter, is_log, pick_run, read_log
 from toolreplay.formats.recording import load_session
 from toolreplay.formats.stubs import read_stubs
-from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer, RecordMode
+from toolreplay.mcp.cassette import RecordMode, record_mode
+from toolreplay.mcp.client import LIVE_TIMEOUT, LiveServer
 from toolreplay.mcp.server import ReplayServer, ServeLog, log_server, session_server
 from toolreplay.redact import Redactor
 from toolreplay.settings import ReplaySettings, Unrecorded
@@ -57,7 +58,7 @@ from toolreplay.settings import ReplaySettings, Unrecorded
 @settings_options("on_unrecorded", "stubs", live=True)
 @click.option(
     "--record",
-    "record_mode",
+    "recorded_as",
     type=click.Choice([mode.value for mode in RecordMode]),
     help="With live: what goes into the log (default: new for a log, none for a session).",
 )
@@ -114,7 +115,7 @@ def command(
     recording: str,
     server_command: tuple[str, ...],
     settings: ReplaySettings,
-    record_mode: str | None,
+    recorded_as: str | None,
     live_timeout: float,
     rules_file: str | None,
     run_number: int | None,
@@ -137,13 +138,13 @@ def command(
     policy = load_policy(rules_file, False)
     live_wanted = settings.on_unrecorded is Unrecorded.LIVE
     real = _real(live_wanted, server_command, upstream, upstream_headers, live_timeout)
-    if record_mode is not None and not live_wanted:
+    if recorded_as is not None and not live_wanted:
         raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
         notes = LogNotes()
         runs = read_log(recording, notes)
         run = pick_run(runs, run_number, recording, server_name)
-        mode = RecordMode(record_mode or RecordMode.NEW.value)
+        mode = record_mode(recorded_as, log=True)
         if live_wanted and mode is RecordMode.NEW and run is not runs[-1]:
             raise UsageError("--record new appends to the log's last run: serve that one, or --record none")
         live = _live(real, recording, mode, redactor) if live_wanted else None
@@ -158,9 +159,7 @@ def command(
     else:
         if run_number is not None:
             raise UsageError("--run is for a record-mcp log; a session holds one run")
-        mode = RecordMode(record_mode or RecordMode.NONE.value)
-        if mode is not RecordMode.NONE:
-            raise UsageError("a session is never written to: with a session, live answers are --record none")
+        mode = record_mode(recorded_as, log=False)
         session = load_session(recording)
         if session.context is None:
             raise UsageError(f"{recording} is a transcript: serving needs a session's tool definitions, or a log")
@@ -196,7 +195,7 @@ def _address(http: bool, listen: str | None) -> tuple[str, int] | None:
         raise UsageError("--listen is for --http")
     if not http:
         return None
-    from toolreplay.mcp.urls import parse_listen  # noqa: PLC0415 - only over HTTP
+    from toolreplay.mcp.http.urls import parse_listen  # noqa: PLC0415 - only over HTTP
 
     return parse_listen(listen or "127.0.0.1:0")
 
@@ -208,7 +207,7 @@ def _serve(
     each MCP session from a server of its own (one shared by all, where a live server answers what was never
     recorded: it is one); the servers that answered."""
     if address is not None:
-        from toolreplay.mcp.http_serve import serve_http  # noqa: PLC0415 - only over HTTP
+        from toolreplay.mcp.http.serve import serve_http  # noqa: PLC0415 - only over HTTP
 
         return serve_http(fresh, address, shared)
     server = fresh(None)
@@ -245,7 +244,7 @@ def _real(
 def _live(real: _Real, recording: str, mode: RecordMode, redactor: Redactor) -> LiveServer:
     url, headers = None, {}
     if real.upstream is not None:
-        from toolreplay.mcp.urls import parse_header, parse_upstream, shown_url  # noqa: PLC0415 - only over HTTP
+        from toolreplay.mcp.http.urls import parse_header, parse_upstream, shown_url  # noqa: PLC0415 - only over HTTP
 
         url = parse_upstream(real.upstream)
         headers = dict(parse_header(text, os.environ) for text in real.headers)

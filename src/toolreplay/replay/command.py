@@ -49,7 +49,7 @@ from toolreplay.formats.mcp_log.importer import with_listing
 from toolreplay.formats.mcp_log.log import served_calls
 from toolreplay.formats.session.shape import person_messages
 from toolreplay.formats.session.writer import dump_session
-from toolreplay.mcp.server import UNNAMED
+from toolreplay.mcp.handshake import UNNAMED
 from toolreplay.processes.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.relayed import relayed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.mcp.client import LiveServer
-from toolreplay.mcp.urls import parse_upstream, shown_url
+from toolreplay.mcp.http.urls import parse_upstream, shown_url
 from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked, named
 
 _MAX_PAGES = 1_000  # a server whose listing never ends is refused, not followed forever

@@ -35,8 +35,9 @@ from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from toolreplay.core.errors import UsageError
 from toolreplay.formats.mcp_log.log import LogWriter
-from toolreplay.mcp.proxy import ExchangeLog
-from toolreplay.mcp.urls import LOOPBACK, loopback_origin, parse_listen, parse_upstream, shown_url
+from toolreplay.mcp.http import sse
+from toolreplay.mcp.http.urls import LOOPBACK, loopback_origin, parse_listen, parse_upstream, shown_url
+from toolreplay.mcp.stdio.proxy import ExchangeLog
 from toolreplay.redact import Redactor
 
 _HOP_BY_HOP = frozenset(
@@ -280,17 +281,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _event(self, lines: list[bytes], pairing: ExchangeLog, announced: list[str]) -> None:
         """One event: a message (the default type) logged, then passed on; a legacy SSE server's ``endpoint``,
         where the client is to POST its messages, noted (and pointed at the proxy when it names the upstream)."""
-        kind = b"message"
-        data: list[bytes] = []
-        for line in lines:
-            if line.startswith(b"data:"):
-                data.append(line[5:].removeprefix(b" ").rstrip(b"\r\n"))
-            elif line.startswith(b"event:"):
-                kind = line[6:].strip()
-        if kind == b"endpoint" and data:
-            lines = self._endpoint(b"\n".join(data), pairing, announced) or lines
-        elif kind == b"message" and data:
-            pairing.from_server(b"\n".join(data))
+        kind, data = sse.fields(lines)
+        if kind == b"endpoint" and data is not None:
+            lines = self._endpoint(data, pairing, announced) or lines
+        elif kind == sse.MESSAGE and data is not None:
+            pairing.from_server(data)
         chunk = b"".join(lines)
         self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.flush()

@@ -37,10 +37,11 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from toolreplay.core.canonical import JSONObject
-from toolreplay.mcp.http_proxy import IDLE, MAX_BODY, QuietServer, serve_until_stopped
+from toolreplay.mcp.http import sse
+from toolreplay.mcp.http.proxy import IDLE, MAX_BODY, QuietServer, serve_until_stopped
+from toolreplay.mcp.http.urls import loopback_origin
 from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer
-from toolreplay.mcp.urls import loopback_origin
-from toolreplay.mcp.wire import encode
+from toolreplay.mcp.wire import decode, encode
 
 _SESSION = "Mcp-Session-Id"
 _SSE, _MESSAGES = "/sse", "/messages/"  # the legacy SSE transport's endpoints, as the SDK names them
@@ -276,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Cache-Control", "no-store")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            self._chunk(b"event: endpoint\ndata: " + f"{_MESSAGES}?session_id={session}".encode() + b"\n\n")
+            self._chunk(sse.frame(f"{_MESSAGES}?session_id={session}".encode(), b"endpoint"))
             while True:
                 try:
                     event = events.get(timeout=_KEEP_ALIVE)
@@ -312,13 +313,13 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _event(message: JSONObject) -> bytes:
-    return b"event: message\ndata: " + encode(message).rstrip(b"\n") + b"\n\n"
+    return sse.frame(encode(message).rstrip(b"\n"))
 
 
 def _is_request(body: bytes) -> bool:
     """Whether ``body`` is one JSON-RPC request (with an id), which must be answered unless a fault hangs it."""
     try:
-        message = json.loads(body)
+        message = decode(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(message, dict) and "id" in message and "method" in message
@@ -327,7 +328,7 @@ def _is_request(body: bytes) -> bool:
 def _is_initialize(body: bytes) -> bool:
     """Whether ``body`` is an ``initialize`` request (a session opens with its answer)."""
     try:
-        request = json.loads(body)
+        request = decode(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("method") == "initialize"
@@ -338,7 +339,7 @@ def _opened_a_session(body: bytes, response: JSONObject) -> bool:
     if "result" not in response:
         return False
     try:
-        request = json.loads(body)
+        request = decode(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("method") == "initialize"
