@@ -181,7 +181,7 @@ def test_a_tool_two_servers_listed_is_as_dangerous_as_its_most_dangerous_server(
 
 
 def test_under_base_a_rule_narrowed_to_another_server_is_a_loosening(tmp_path: Path) -> None:
-    from toolreplay.check.policy import loosenings  # noqa: PLC0415
+    from toolreplay.check.loosening import loosenings  # noqa: PLC0415
     from toolreplay.formats.config.read import read_config  # noqa: PLC0415
     from toolreplay.formats.session.writer import write_session  # noqa: PLC0415
 
