@@ -7,13 +7,12 @@ import click
 from toolreplay.analysis.audit import audit
 from toolreplay.analysis.classify import Policy
 from toolreplay.cli.options import load_policy, policy_options
-from toolreplay.cli.output import write_text
-from toolreplay.core.escape import one_line
+from toolreplay.cli.output import emit
 from toolreplay.core.findings import Gate, gated, rules_of
 from toolreplay.core.model import Finding
 from toolreplay.core.verdict import Exit
 from toolreplay.formats.recording import calls_and_classifier
-from toolreplay.report.text import render_audit
+from toolreplay.results.shown import FileAudit
 
 
 def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
@@ -21,10 +20,7 @@ def audit_files(paths: tuple[str, ...], policy: Policy) -> Exit:
     found: list[Finding] = []
     for number, path in enumerate(paths):
         report = audit(*calls_and_classifier(path, policy))
-        text = render_audit(report)
-        if len(paths) > 1:
-            text = ("\n" if number else "") + f"== {one_line(path)} ==\n" + text
-        write_text(text)
+        emit(FileAudit(path, report, number, len(paths)))
         found += report.findings
     return gated(rules_of(found), Gate.ANY_FINDING).exit_code
 

@@ -7,14 +7,14 @@ import os
 import click
 
 from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
-from toolreplay.cli.output import write_json, write_text
+from toolreplay.cli.output import emit
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.core.errors import UsageError
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.recording import load_session
 from toolreplay.replay.compare import compare_sessions
-from toolreplay.report.json_report import render_noise_json
-from toolreplay.report.text import noise_verdict, render_noise
+from toolreplay.results.shown import NoiseShown
+from toolreplay.results.statements import noise_verdict
 from toolreplay.settings import SettingError, parse_alpha, parse_test
 from toolreplay.stats.design import DEFAULT_ALPHA, Design, ExactTest
 
@@ -111,10 +111,7 @@ def command(
         stated = Statement("compare", noise_verdict(report))
         outputs.write(single_report(result, FailOn(fail_on), stated))
     line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
-    if outputs.as_json:
-        write_json(render_noise_json(report))
-    else:
-        write_text(render_noise(report, None, None, line, "compare"))
+    emit(NoiseShown(report, None, None, (), line, "compare"), outputs.as_json)
     return report.verdict.exit_code
 
 

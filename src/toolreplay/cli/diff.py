@@ -6,15 +6,14 @@ import click
 
 from toolreplay.analysis.diff import compare_recordings
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options
-from toolreplay.cli.output import write_json, write_text
+from toolreplay.cli.output import emit
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.core.model import Session
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.recording import kept_still, load_session
 from toolreplay.formats.session.stream import read_calls
-from toolreplay.report.json_report import render_diff_json
-from toolreplay.report.text import diff_verdict, render_diff
+from toolreplay.results.statements import diff_verdict
 
 
 def read_recording(path: str) -> Session:
@@ -58,8 +57,5 @@ def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | No
             stated = Statement("diff", diff_verdict(result))
             report = single_report(diff_result(result, paths.show(a), paths.show(b)), FailOn(fail_on), stated)
             outputs.write(report)
-        if outputs.as_json:
-            write_json(render_diff_json(result))
-        else:
-            write_text(render_diff(result))
+        emit(result, outputs.as_json)
     return result.verdict.exit_code

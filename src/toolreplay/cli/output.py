@@ -97,6 +97,24 @@ def write_json(text: str) -> None:
     sys.stdout.flush()
 
 
+def emit(outcome: object, as_json: bool = False) -> None:
+    """Print a command's report of ``outcome``, its JSON or its text, as the one registry renders it."""
+    from toolreplay.report.registry import render  # noqa: PLC0415 - a renderer is loaded only to print
+
+    if as_json:
+        write_json(render("json", outcome))
+    else:
+        write_text(render("text", outcome))
+
+
+def emit_stream(outcome: object) -> None:
+    """Print a command's text report of ``outcome`` as it is made, a batch at a time."""
+    from toolreplay.report.registry import render_stream  # noqa: PLC0415 - a renderer is loaded only to print
+
+    for chunk in render_stream("text", outcome):
+        write_text(chunk)
+
+
 def write_workflow_commands(text: str) -> None:
     """Print workflow commands to stdout as rendered: their renderer escaped what they carry, field by field."""
     sys.stdout.write(text)

@@ -17,7 +17,7 @@ from toolreplay.agent_spec import ProgramSpec
 from toolreplay.agents.spec import recorded_here
 from toolreplay.analysis.classify import Policy
 from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
-from toolreplay.cli.output import warn, write_json, write_lines, write_text
+from toolreplay.cli.output import emit, warn, write_lines
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import for_terminal
@@ -37,7 +37,8 @@ from toolreplay.replay.drive import (
     untold_task,
     with_task,
 )
-from toolreplay.report.text import noise_verdict, render_audit, render_noise, render_replay, replay_verdict
+from toolreplay.results.shown import FileAudit, NoiseShown, ReplayShown
+from toolreplay.results.statements import noise_verdict, replay_verdict
 from toolreplay.settings import ReplaySettings
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def command(
         from toolreplay.analysis.audit import audit  # noqa: PLC0415 - each path loads only what it runs
 
         report = audit(*calls_and_classifier(recording, policy))
-        write_text(render_audit(report))
+        emit(FileAudit(recording, report))
         return gated(rules_of(report.findings), Gate.ANY_FINDING).exit_code
     session = load_session(recording, kind)
     if session.context is None:
@@ -168,12 +169,10 @@ def command(
             _as_report(recording, session, outcome, policy, candidate, settings, FailOn(fail_on), outputs.root)
         )
     if runs_out is not None:
-        from toolreplay.report.json_report import run_lines  # noqa: PLC0415
+        from toolreplay.report.registry import render  # noqa: PLC0415 - only when the runs are asked for
 
-        lines = run_lines(outcome.runs)
-        if settings.noise:
-            lines += run_lines(outcome.baseline_runs, "baseline")
-        write_lines(lines, runs_out)
+        text = render("runs", outcome)
+        write_lines((line.encode("utf-8") for line in text.split("\n")[:-1]), runs_out)
     return _told(outcome, outputs, session, candidate, settings)
 
 
@@ -207,23 +206,12 @@ def _told(
     outcome: ReplayOutcome, outputs: Outputs, session: Session, candidate: Candidate, settings: ReplaySettings
 ) -> Exit:
     """The report on stdout, as JSON or text (with the tools' changes, given --tools), and the exit code."""
-    from toolreplay.report.json_report import render_noise_json, render_replay_json  # noqa: PLC0415
-
+    given = tuple(_given(session, candidate, settings))
     if outcome.noise is not None:
-        noise = outcome.noise
-        if outputs.as_json:
-            write_json(render_noise_json(noise, _given(session, candidate, settings)))
-        else:
-            write_text(render_noise(noise, settings.system, settings.tools))
-            _tools_changed(session, candidate, settings, [c.tool for c in noise.candidate.changes])
-        return noise.verdict.exit_code
-    replayed = outcome.report
-    if outputs.as_json:
-        write_json(render_replay_json(replayed, _given(session, candidate, settings)))
-    else:
-        write_text(render_replay(replayed, settings.system, settings.tools))
-        _tools_changed(session, candidate, settings, [c.tool for c in replayed.changes])
-    return replayed.verdict.exit_code
+        emit(NoiseShown(outcome.noise, settings.system, settings.tools, given), outputs.as_json)
+        return outcome.noise.verdict.exit_code
+    emit(ReplayShown(outcome.report, settings.system, settings.tools, given), outputs.as_json)
+    return outcome.report.verdict.exit_code
 
 
 def _given(session: Session, candidate: Candidate, settings: ReplaySettings) -> list[Drift]:
@@ -233,16 +221,6 @@ def _given(session: Session, candidate: Candidate, settings: ReplaySettings) -> 
     from toolreplay.surface.drift import tools_given  # noqa: PLC0415 - only a replay given other tools
 
     return tools_given(session.context.tools, candidate.tools, settings.tools)
-
-
-def _tools_changed(session: Session, candidate: Candidate, settings: ReplaySettings, involved: list[str]) -> None:
-    """With --tools, how the tools given differ from the recorded ones, next to the behaviours they may explain."""
-    changes = _given(session, candidate, settings)
-    if changes:
-        from toolreplay.surface.drift import explained  # noqa: PLC0415 - only a replay given other tools
-
-        lines = [f"the tools given ({settings.tools}) differ from the recorded ones:", *explained(changes, involved)]
-        write_text(for_terminal("\n".join(lines)) + "\n")
 
 
 def _as_report(

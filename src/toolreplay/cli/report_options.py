@@ -9,7 +9,6 @@ command said of it.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.cli.output import guard_outputs, write_text, write_workflow_commands
+from toolreplay.cli.output import emit, guard_outputs, write_workflow_commands
 from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import UsageError
 from toolreplay.core.files import make_directories, missing_directories, repository_root, write_all
@@ -29,33 +28,26 @@ if TYPE_CHECKING:
 
 @record
 class ReportKind:
-    """A report written to a file: its option, what ``--help`` says, and its renderer (imported when asked for)."""
+    """A report written to a file: its format (rendered by the one registry), its option, and what ``--help`` says."""
 
     name: str
     option: str
     help: str
-    renderer: str  # module:function, a pure function of a CheckReport to its text
 
     def render(self, report: CheckReport) -> bytes:
-        module, function = self.renderer.split(":")
-        text: str = getattr(importlib.import_module(module), function)(report)
-        return json_utf8(text)  # markdown and the page hold no lone surrogate; JSON escapes one
+        from toolreplay.report.registry import render  # noqa: PLC0415 - a renderer is loaded only when asked for
+
+        return json_utf8(render(self.name, report))  # markdown and the page hold no lone surrogate; JSON escapes one
 
 
 KINDS = (
-    ReportKind("markdown", "--markdown", "Write the report as markdown.", "toolreplay.report.markdown:render_markdown"),
-    ReportKind("sarif", "--sarif", "Write the findings as SARIF 2.1.0.", "toolreplay.report.sarif:render_sarif"),
-    ReportKind(
-        "json",
-        "--json",
-        "Write the report as JSON (what merge reads).",
-        "toolreplay.formats.check_report:render_check_json",
-    ),
+    ReportKind("markdown", "--markdown", "Write the report as markdown."),
+    ReportKind("sarif", "--sarif", "Write the findings as SARIF 2.1.0."),
+    ReportKind("json", "--json", "Write the report as JSON (what merge reads)."),
     ReportKind(
         "html",
         "--html",
         "Write the report as one HTML page: the run grid, each run's calls, a diff (docs/html-report.md).",
-        "toolreplay.report.html:render_html",
     ),
 )
 _BY_NAME = {kind.name: kind for kind in KINDS}
@@ -166,9 +158,9 @@ def write_reports(
             make_directories(target, root)
     write_all(rendered)  # every report, or none: a later one that cannot be written leaves no earlier one new
     if github_annotations:
-        from toolreplay.report.github import render_annotations  # noqa: PLC0415 - each renderer only when asked for
+        from toolreplay.report.registry import render  # noqa: PLC0415 - a renderer is loaded only when asked for
 
-        write_workflow_commands(render_annotations(report))
+        write_workflow_commands(render("annotations", report))
 
 
 def emit_reports(
@@ -176,9 +168,7 @@ def emit_reports(
 ) -> int:
     """A check's reports: every file asked for, then the text report printed, then the annotations; the exit
     code."""
-    from toolreplay.report.check_text import render_check  # noqa: PLC0415
-
     write_reports(report, reports, False, root)
-    write_text(render_check(report))
+    emit(report)
     write_reports(report, {}, github_annotations)
     return report.verdict.exit_code

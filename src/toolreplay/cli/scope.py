@@ -5,12 +5,11 @@ from __future__ import annotations
 import click
 
 from toolreplay.analysis.scope import check_scope
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import emit
 from toolreplay.core.findings import Gate, gated, rules_of
 from toolreplay.core.verdict import Exit
 from toolreplay.formats.recording import iter_calls
 from toolreplay.formats.scope import read_scope
-from toolreplay.report.text import render_scope
 
 
 @click.command(
@@ -28,5 +27,5 @@ from toolreplay.report.text import render_scope
 def command(file: str, scope_file: str) -> Exit:
     scope = read_scope(scope_file)
     report = check_scope(iter_calls(file), scope)
-    write_text(render_scope(report))
+    emit(report)
     return gated(rules_of(report.findings), Gate.ANY_FINDING).exit_code

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import click
 
-from toolreplay.cli.output import guard_outputs, write_lines, write_text
+from toolreplay.cli.output import emit, guard_outputs, write_lines, write_text
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
 from toolreplay.core.files import write_atomic
@@ -156,13 +156,13 @@ def _sign_sealed(path: str, key: str) -> int:
     from toolreplay.formats.recording import read_links  # noqa: PLC0415
     from toolreplay.integrity import signing  # noqa: PLC0415
     from toolreplay.integrity.chain import verify  # noqa: PLC0415
-    from toolreplay.report.text import render_verification  # noqa: PLC0415
 
     kind = detect_kind(path)
     links, last_label = read_links(path, kind)
     result = verify(links, path, last_label)
     if not result.intact:
-        write_text(render_verification(result) + "not signed: the chain is broken\n")
+        emit(result)
+        write_text("not signed: the chain is broken\n")
         return 1
     if not result.links:
         raise InputError("has no link, so nothing to sign", path)

@@ -13,10 +13,10 @@ import click
 
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.cli.options import load_policy, policy_options
-from toolreplay.cli.output import warn, write_text
+from toolreplay.cli.output import emit_stream, warn, write_text
 from toolreplay.formats.kinds import detect_kind
 from toolreplay.formats.recording import RecordingStream, read_links
-from toolreplay.report.text import ShowHead, ShowRow, class_label, made_safe, show_lines, show_row
+from toolreplay.results.shown import ShowHead, ShownRecording, ShowRow, class_label, show_row
 
 
 @click.command(
@@ -43,8 +43,7 @@ def command(sessions: tuple[str, ...], rules_file: str | None, strict: bool) -> 
         for number, (head, spill) in enumerate(read):
             if number:
                 write_text("\n")
-            for chunk in made_safe(show_lines(head, _rows(spill))):
-                write_text(chunk)
+            emit_stream(ShownRecording(head, _rows(spill)))
     return 0
 
 

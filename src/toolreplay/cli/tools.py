@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
 
-from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.cli.output import emit, guard_outputs, write_text
 from toolreplay.core.errors import UsageError
-from toolreplay.core.escape import for_terminal, one_line
-from toolreplay.core.findings import Gate, Level, Rule, gated
+from toolreplay.core.escape import one_line
+from toolreplay.core.findings import Gate, Rule, gated
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
+from toolreplay.results.shown import LintShown, SurfaceChanges
 
 if TYPE_CHECKING:
     from toolreplay.surface.model import Surface
@@ -54,10 +54,6 @@ def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface
 )
 def command() -> None:
     """The group."""
-
-
-def _level(level: Level) -> str:
-    return {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}[level]
 
 
 def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) -> list[Surface]:
@@ -116,19 +112,7 @@ def diff(
         before, after = _one_server(before, only, old), _one_server(after, only, after.source)
     new = after.source
     changes = diff_surfaces(before, after)
-    if as_json:
-        rows = [
-            {"kind": c.kind.value, "level": _level(c.level), "tool": c.tool, "detail": c.detail, "line": c.line}
-            for c in changes
-        ]
-        from toolreplay.cli.output import write_json  # noqa: PLC0415
-
-        write_json(json.dumps({"old": old, "new": new, "changes": rows}, indent=2, ensure_ascii=False) + "\n")
-    else:
-        lines = [f"tools diff: {len(before.tools)} tools in {old}, {len(after.tools)} in {new}"]
-        lines += [f"  {_level(c.level):<8} {c.kind.value:<22} {c.tool}  {c.detail}" for c in changes]
-        lines.append("no change" if not changes else f"{len(changes)} changes")
-        write_text(for_terminal("\n".join(lines)) + "\n")
+    emit(SurfaceChanges(old, new, len(before.tools), len(after.tools), tuple(changes)), as_json)
     return gated(((Rule.TOOL_CHANGED, c.level) for c in changes), Gate.AN_ERROR).exit_code
 
 
@@ -171,10 +155,7 @@ def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name
         "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
     )
     found = lint_surface(together)
-    lines = [f"{f.path}:{f.line}  {f.rule.value:<22} {f.tool} {f.field}: {f.excerpt}" for f in found] or [
-        "tools lint: nothing found"
-    ]
-    write_text(for_terminal("\n".join(lines)) + "\n")
+    emit(LintShown(tuple(found)))
     return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.cli.output import write_text
+from toolreplay.cli.output import emit, write_text
 from toolreplay.core.errors import UsageError
 from toolreplay.core.findings import Gate, Level, Rule, gated
 from toolreplay.core.verdict import Exit
 from toolreplay.formats.kinds import detect_kind
 from toolreplay.formats.recording import read_links
 from toolreplay.integrity.chain import Verification, verify
-from toolreplay.report.text import render_verification
 
 
 @click.command(
@@ -51,7 +50,7 @@ def command(sealed: str, allowed: str | None, identity: str | None, signature: s
     kind = detect_kind(sealed)
     links, last_label = read_links(sealed, kind)
     result = verify(links, sealed, last_label)
-    write_text(render_verification(result))
+    emit(result)
     found: list[tuple[Rule, Level]] = [] if result.intact else [(Rule.CHAIN_BROKEN, Rule.CHAIN_BROKEN.level)]
     if allowed is not None and not result.intact:
         write_text("signature: not checked, as the chain is broken\n")
@@ -64,14 +63,14 @@ def _signature_holds(
     sealed: str, kind: str, result: Verification, allowed: str, identity: str | None, signature: str | None
 ) -> bool:
     from toolreplay.integrity import signing  # noqa: PLC0415 - only a signature check runs ssh-keygen
-    from toolreplay.report.text import render_signature  # noqa: PLC0415
+    from toolreplay.results.shown import SignatureShown  # noqa: PLC0415
 
     path = signature or signing.signature_of(sealed)
     found = signing.read_signature(path)
     if found is None:
-        write_text(render_signature(None, path))
+        emit(SignatureShown(None, path))
         return False
     message = signing.statement(kind, result.head, result.links)
     checked = signing.check(message, found, allowed, identity, signing.NAMESPACE)
-    write_text(render_signature(checked, path))
+    emit(SignatureShown(checked, path))
     return checked.good

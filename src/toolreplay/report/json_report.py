@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import DiffResult, FieldChange, Pair
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
@@ -12,6 +13,10 @@ from toolreplay.replay.engine import Run
 from toolreplay.replay.noise import NoiseReport
 from toolreplay.replay.report import ReplayReport
 from toolreplay.surface.drift import Drift
+
+if TYPE_CHECKING:
+    from toolreplay.replay.drive import ReplayOutcome
+    from toolreplay.results.shown import NoiseShown, ReplayShown
 
 DIFF_SCHEMA = "toolreplay-diff"
 DIFF_VERSION = 1
@@ -168,6 +173,12 @@ def render_replay_json(report: ReplayReport, tools: Sequence[Drift] = ()) -> str
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+def render_runs(outcome: ReplayOutcome) -> str:
+    """Every run's calls as JSON Lines (``replay --runs-out``): the candidate's runs, then the baseline's."""
+    lines = run_lines(outcome.runs) + run_lines(outcome.baseline_runs, "baseline")
+    return "".join(line.decode("utf-8") + "\n" for line in lines)
+
+
 def run_lines(runs: Sequence[Run], group: str = "candidate") -> list[bytes]:
     """Every run's calls as JSON Lines: a ``call`` line per call, then a ``run`` line per run."""
     lines: list[bytes] = []
@@ -258,3 +269,11 @@ def noise_document(report: NoiseReport) -> JSONObject:
 def render_noise_json(report: NoiseReport, tools: Sequence[Drift] = ()) -> str:
     doc = _with_tools(noise_document(report), tools, [change.tool for change in report.candidate.changes])
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def replay_json(shown: ReplayShown) -> str:
+    return render_replay_json(shown.report, shown.given)
+
+
+def noise_json(shown: NoiseShown) -> str:
+    return render_noise_json(shown.report, shown.given)

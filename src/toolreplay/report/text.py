@@ -7,20 +7,20 @@ print the same bytes and a committed report diffs to nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import FieldChange
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.escape import for_terminal, one_line
 from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
-from toolreplay.core.records import record
 from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
 from toolreplay.formats.session.shape import Outline
 from toolreplay.replay import reading
+from toolreplay.results.shown import ShowHead, ShowRow, show_row
+from toolreplay.results.statements import diff_verdict, noise_verdict, replay_verdict
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.analysis.audit import AuditReport
-    from toolreplay.analysis.classify import Classifier
     from toolreplay.analysis.diff import DiffResult
     from toolreplay.analysis.scope import ScopeReport
     from toolreplay.integrity.chain import Verification
@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the results rendered here; each command loads only the anal
     from toolreplay.replay.engine import Run
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport, UnrecordedCall
+    from toolreplay.results.shown import FileAudit, NoiseShown, ReplayShown, ShownRecording, SignatureShown
+    from toolreplay.surface.drift import Drift
 
 
 def _finding_lines(findings: Iterable[Finding]) -> list[str]:
@@ -86,34 +88,12 @@ def _source(source: JSONObject) -> str:
     return f"{kind} ({details})" if details else kind
 
 
-def class_label(call: Call, classifier: Classifier) -> str:
-    """A call's class as ``show`` prints it, with any disagreement spelled out."""
-    found = classifier.classify(call)
-    label = found.klass.value
-    if found.origin == "strict":
-        label += " (unknown, --strict)"
-    if found.mismatch:
-        label += " (annotations say read-only)"
-    return label
-
-
 _SHOW_WIDTH = 90  # the widest the column of calls grows
-ShowRow: TypeAlias = "tuple[int, int, str, str]"  # a call's index, turn, text and class, as show prints them
 
 
-def show_row(call: Call, klass: str) -> ShowRow:
-    """What ``show`` prints of a call, before the width of the column is known."""
-    return call.index, call.turn, format_call(call), klass + ("  (error result)" if call.is_error else "")
-
-
-@record
-class ShowHead:
-    """What ``show`` prints around a recording's rows, and the longest call text, once every call is read."""
-
-    path: str
-    calls: int
-    widest: int
-    outline: Outline | None  # None for a transcript
+def render_shown(shown: ShownRecording) -> Iterator[str]:
+    """What ``show`` prints of a recording, made safe, a batch at a time: printed while it is made."""
+    return made_safe(show_lines(shown.head, shown.rows))
 
 
 def show_lines(head: ShowHead, rows: Iterable[ShowRow]) -> Iterator[str]:
@@ -204,20 +184,6 @@ def render_diff(result: DiffResult) -> str:
     return _lines(lines)
 
 
-def diff_verdict(result: DiffResult) -> str:
-    """The verdict of a diff and why, as one sentence."""
-    a, b = result.a, result.b
-    destructive = result.new_destructive
-    if destructive:
-        where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
-        summary = f"{b.path} makes {count(len(destructive), 'destructive call')} {a.path} does not: {where}"
-    elif result.differences:
-        summary = f"{count(len(result.differences), 'difference')}, none of them a new destructive call"
-    else:
-        summary = "the two recordings made the same calls"
-    return f"{result.verdict.value}: {summary} (--fail-on {result.fail_on.value})"
-
-
 def _turn(report: ReplayReport, turn: int) -> str:
     """``  (turn 2)`` when the recording is a conversation of several turns."""
     return f"  (turn {turn})" if report.turns > 1 else ""
@@ -305,35 +271,6 @@ def _spent(runs: Sequence[Run], which: str = "") -> list[str]:
     return lines
 
 
-def replay_verdict(report: ReplayReport) -> str:
-    """The verdict of a replay without a baseline and why, as one sentence."""
-    total = report.answered
-    destructive: dict[str, set[int]] = {}
-    for change in report.changes:
-        if change.new_destructive:
-            destructive.setdefault(change.tool, set()).update(change.runs)
-    for made in report.lost_destructive:  # made in runs that then failed: made all the same
-        destructive.setdefault(made.tool, set())
-    if destructive:
-        named = ", ".join(
-            f"{tool} in {len(runs_of)} of {count(total, 'run')}"
-            if runs_of
-            else f"{tool} in runs that ended in an error"
-            for tool, runs_of in sorted(destructive.items())
-        )
-        summary = f"destructive calls the recording never made: {named}"
-    elif report.changes:
-        summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
-    else:
-        summary = "the candidate made the recorded calls"
-    return f"{report.verdict.value}: {summary} (--fail-on {report.fail_on.value})"
-
-
-def noise_verdict(report: NoiseReport) -> str:
-    """The verdict of a replay or comparison against a baseline and why, as one sentence."""
-    return f"{report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})"
-
-
 def _share(hits: int, runs: int, interval: tuple[float, float]) -> str:
     rate = hits / runs if runs else 0.0
     return f"{hits}/{runs} ({rate:.0%}, 95% CI {interval[0]:.0%}-{interval[1]:.0%})"
@@ -411,3 +348,37 @@ def render_noise(
         lines.append(f"{report.candidate.budget}: what they show is above; the verdict cannot be a pass")
     lines.append(f"verdict: {noise_verdict(report)}")
     return _lines(lines)
+
+
+def render_file_audit(audited: FileAudit) -> str:
+    """One file's audit; of several files, headed by its name (and a blank line after the one before)."""
+    text = render_audit(audited.report)
+    if audited.total > 1:
+        text = ("\n" if audited.number else "") + f"== {one_line(audited.path)} ==\n" + text
+    return text
+
+
+def render_signature_shown(shown: SignatureShown) -> str:
+    return render_signature(shown.checked, shown.path)
+
+
+def replay_text(shown: ReplayShown) -> str:
+    """A replay, then (given other tools) how they differ from the recorded ones, beside the behaviours."""
+    text = render_replay(shown.report, shown.system, shown.tools)
+    return text + _tools_given(shown.given, shown.tools, [change.tool for change in shown.report.changes])
+
+
+def noise_text(shown: NoiseShown) -> str:
+    """A replay with a noise baseline or a comparison, then (given other tools) how they differ."""
+    text = render_noise(shown.report, shown.system, shown.tools, shown.candidate_line, shown.command)
+    involved = [change.tool for change in shown.report.candidate.changes]
+    return text + _tools_given(shown.given, shown.tools, involved)
+
+
+def _tools_given(given: Sequence[Drift], tools: str | None, involved: list[str]) -> str:
+    if not given:
+        return ""
+    from toolreplay.surface.drift import explained  # noqa: PLC0415 - only a replay given other tools
+
+    lines = [f"the tools given ({tools}) differ from the recorded ones:", *explained(given, involved)]
+    return for_terminal("\n".join(lines)) + "\n"

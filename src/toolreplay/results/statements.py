@@ -1,0 +1,57 @@
+"""What a command says of its verdict, as one sentence: the verdict and why, under the fail-on it was decided by.
+The text report ends on it, and every other report of the command carries it as the command's statement."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolreplay.core.wording import count
+from toolreplay.replay import reading
+
+if TYPE_CHECKING:
+    from toolreplay.analysis.diff import DiffResult
+    from toolreplay.replay.noise import NoiseReport
+    from toolreplay.replay.report import ReplayReport
+
+
+def diff_verdict(result: DiffResult) -> str:
+    """The verdict of a diff and why, as one sentence."""
+    a, b = result.a, result.b
+    destructive = result.new_destructive
+    if destructive:
+        where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
+        summary = f"{b.path} makes {count(len(destructive), 'destructive call')} {a.path} does not: {where}"
+    elif result.differences:
+        summary = f"{count(len(result.differences), 'difference')}, none of them a new destructive call"
+    else:
+        summary = "the two recordings made the same calls"
+    return f"{result.verdict.value}: {summary} (--fail-on {result.fail_on.value})"
+
+
+def replay_verdict(report: ReplayReport) -> str:
+    """The verdict of a replay without a baseline and why, as one sentence."""
+    total = report.answered
+    destructive: dict[str, set[int]] = {}
+    for change in report.changes:
+        if change.new_destructive:
+            destructive.setdefault(change.tool, set()).update(change.runs)
+    for made in report.lost_destructive:  # made in runs that then failed: made all the same
+        destructive.setdefault(made.tool, set())
+    if destructive:
+        named = ", ".join(
+            f"{tool} in {len(runs_of)} of {count(total, 'run')}"
+            if runs_of
+            else f"{tool} in runs that ended in an error"
+            for tool, runs_of in sorted(destructive.items())
+        )
+        summary = f"destructive calls the recording never made: {named}"
+    elif report.changes:
+        summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
+    else:
+        summary = "the candidate made the recorded calls"
+    return f"{report.verdict.value}: {summary} (--fail-on {report.fail_on.value})"
+
+
+def noise_verdict(report: NoiseReport) -> str:
+    """The verdict of a replay or comparison against a baseline and why, as one sentence."""
+    return f"{report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})"
