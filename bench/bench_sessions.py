@@ -46,7 +46,7 @@ from bench.bench_chain import run_cli
 from bench.synthetic import write_session, write_transcript
 from toolreplay.analysis.classify import Policy
 from toolreplay.analysis.diff import diff_calls
-from toolreplay.cli.diff import read_recording
+from toolreplay.commands.diff import read_recording
 from toolreplay.formats.recording import load_session
 
 _MEASURE = (

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import SAMPLES, THOROUGH
-from toolreplay.cli.diff import read_recording
+from toolreplay.commands.diff import read_recording
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import InputError
 from toolreplay.core.model import Call, Session

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
-from toolreplay.cli.options import ReadWords, fail_on_option, load_policy, policy_options, refused
-from toolreplay.cli.output import emit
+from toolreplay.cli.emitter import Printer
+from toolreplay.cli.options import ReadWords, fail_on_option, policy_options, refused
 from toolreplay.cli.report_options import Outputs, outputs_options
-from toolreplay.core.errors import UsageError
+from toolreplay.commands import compare
 from toolreplay.core.verdict import FailOn
-from toolreplay.formats.recording import load_session
-from toolreplay.replay.compare import compare_sessions
-from toolreplay.results.shown import NoiseShown
-from toolreplay.results.statements import noise_verdict
 from toolreplay.settings import SettingError, parse_alpha, parse_test
 from toolreplay.stats.design import DEFAULT_ALPHA, Design, ExactTest
 
@@ -78,49 +72,11 @@ def command(
     rules_file: str | None,
     strict: bool,
 ) -> int:
-    _once_each(recorded, candidates, baselines)
+    compare.once_each(compare.CompareRequest(recorded, candidates, baselines))  # before any file is read
     outputs.guard([recorded, *candidates, *baselines, rules_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
         raise refused(exc) from None
-    policy = load_policy(rules_file, strict)
-    reference = load_session(recorded)
-    if reference.context is None:
-        raise UsageError(f"{recorded} is a transcript: compare needs sessions")
-    edited = [load_session(path) for path in candidates]
-    unchanged = [load_session(path) for path in baselines]
-    report = compare_sessions(reference, edited, unchanged, policy, design, FailOn(fail_on))
-    if outputs.asked:
-        from toolreplay.core.outcome import Statement  # noqa: PLC0415
-        from toolreplay.results.diff import single_report  # noqa: PLC0415 - reports only
-        from toolreplay.results.locate import Paths  # noqa: PLC0415
-        from toolreplay.results.replay import compare_result  # noqa: PLC0415 - reports only
-
-        paths = Paths(outputs.root)  # files named from the repository root, as check names them
-        shown = paths.show(recorded)
-        result = compare_result(
-            f"compare {shown}",
-            shown,
-            reference,
-            report,
-            policy,
-            [paths.show(path) for path in candidates],
-            [paths.show(path) for path in baselines],
-        )
-        stated = Statement("compare", noise_verdict(report))
-        outputs.write(single_report(result, FailOn(fail_on), stated))
-    line = f"edited: {', '.join(candidates)} · unchanged: {', '.join(baselines)}"
-    emit(NoiseShown(report, None, None, (), line, "compare"), outputs.as_json)
-    return report.verdict.exit_code
-
-
-def _once_each(recorded: str, candidates: tuple[str, ...], baselines: tuple[str, ...]) -> None:
-    """Refuse a session given twice: counted twice, or on both sides, it would make the verdict, not the runs."""
-    roles: dict[str, str] = {}
-    named = [("RECORDED", recorded)] + [("a candidate", path) for path in candidates]
-    for role, path in named + [("a baseline", path) for path in baselines]:
-        key = os.path.realpath(path)
-        if key in roles:
-            raise UsageError(f"{path} is given twice (as {roles[key]} and as {role}); give each session once")
-        roles[key] = role
+    request = compare.CompareRequest(recorded, candidates, baselines, design, FailOn(fail_on), rules_file, strict)
+    return compare.execute(request, Printer(outputs=outputs))

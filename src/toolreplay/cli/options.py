@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.analysis.classify import Policy
 from toolreplay.core.errors import UsageError
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import agree, count
-from toolreplay.formats.rules import read_rules
 from toolreplay.settings import REPLAY_POLICIES, ReplaySettings, SettingError, Unrecorded, parse_settings, setting_key
 
 if TYPE_CHECKING:
@@ -342,10 +340,6 @@ def policy_options(function: Command) -> Command:
         metavar="FILE",
         help="A rules file (TOML): classification rules and argument matching. See docs/formats.md.",
     )(function)
-
-
-def load_policy(rules_file: str | None, strict: bool) -> Policy:
-    return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
 
 
 EVERY_SHAPE = "\0"  # what a bare --no-redact stands for: no shape's name can be it

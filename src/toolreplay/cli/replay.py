@@ -16,9 +16,10 @@ import click
 from toolreplay.agent_spec import ProgramSpec
 from toolreplay.agents.spec import recorded_here
 from toolreplay.analysis.classify import Policy
-from toolreplay.cli.options import fail_on_option, load_policy, policy_options, settings_options
+from toolreplay.cli.options import fail_on_option, policy_options, settings_options
 from toolreplay.cli.output import emit, warn, write_lines
 from toolreplay.cli.report_options import Outputs, outputs_options
+from toolreplay.commands.base import load_policy
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import for_terminal
 from toolreplay.core.findings import Gate, gated, rules_of

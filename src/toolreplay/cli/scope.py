@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.analysis.scope import check_scope
-from toolreplay.cli.output import emit
-from toolreplay.core.findings import Gate, gated, rules_of
+from toolreplay.cli.emitter import Printer
+from toolreplay.commands import scope
 from toolreplay.core.verdict import Exit
-from toolreplay.formats.recording import iter_calls
-from toolreplay.formats.scope import read_scope
 
 
 @click.command(
@@ -25,7 +22,4 @@ from toolreplay.formats.scope import read_scope
 @click.argument("file", metavar="FILE")
 @click.argument("scope_file", metavar="SCOPE")
 def command(file: str, scope_file: str) -> Exit:
-    scope = read_scope(scope_file)
-    report = check_scope(iter_calls(file), scope)
-    emit(report)
-    return gated(rules_of(report.findings), Gate.ANY_FINDING).exit_code
+    return scope.execute(scope.ScopeRequest(file, scope_file), Printer())

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 
 import click
 
-from toolreplay.cli.options import ReadWords, load_policy, redaction_options, settings_options
+from toolreplay.cli.options import ReadWords, redaction_options, settings_options
 from toolreplay.cli.output import guard_outputs
+from toolreplay.commands.base import load_policy
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import one_line
 from toolreplay.core.files import same_file

@@ -12,8 +12,9 @@ from typing import IO
 import click
 
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.cli.options import load_policy, policy_options
+from toolreplay.cli.options import policy_options
 from toolreplay.cli.output import emit_stream, warn, write_text
+from toolreplay.commands.base import load_policy
 from toolreplay.formats.kinds import detect_kind
 from toolreplay.formats.recording import RecordingStream, read_links
 from toolreplay.results.shown import ShowHead, ShownRecording, ShowRow, class_label, show_row

@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolreplay.cli.output import emit, guard_outputs, write_text
+from toolreplay.cli.emitter import Printer
+from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.commands import tools
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import one_line
-from toolreplay.core.findings import Gate, Rule, gated
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
-from toolreplay.results.shown import LintShown, SurfaceChanges
 
 if TYPE_CHECKING:
-    from toolreplay.surface.model import Surface
+    pass
 
 _SOURCES = """Each of OLD, NEW and SOURCE is a session, a record-mcp log, a tools file (a JSON array of
     tool definitions, or a tools/list result) or a tools.lock. With --live, the
@@ -31,21 +31,6 @@ def _live_options(command: Callable[..., Exit]) -> Callable[..., Exit]:
     return click.option("--live", is_flag=True, help="Ask the server whose command follows -- now (stdio).")(command)
 
 
-def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface | None:
-    """The live surface the options ask for, or None."""
-    if live and url is not None:
-        raise UsageError("--live and --live-url: give one way to reach the server")
-    if not live and url is None:
-        return None
-    if live and not command:
-        raise UsageError("--live needs the server's command after --")
-    if url is not None and command:
-        raise UsageError(f"--live-url takes no command; {command[0]!r} is one too many")
-    from toolreplay.surface.live import live_surface  # noqa: PLC0415 - only a live surface starts a server
-
-    return live_surface(command, url, name)
-
-
 @click.group(
     "tools",
     help=f"""Compare, lint and pin tool surfaces.
@@ -54,16 +39,6 @@ def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface
 )
 def command() -> None:
     """The group."""
-
-
-def _surfaces(sources: tuple[str, ...], live: bool, url: str | None, name: str) -> list[Surface]:
-    """The files' surfaces, or the live one (the arguments then the server's command)."""
-    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
-
-    asked = _live(live, url, list(sources) if live else [], name)
-    if asked is not None:
-        return [asked]
-    return [read_surface(source) for source in sources]
 
 
 @command.command(
@@ -98,35 +73,8 @@ def diff(
     live_url: str | None,
     server_name: str,
 ) -> Exit:
-    from toolreplay.surface.drift import diff_surfaces  # noqa: PLC0415
-    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
-
-    if only is not None and not only:
-        raise UsageError("--server must name a server, not an empty string")
-    asked = _live(live, live_url, list(rest), server_name or only or "")
-    if asked is None and len(rest) != 1:
-        raise UsageError(f"give OLD and NEW (or --live -- SERVER...), not {count(len(rest) + 1, 'source')}")
-    before = read_surface(old)
-    after = asked if asked is not None else read_surface(rest[0])
-    if only is not None:
-        before, after = _one_server(before, only, old), _one_server(after, only, after.source)
-    new = after.source
-    changes = diff_surfaces(before, after)
-    emit(SurfaceChanges(old, new, len(before.tools), len(after.tools), tuple(changes)), as_json)
-    return gated(((Rule.TOOL_CHANGED, c.level) for c in changes), Gate.AN_ERROR).exit_code
-
-
-def _one_server(surface: Surface, name: str, shown: str) -> Surface:
-    """The tools and instructions of one server of a surface; a source without that server is refused."""
-    from toolreplay.surface.model import Surface  # noqa: PLC0415
-
-    tools = tuple(tool for tool in surface.tools if tool.server == name)
-    if not tools:
-        servers = sorted({tool.server for tool in surface.tools} - {""})
-        held = f"its servers: {', '.join(servers)}" if servers else "it names no server"
-        raise UsageError(f"--server {name}: {shown} lists no tool of that server ({held})")
-    said = tuple(item for item in surface.instructions if item.server == name)
-    return Surface(surface.source, tools, said)
+    request = tools.ToolsDiffRequest(old, rest, only, tools.Reach(live, live_url, server_name))
+    return tools.diff(request, Printer(as_json))
 
 
 @command.command(
@@ -146,17 +94,7 @@ def _one_server(surface: Surface, name: str, shown: str) -> Surface:
 @click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @_live_options
 def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name: str) -> Exit:
-    from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
-    from toolreplay.surface.model import Surface  # noqa: PLC0415
-
-    surfaces = _surfaces(sources, live, live_url, server_name)
-    # One surface of them all, so a server's text that names another source's server's tool is found.
-    together = Surface(
-        "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
-    )
-    found = lint_surface(together)
-    emit(LintShown(tuple(found)))
-    return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
+    return tools.lint(tools.ToolsLintRequest(sources, tools.Reach(live, live_url, server_name)), Printer())
 
 
 @command.command(
@@ -181,8 +119,8 @@ def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None,
     if not output.endswith(".lock"):
         raise UsageError(f"-o {output}: a lock's name ends in .lock (tools.lock), so it reads back as one")
     guard_outputs({"-o": output}, [] if live else list(sources))
-    surfaces = _surfaces(sources, live, live_url, server_name)
-    data, tools = write_lock(surfaces)
+    surfaces = tools.surfaces_of(sources, tools.Reach(live, live_url, server_name))
+    data, pinned = write_lock(surfaces)
     write_atomic(output, [data])
-    write_text(f"pinned: {count(tools, 'tool')} into {one_line(output)}\n")
+    write_text(f"pinned: {count(pinned, 'tool')} into {one_line(output)}\n")
     return Exit.CLEAN

@@ -1,0 +1,112 @@
+"""``tools diff``, ``tools lint`` and ``tools pin``: tool surfaces read from files or asked of a server now, compared,
+linted and pinned."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolreplay.commands.base import Emitter
+from toolreplay.core.errors import UsageError
+from toolreplay.core.findings import Gate, Rule, gated
+from toolreplay.core.records import record
+from toolreplay.core.verdict import Exit
+from toolreplay.core.wording import count
+from toolreplay.results.shown import LintShown, SurfaceChanges
+
+if TYPE_CHECKING:
+    from toolreplay.surface.model import Surface
+
+
+@record
+class Reach:
+    """How a server is asked now: ``--live`` (its command, over stdio) or ``--live-url``; the name its tools' server
+    is given."""
+
+    live: bool = False
+    url: str | None = None
+    name: str = ""
+
+
+@record
+class ToolsDiffRequest:
+    old: str
+    rest: tuple[str, ...]  # NEW, or with --live the server's command
+    server: str | None = None  # one server of each side
+    reach: Reach = Reach()
+
+
+@record
+class ToolsLintRequest:
+    sources: tuple[str, ...]  # or with --live the server's command
+    reach: Reach = Reach()
+
+
+def diff(request: ToolsDiffRequest, emitter: Emitter) -> Exit:
+    from toolreplay.surface.drift import diff_surfaces  # noqa: PLC0415
+    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
+
+    only, rest, reach = request.server, request.rest, request.reach
+    if only is not None and not only:
+        raise UsageError("--server must name a server, not an empty string")
+    asked = _live(reach.live, reach.url, list(rest), reach.name or only or "")
+    if asked is None and len(rest) != 1:
+        raise UsageError(f"give OLD and NEW (or --live -- SERVER...), not {count(len(rest) + 1, 'source')}")
+    before = read_surface(request.old)
+    after = asked if asked is not None else read_surface(rest[0])
+    if only is not None:
+        before, after = _one_server(before, only, request.old), _one_server(after, only, after.source)
+    changes = diff_surfaces(before, after)
+    emitter.show(SurfaceChanges(request.old, after.source, len(before.tools), len(after.tools), tuple(changes)))
+    return gated(((Rule.TOOL_CHANGED, c.level) for c in changes), Gate.AN_ERROR).exit_code
+
+
+def lint(request: ToolsLintRequest, emitter: Emitter) -> Exit:
+    from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
+    from toolreplay.surface.model import Surface  # noqa: PLC0415
+
+    surfaces = surfaces_of(request.sources, request.reach)
+    # One surface of them all, so a server's text that names another source's server's tool is found.
+    together = Surface(
+        "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
+    )
+    found = lint_surface(together)
+    emitter.show(LintShown(tuple(found)))
+    return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
+
+
+def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface | None:
+    """The live surface the options ask for, or None."""
+    if live and url is not None:
+        raise UsageError("--live and --live-url: give one way to reach the server")
+    if not live and url is None:
+        return None
+    if live and not command:
+        raise UsageError("--live needs the server's command after --")
+    if url is not None and command:
+        raise UsageError(f"--live-url takes no command; {command[0]!r} is one too many")
+    from toolreplay.surface.live import live_surface  # noqa: PLC0415 - only a live surface starts a server
+
+    return live_surface(command, url, name)
+
+
+def surfaces_of(sources: tuple[str, ...], reach: Reach) -> list[Surface]:
+    """The files' surfaces, or the live one (the arguments then the server's command)."""
+    from toolreplay.surface.sources import read_surface  # noqa: PLC0415
+
+    asked = _live(reach.live, reach.url, list(sources) if reach.live else [], reach.name)
+    if asked is not None:
+        return [asked]
+    return [read_surface(source) for source in sources]
+
+
+def _one_server(surface: Surface, name: str, shown: str) -> Surface:
+    """The tools and instructions of one server of a surface; a source without that server is refused."""
+    from toolreplay.surface.model import Surface  # noqa: PLC0415
+
+    tools = tuple(tool for tool in surface.tools if tool.server == name)
+    if not tools:
+        servers = sorted({tool.server for tool in surface.tools} - {""})
+        held = f"its servers: {', '.join(servers)}" if servers else "it names no server"
+        raise UsageError(f"--server {name}: {shown} lists no tool of that server ({held})")
+    said = tuple(item for item in surface.instructions if item.server == name)
+    return Surface(surface.source, tools, said)
