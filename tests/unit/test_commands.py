@@ -11,6 +11,7 @@ from tests.conftest import ROOT
 from toolreplay.analysis.diff import DiffResult
 from toolreplay.analysis.scope import ScopeReport
 from toolreplay.commands import audit, compare, diff, scope, tools, verify
+from toolreplay.commands.base import Quiet
 from toolreplay.core.errors import UsageError
 from toolreplay.core.outcome import CheckReport
 from toolreplay.core.verdict import Exit, FailOn
@@ -20,7 +21,7 @@ from toolreplay.results.shown import FileAudit, LintShown, NoiseShown, SurfaceCh
 SAMPLES = ROOT / "samples"
 
 
-class Kept:
+class Kept(Quiet):
     """An emitter that keeps every outcome, line and report it is handed."""
 
     def __init__(self, reports: bool = False) -> None:

@@ -5,22 +5,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolreplay.cli.output import emit, write_text
+import click
+
+from toolreplay.cli.output import emit, guard_outputs, warn, write_lines, write_text
+from toolreplay.cli.report_options import Outputs, emit_reports, guard_reports
+from toolreplay.core.escape import for_terminal
 from toolreplay.core.files import repository_root
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from pathlib import Path
 
-    from toolreplay.cli.report_options import Outputs
     from toolreplay.core.outcome import CheckReport
 
 
 class Printer:
-    """Prints each outcome; with ``outputs``, writes the report files and annotations they ask for."""
+    """Prints each outcome; with ``outputs``, writes the report files and annotations they ask for; with
+    ``runs_out``, every run's calls. A report's missing directories must lie inside the repository: checked on
+    every guard (``replay``, ``compare``, ``diff``), or (``whole``: ``check``) where the command names the root."""
 
-    def __init__(self, as_json: bool = False, outputs: Outputs | None = None) -> None:
+    def __init__(
+        self, as_json: bool = False, outputs: Outputs | None = None, runs_out: str | None = None, whole: bool = False
+    ) -> None:
         self.as_json = as_json if outputs is None else outputs.as_json
         self.outputs = outputs
+        self.runs_out = runs_out
+        self.whole = whole
 
     def show(self, outcome: object) -> None:
         emit(outcome, self.as_json)
@@ -28,14 +38,52 @@ class Printer:
     def say(self, text: str) -> None:
         write_text(text)
 
+    def note(self, text: str) -> None:
+        click.echo(f"toolreplay: {for_terminal(text)}", err=True)
+
+    def warn(self, text: str) -> None:
+        warn(text)
+
+    @property
+    def wants_json(self) -> bool:
+        return self.as_json
+
     @property
     def wants_reports(self) -> bool:
         return self.outputs is not None and self.outputs.asked
 
     @property
+    def wants_runs(self) -> bool:
+        return self.runs_out is not None
+
+    @property
     def root(self) -> Path:
         return self.outputs.root if self.outputs is not None else repository_root(".")
+
+    def guard(self, inputs: Iterable[str | None], root: Path | None = None) -> None:
+        others = {"--runs-out": self.runs_out} if self.runs_out is not None else None
+        if self.outputs is not None:
+            inside = root if root is not None or self.whole else self.outputs.root
+            guard_reports(self.outputs.reports, inputs, inside, others)
+        elif others:
+            guard_outputs(others, inputs)
+
+    def default_report(self, name: str, path: str | None) -> None:
+        if self.outputs is not None and path is not None and self.outputs.reports.get(name) is None:
+            self.outputs.reports[name] = path
 
     def write(self, report: CheckReport) -> None:
         if self.outputs is not None:
             self.outputs.write(report)
+
+    def report(self, report: CheckReport) -> None:
+        outputs = self.outputs or Outputs(False, {}, False)
+        emit_reports(report, outputs.reports, outputs.github_annotations, self.root)
+
+    def runs(self, outcome: object) -> None:
+        if self.runs_out is None:
+            return
+        from toolreplay.report.registry import render  # noqa: PLC0415 - only when the runs are asked for
+
+        text = render("runs", outcome)
+        write_lines((line.encode("utf-8") for line in text.split("\n")[:-1]), self.runs_out)
