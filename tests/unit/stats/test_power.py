@@ -6,7 +6,7 @@ at most a level (:func:`toolreplay.stats.boschloo.boschloo_at_most`). The refere
 here are the computation as first written: every threshold walked down from
 Fisher's with Boschloo's p value itself, every round's binomial row built
 afresh, every threshold looked up at every rate (the bisection of Boschloo's
-region is checked against whole rows in tests/unit/test_boschloo.py). The answers must be identical
+region is checked against whole rows in tests/unit/stats/test_boschloo.py). The answers must be identical
 floats, not close ones: reports print what these return.
 """
 

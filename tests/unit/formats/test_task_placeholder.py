@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_import_strict import READ, mcp_log, toolreplay, tools_call, tools_list
+from tests.unit.formats.test_import_strict import READ, mcp_log, toolreplay, tools_call, tools_list
 from toolreplay.formats.mcp_log.log import DEFAULT_TASK
 from toolreplay.formats.session.stream import read_session
 
