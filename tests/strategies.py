@@ -37,8 +37,8 @@ def transcripts(min_size: int = 0, max_size: int = 4, results: bool = True) -> s
     """A valid transcript: calls with indices 0..n-1. ``results=False`` gives every call the empty result, for
     what reads only the tools and the arguments (the diff): drawing results there costs half the time, for nothing.
 
-    Four calls at most by default (it was eight): the chain's properties (tests/unit/integrity/test_chain.py) reach every
-    line of the chain, the transcript reader and the canonical form with four as with eight, on every seed tried,
+    Four calls at most by default (it was eight): the chain's properties (tests/unit/integrity/test_chain.py) reach
+    every line of the chain, the transcript reader and the canonical form with four as with eight, on every seed tried,
     in half the time. The diff asks for longer transcripts: its alignment has branches only they reach.
     """
     answers = json_objects if results else st.just({})
