@@ -106,3 +106,42 @@ def test_no_modules_import_each_other_round() -> None:
     graph = grimp.build_graph("toolreplay")
     edges = {module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
     assert _cycles(edges) == []
+
+
+# What no unit test can run here, and the test that runs it end to end.
+_END_TO_END_ONLY = {
+    "toolreplay.replay.relayed": "starts a program as another user, as root: tests/acceptance/test_isolation.py",
+}
+
+
+def _imported_by_unit_tests() -> set[str]:
+    """Every module a unit test imports, or names as the module it loads (``importlib.import_module``)."""
+    import ast  # noqa: PLC0415
+
+    found: set[str] = set()
+    for path in (ROOT / "tests" / "unit").rglob("*.py"):
+        if path.name == "test_architecture.py":  # names modules, imports none
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif (
+                isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("toolreplay.")
+            ):
+                found.add(node.value)
+    return found
+
+
+def test_every_module_has_a_unit_test_that_imports_it() -> None:
+    """So a module's failure shows beside it, not only far away in an end-to-end test (a package's ``__init__``
+    holds its docstring alone)."""
+    modules = {
+        ".".join(path.relative_to(ROOT / "src").with_suffix("").parts)
+        for path in _PACKAGE.rglob("*.py")
+        if path.stem not in ("__init__", "__main__")
+    }
+    untested = modules - _imported_by_unit_tests()
+    assert sorted(untested - set(_END_TO_END_ONLY)) == []
+    assert sorted(set(_END_TO_END_ONLY) - untested) == []  # one that gained a unit test leaves the list

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from toolreplay.report.registry import render
+from toolreplay.report.tools import render_changes
 from toolreplay.results.shown import LintShown, SurfaceChanges
 from toolreplay.surface.drift import Drift, DriftKind
 from toolreplay.surface.lint import LintFinding, LintRule
@@ -26,6 +27,7 @@ def test_changes_read_the_same_in_text_and_json() -> None:
         ],
     }
     assert render("text", SurfaceChanges("a", "b", 1, 1, ())).endswith("no change\n")
+    assert render("text", shown) == render_changes(shown)  # the registry routes to the module's own renderer
 
 
 def test_lint_findings_are_made_safe_for_a_terminal() -> None:
