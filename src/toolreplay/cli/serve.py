@@ -138,7 +138,7 @@ def command(
         raise UsageError(f"{one_line(str(faults_file))}: an http fault is for serve --http (stdio has no status)")
     policy = load_policy(rules_file, False)
     live_wanted = settings.on_unrecorded is Unrecorded.LIVE
-    real = _real(live_wanted, server_command, upstream, upstream_headers, live_timeout)
+    real = _real_server(live_wanted, server_command, upstream, upstream_headers, live_timeout)
     if recorded_as is not None and not live_wanted:
         raise UsageError("--record is for --on-unrecorded live")
     if is_log(recording):
@@ -228,7 +228,7 @@ class _Real:
     timeout: float
 
 
-def _real(
+def _real_server(
     live: bool, command: tuple[str, ...], upstream: str | None, headers: tuple[str, ...], timeout: float
 ) -> _Real:
     if command and not live:

@@ -17,7 +17,7 @@ from toolreplay.cli.output import emit_stream, warn, write_text
 from toolreplay.commands.base import load_policy
 from toolreplay.formats.kinds import detect_kind
 from toolreplay.formats.recording import RecordingStream, read_links
-from toolreplay.results.shown import ShowHead, ShownRecording, ShowRow, class_label, show_row
+from toolreplay.results.show import ShowHead, ShownRecording, ShowRow, class_label, show_row
 
 
 @click.command(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from toolreplay.analysis.diff import compare_recordings
 from toolreplay.commands.base import Emitter, load_policy
+from toolreplay.core.memory import frozen_for_gc
 from toolreplay.core.model import Session
 from toolreplay.core.records import record
 from toolreplay.core.verdict import Exit, FailOn
 from toolreplay.formats.kinds import Kind, detect_kind
-from toolreplay.formats.recording import kept_still, load_session
+from toolreplay.formats.recording import load_session
 from toolreplay.formats.session.stream import read_calls
 from toolreplay.results.statements import diff_verdict
 
@@ -32,7 +33,7 @@ def read_recording(path: str) -> Session:
 def execute(request: DiffRequest, emitter: Emitter) -> Exit:
     policy = load_policy(request.rules, request.strict)
     recording_a, recording_b = read_recording(request.a), read_recording(request.b)
-    with kept_still():
+    with frozen_for_gc():
         result = compare_recordings(recording_a, recording_b, policy, request.fail_on)
         if emitter.wants_reports:
             from toolreplay.core.outcome import Statement  # noqa: PLC0415

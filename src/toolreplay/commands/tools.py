@@ -11,7 +11,7 @@ from toolreplay.core.findings import Gate, Rule, gated
 from toolreplay.core.records import record
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
-from toolreplay.results.shown import LintShown, SurfaceChanges
+from toolreplay.results.tools import LintShown, SurfaceChanges
 
 if TYPE_CHECKING:
     from toolreplay.surface.model import Surface

@@ -34,25 +34,25 @@ def _make_encoder() -> Callable[[JSONValue], bytes]:
     """
     plain_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
 
-    def plain(value: JSONValue) -> bytes:
+    def encode_in_python(value: JSONValue) -> bytes:
         return plain_encode(value).encode("ascii")
 
     make_encoder = getattr(json.encoder, "c_make_encoder", None)
     if make_encoder is None:
-        return plain
+        return encode_in_python
     try:
         iterencode = make_encoder(
             None, _not_json, json.encoder.encode_basestring_ascii, None, ":", ",", True, False, False
         )
     except TypeError:
-        return plain
+        return encode_in_python
 
     def encode(value: JSONValue) -> bytes:
         chunks: tuple[str, ...] = iterencode(value, 0)
         return "".join(chunks).encode("ascii")
 
     probe: JSONValue = {"b": [1, 2.5, None, True, "é\n"], "a": {"z": -1e300, "y": ""}}
-    return encode if encode(probe) == plain(probe) else plain
+    return encode if encode(probe) == encode_in_python(probe) else encode_in_python
 
 
 canonical_bytes: Callable[[JSONValue], bytes] = _make_encoder()

@@ -12,14 +12,13 @@ command takes one (``replay`` and ``check``), read as its import would make it.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.core.errors import InputError
+from toolreplay.core.memory import collector_paused
 from toolreplay.core.model import Call, Session
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.session.sealed import FINAL_PART, assemble_session, sealed_parts
@@ -31,39 +30,6 @@ if TYPE_CHECKING:  # the chain is loaded only by the commands that verify
     from toolreplay.integrity.chain import SealedLink
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a while (unless it already is); what was made meanwhile then joins
-    the oldest generation at once (through a freeze, where nothing else is frozen), rather than being walked by
-    the next collection."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        if not gc.get_freeze_count():
-            gc.freeze()
-            gc.unfreeze()
-        gc.enable()
-
-
-@contextlib.contextmanager
-def kept_still() -> Iterator[None]:
-    """Every object made so far (the recordings read, above all) left out of the cyclic garbage collector's
-    walks until the block ends (unless something else froze objects): a command working beside large
-    recordings does not pay to walk them again and again. They are collected as before afterwards."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def load_session(path: str | Path, kind: Kind | None = None) -> Session:
     """Read any recording whole, as a session (a transcript has no context).
 
@@ -73,7 +39,7 @@ def load_session(path: str | Path, kind: Kind | None = None) -> Session:
     session), and the values then go straight to its oldest generation.
     """
     kind = detect_kind(path) if kind is None else kind
-    with _collector_paused():
+    with collector_paused():
         if kind is Kind.SESSION:
             return read_session(path)
         if kind is Kind.SEALED_SESSION:

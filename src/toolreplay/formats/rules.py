@@ -26,7 +26,6 @@ from toolreplay.analysis.matching import Matcher
 from toolreplay.core.files import read_text
 from toolreplay.core.model import CallClass
 from toolreplay.formats.parsing.node import Node
-from toolreplay.formats.parsing.toml_text import parse_toml
 
 _CLASSES = {klass.value: klass for klass in CallClass}
 _RULE_KEYS = ("tool", "server", "class", "args", "note")
@@ -39,6 +38,8 @@ def read_rules(path: str | Path, strict: bool = False) -> Policy:
 
 def parse_rules(text: str, path: str | Path, strict: bool = False) -> Policy:
     """The policy of a rules file's text (``path`` names it in errors)."""
+    from toolreplay.formats.parsing.toml_text import parse_toml  # noqa: PLC0415 - tomllib: 3 ms a replay with no rules saves
+
     top = parse_toml(text, path).only(("rules", "matching"))
     rules: tuple[ClassRule, ...] = ()
     if (given := top.get("rules")) is not None:

@@ -77,7 +77,7 @@ class SessionSource:
             run = LogRun([], [_exchange(said) for said in self.server.exchanges], self.server.name)
             self.said = LogSource(run, matcher, session.path)
             results = dict(self.server.results)
-            self.responses = [_of(results.get(tool_use_id)) for tool_use_id in _call_ids(context)]
+            self.responses = [_call_exchange(results.get(tool_use_id)) for tool_use_id in _call_ids(context)]
         self.methods = self.said.methods if self.said is not None else set()
         self.tools: list[JSONValue] = [listed_tool(tool) for tool in context.tools] if context is not None else []
 
@@ -118,7 +118,7 @@ def _exchange(said: JSONObject) -> Exchange:
     )
 
 
-def _of(said: JSONObject | None) -> Exchange | None:
+def _call_exchange(said: JSONObject | None) -> Exchange | None:
     return _exchange({"request": {"method": "tools/call"}, **said}) if said is not None else None
 
 

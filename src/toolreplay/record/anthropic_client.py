@@ -43,14 +43,14 @@ from toolreplay.redact import Redactor
 _SETTINGS = tuple(key for key in REQUEST_FIELDS if key != "server_tools")
 
 
-def plain(value: Any) -> JSONValue:
-    """SDK objects (pydantic models) and containers as plain JSON values."""
+def json_of(value: Any) -> JSONValue:
+    """SDK objects (pydantic models) and containers as json_of JSON values."""
     if hasattr(value, "model_dump"):
-        return plain(value.model_dump(mode="json", exclude_none=True))
+        return json_of(value.model_dump(mode="json", exclude_none=True))
     if isinstance(value, Mapping):
-        return {str(key): plain(item) for key, item in value.items()}
+        return {str(key): json_of(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
+        return [json_of(item) for item in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"{type(value).__name__} is not JSON data")
@@ -83,7 +83,7 @@ class SessionRecorder:
         warnings.warn(f"toolreplay could not record {self.path}: {problem}", RuntimeWarning, stacklevel=4)
 
     def _write(self, request: Mapping[str, Any], response: Any) -> None:
-        message = plain(response)
+        message = json_of(response)
         raw = message.get("content") if isinstance(message, dict) else None
         if not isinstance(message, dict) or not isinstance(raw, list):
             raise TypeError("the response is not a message")
@@ -93,17 +93,17 @@ class SessionRecorder:
             turn["usage"] = message["usage"]
         self.turns[canonical_bytes(content)] = turn
         tools, server_tools = self._tools(request)
-        messages = [self._with_turn(m) for m in (plain(m) for m in request["messages"]) if isinstance(m, dict)]
+        messages = [self._with_turn(m) for m in (json_of(m) for m in request["messages"]) if isinstance(m, dict)]
         final: str | None = None
         blocks = [block for block in content if isinstance(block, dict)]
         if not any(block.get("type") == "tool_use" for block in blocks):
             messages.append({"role": "assistant", "content": content, **turn})
             final = content_text(blocks, "")
         given = {**(request.get("extra_body") or {}), **request}  # a setting this SDK has no parameter for rides there
-        settings: JSONObject = {key: plain(given[key]) for key in _SETTINGS if given.get(key) is not None}
+        settings: JSONObject = {key: json_of(given[key]) for key in _SETTINGS if given.get(key) is not None}
         if server_tools:
             settings["server_tools"] = server_tools
-        system = plain(request.get("system", ""))
+        system = json_of(request.get("system", ""))
         model = str(message.get("model") or request.get("model", "unknown"))
         context = SessionContext(model, self.source, system, tuple(tools), tuple(messages), final, settings or None)
         text = dump_session(context, self.redactor)
@@ -115,7 +115,7 @@ class SessionRecorder:
         tools: list[ToolDef] = []
         server: list[JSONValue] = []
         for raw in request.get("tools") or []:
-            tool = plain(raw)
+            tool = json_of(raw)
             schema = tool.get("input_schema") if isinstance(tool, dict) else None
             if not isinstance(tool, dict) or not isinstance(schema, dict):
                 server.append(tool)

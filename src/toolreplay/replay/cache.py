@@ -60,7 +60,7 @@ DAY = 86_400.0
 _UNSEEN = frozenset({"path", "line", "source"})
 
 
-def _plain(value: object) -> Any:
+def _canonical_part(value: object) -> Any:
     """What the canonical JSON of a record, an enum or a set is (the encoder calls this for what is not JSON)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value) if f.name not in _UNSEEN}
@@ -77,7 +77,7 @@ def _plain(value: object) -> Any:
     raise TypeError(f"{type(value).__name__} is not part of a run's key")
 
 
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False, default=_canonical_part)
 
 
 def digest_of(value: object) -> str:

@@ -201,7 +201,7 @@ class CommandRuns:
                 try:
                     urls = servers.enter_context(listening(commands, directory, "toolreplay serve:", "--http"))
                 except ToolreplayError as exc:
-                    return Run(number, seed, (), (), "error", None, Usage(), exc.message)
+                    return _no_calls(number, seed, exc.message)
                 place.prepare(urls, self.user)
                 said = Said(task_text(self.setup), system, number, seed, self.here, next(iter(urls.values())))
             elif self.user is not None:  # each server answered from the check's side of a relay
@@ -213,18 +213,23 @@ class CommandRuns:
             argv, ended = place.run(self.words, said, self.timeout, self.groups, self.env, self.user)
         output, errors = place.output, place.errors
         if ended.unstarted is not None:  # no evidence of what the agent does, and the same for every run
-            return Run(number, seed, (), (), "error", None, Usage(), unstarted(argv[0], ended.unstarted, self.here))
+            return _no_calls(number, seed, unstarted(argv[0], ended.unstarted, self.here))
         served = served_calls(log)
         calls, made = tuple(call for call, _ in served), tuple(origin for _, origin in served)
         reply = read_reply(output)
         failed = ended.code != 0
         if failed and not calls:  # it never got going: no evidence of what the agent does
             why = error_line(errors) or tail_line(output) or "no output"
-            return Run(number, seed, (), (), "error", None, reply.usage, f"{ended.words()} before any call: {why}")
+            return _no_calls(number, seed, f"{ended.words()} before any call: {why}", reply.usage)
         ending = ended.words() if failed else ("final reply" if reply.text else "no final reply")
         if reply.failed and not failed:
             ending = "error reply"
-        return Run(number, seed, calls, made, ending, reply.text, reply.usage)
+        return Run(number, seed, calls, made, ending, final_reply=reply.text, usage=reply.usage)
+
+
+def _no_calls(number: int, seed: int, error: str, usage: Usage | None = None) -> Run:
+    """A run that failed before its first call: no evidence of what the agent does, and why in one line."""
+    return Run(number, seed, (), (), "error", final_reply=None, usage=usage or Usage(), error=error)
 
 
 def command_runs(

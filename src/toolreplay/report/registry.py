@@ -56,13 +56,13 @@ RENDERERS: tuple[Renderer, ...] = (
     ),
     *_table("toolreplay.results.shown.NoiseShown", text=f"{_R}.text:noise_text", json=f"{_R}.json_report:noise_json"),
     *_table(
-        "toolreplay.results.shown.SurfaceChanges",
+        "toolreplay.results.tools.SurfaceChanges",
         text=f"{_R}.tools:render_changes",
         json=f"{_R}.tools:render_changes_json",
     ),
-    *_table("toolreplay.results.shown.LintShown", text=f"{_R}.tools:render_lint"),
+    *_table("toolreplay.results.tools.LintShown", text=f"{_R}.tools:render_lint"),
     *_table("toolreplay.replay.drive.ReplayOutcome", runs=f"{_R}.json_report:render_runs"),
-    Renderer("text", "toolreplay.results.shown.ShownRecording", f"{_R}.text:render_shown", streams=True),
+    Renderer("text", "toolreplay.results.show.ShownRecording", f"{_R}.text:render_shown", streams=True),
 )
 _BY_KEY = {(renderer.format, renderer.outcome): renderer for renderer in RENDERERS}
 

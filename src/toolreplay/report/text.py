@@ -16,7 +16,6 @@ from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
 from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
 from toolreplay.formats.session.shape import Outline
 from toolreplay.replay import reading
-from toolreplay.results.shown import ShowHead, ShowRow, show_row
 from toolreplay.results.statements import diff_verdict, noise_verdict, replay_verdict
 
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
@@ -28,7 +27,8 @@ if TYPE_CHECKING:  # the results rendered here; each command loads only the anal
     from toolreplay.replay.engine import Run
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport, UnrecordedCall
-    from toolreplay.results.shown import FileAudit, NoiseShown, ReplayShown, ShownRecording, SignatureShown
+    from toolreplay.results.show import ShowHead, ShownRecording, ShowRow
+    from toolreplay.results.shown import FileAudit, NoiseShown, ReplayShown, SignatureShown
     from toolreplay.surface.drift import Drift
 
 
@@ -126,6 +126,8 @@ def show_lines(head: ShowHead, rows: Iterable[ShowRow]) -> Iterator[str]:
 
 def render_show(session: Session, classes: Sequence[str]) -> str:
     """A session's header, one line per call with its class, and the final reply."""
+    from toolreplay.results.show import ShowHead, show_row  # noqa: PLC0415 - only show prints rows
+
     rows = [show_row(call, klass) for call, klass in zip(session.calls, classes, strict=True)]
     context = session.context
     outline = Outline.of(context) if context is not None else None

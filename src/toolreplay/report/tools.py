@@ -10,7 +10,7 @@ from toolreplay.core.escape import for_terminal
 from toolreplay.core.findings import Level
 
 if TYPE_CHECKING:
-    from toolreplay.results.shown import LintShown, SurfaceChanges
+    from toolreplay.results.tools import LintShown, SurfaceChanges
 
 _LEVELS = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "note"}
 

@@ -6,7 +6,7 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.mcp.client import LiveServer
 from toolreplay.mcp.http.urls import parse_upstream, shown_url
-from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked, named
+from toolreplay.surface.model import Instructions, Surface, SurfaceTool, listed_once, named
 
 _MAX_PAGES = 1_000  # a server whose listing never ends is refused, not followed forever
 
@@ -40,4 +40,4 @@ def live_surface(command: list[str], url: str | None = None, server: str = "") -
         live.close()
     said = handshake.get("instructions")
     instructions = (Instructions(server, said, where, 1),) if isinstance(said, str) else ()
-    return Surface(where, checked(tools, where), instructions)
+    return Surface(where, listed_once(tools, where), instructions)

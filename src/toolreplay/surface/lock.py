@@ -20,7 +20,7 @@ from toolreplay.core.canonical import JSONObject, canonical_bytes
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_text
 from toolreplay.core.records import record
-from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked
+from toolreplay.surface.model import Instructions, Surface, SurfaceTool, listed_once
 
 FORMAT = "toolreplay-tools-lock"
 VERSION = 1
@@ -116,7 +116,7 @@ def read_lock(path: str) -> Lock:
             1,
         )
     lines = _entry_lines(text, len(entries))
-    tools = checked((_entry(entry, path, line) for entry, line in zip(entries, lines, strict=True)), path)
+    tools = listed_once((_entry(entry, path, line) for entry, line in zip(entries, lines, strict=True)), path)
     if not isinstance(said, list) or not all(
         isinstance(item, dict) and set(item) == {"server", "text"} and all(isinstance(v, str) for v in item.values())
         for item in said

@@ -90,7 +90,7 @@ class Surface:
     instructions: tuple[Instructions, ...] = ()
 
 
-def checked(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
+def listed_once(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
     seen: dict[tuple[str, str], int] = {}
     kept: list[SurfaceTool] = []
     for tool in tools:

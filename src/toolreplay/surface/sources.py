@@ -13,7 +13,7 @@ from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
 from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.parsing.node import Node
-from toolreplay.surface.model import Instructions, Surface, SurfaceTool, checked, named
+from toolreplay.surface.model import Instructions, Surface, SurfaceTool, listed_once, named
 
 
 def read_tools_file(path: str) -> Surface:
@@ -27,7 +27,7 @@ def read_tools_file(path: str) -> Surface:
         node = result.member("tools")
     items = list(node.array().elements())
     tools = (SurfaceTool("", named(item.value, path, item.line), path, item.line) for item in items)
-    return Surface(path, checked(tools, path))
+    return Surface(path, listed_once(tools, path))
 
 
 def read_log_surface(path: str) -> Surface:
@@ -67,7 +67,7 @@ def read_log_surface(path: str) -> Surface:
     for listed, said in latest.values():
         tools += listed
         instructions += [said] if said is not None else []
-    return Surface(path, checked(tools, path), tuple(instructions))
+    return Surface(path, listed_once(tools, path), tuple(instructions))
 
 
 def read_session_surface(path: str) -> Surface:
@@ -91,7 +91,7 @@ def session_surface(session: Session, path: str) -> Surface:
         instructions += _server_instructions(server.name, server.exchanges, path)
     if not tools:
         tools = [SurfaceTool("", tool_document(tool), path, 1) for tool in context.tools]
-    return Surface(path, checked(tools, path), tuple(instructions))
+    return Surface(path, listed_once(tools, path), tuple(instructions))
 
 
 def _server_instructions(server: str, exchanges: Iterable[JSONObject], path: str) -> Iterator[Instructions]:

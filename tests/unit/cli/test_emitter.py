@@ -12,7 +12,8 @@ from toolreplay.cli.emitter import Printer
 from toolreplay.cli.output import emit, write_json
 from toolreplay.cli.report_options import KINDS, Outputs, named_reports
 from toolreplay.core.errors import UsageError
-from toolreplay.results.shown import FileAudit, LintShown
+from toolreplay.results.shown import FileAudit
+from toolreplay.results.tools import LintShown
 
 
 def test_an_outcome_is_printed_as_text_made_safe(capsys: pytest.CaptureFixture[str]) -> None:

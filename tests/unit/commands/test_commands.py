@@ -16,7 +16,8 @@ from toolreplay.core.errors import UsageError
 from toolreplay.core.outcome import CheckReport
 from toolreplay.core.verdict import Exit, FailOn
 from toolreplay.integrity.chain import Verification
-from toolreplay.results.shown import FileAudit, LintShown, NoiseShown, SurfaceChanges
+from toolreplay.results.shown import FileAudit, NoiseShown
+from toolreplay.results.tools import LintShown, SurfaceChanges
 
 SAMPLES = ROOT / "samples"
 

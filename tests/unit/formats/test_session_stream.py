@@ -47,7 +47,7 @@ def outcome(read: Callable[[], tuple[object, list[Call]]]) -> object:
 def reference(path: Path) -> Session:
     """The session as the reader with positions reads it, no message taken on its values alone."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Conversation, "plain", lambda self, value, place: None)
+        patch.setattr(Conversation, "add_fast", lambda self, value, place: None)
         return read_located(path)
 
 

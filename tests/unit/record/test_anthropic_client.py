@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolreplay.formats.recording import load_session
-from toolreplay.record.anthropic_client import SessionRecorder, plain
+from toolreplay.record.anthropic_client import SessionRecorder, json_of
 
 
 def _message(content: list[dict[str, Any]], stop: str) -> object:
@@ -46,4 +46,4 @@ def test_what_is_not_a_message_warns_and_writes_nothing(tmp_path: Path) -> None:
     with pytest.warns(RuntimeWarning, match="could not record"):
         recorder.record({"model": "m", "messages": []}, {"not": "a message"})
     assert not (tmp_path / "session.json").exists()
-    assert plain({"a": (1, 2)}) == {"a": [1, 2]}
+    assert json_of({"a": (1, 2)}) == {"a": [1, 2]}

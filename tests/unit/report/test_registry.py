@@ -14,7 +14,8 @@ from toolreplay.analysis.diff import DiffResult
 from toolreplay.core.model import Finding, FindingKind
 from toolreplay.core.outcome import CheckReport
 from toolreplay.report.registry import RENDERERS, formats, render
-from toolreplay.results.shown import FileAudit, LintShown
+from toolreplay.results.shown import FileAudit
+from toolreplay.results.tools import LintShown
 
 
 @pytest.mark.parametrize("renderer", RENDERERS, ids=lambda r: f"{r.format}:{r.outcome.rsplit('.', 1)[1]}")

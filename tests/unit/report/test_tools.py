@@ -6,7 +6,7 @@ import json
 
 from toolreplay.report.registry import render
 from toolreplay.report.tools import render_changes
-from toolreplay.results.shown import LintShown, SurfaceChanges
+from toolreplay.results.tools import LintShown, SurfaceChanges
 from toolreplay.surface.drift import Drift, DriftKind
 from toolreplay.surface.lint import LintFinding, LintRule
 

@@ -17,7 +17,6 @@ looping or guessing.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 from toolreplay.core.errors import InputError
@@ -41,6 +40,8 @@ _TOML_DEPTH = 100  # a rules file has no reason to nest deeper
 
 def parse_toml(text: str, path: str | Path) -> Node:
     """Parse a TOML document with the line of every value."""
+    import tomllib  # noqa: PLC0415 - only a rules file is TOML, and a replay's reads none: 3 ms of start-up
+
     deep = nested_past(text, _TOML_DEPTH)
     if deep is not None:
         raise InputError(f"not valid TOML here: nested more than {_TOML_DEPTH} levels deep", path, deep)
@@ -198,6 +199,8 @@ class _Scanner:
                 return raw[1:-1]
             # tomllib decodes the escapes itself, so the key is spelt exactly
             # as it is in the dict tomllib returns, whichever escapes it knows.
+            import tomllib  # noqa: PLC0415 - loaded by parse_toml already, which alone calls this
+
             decoded: str = tomllib.loads(f"k = {raw}")["k"]
             return decoded
         if char == "'":

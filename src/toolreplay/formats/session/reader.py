@@ -116,7 +116,7 @@ class SessionReader:
                 method = exchange.member("request").object().member("method")
                 if method.string(non_empty=True) == "tools/call":
                     raise method.fail("a call is answered in the server's results, by its tool_use id")
-                self.said(exchange)
+                self.check_answer(exchange)
                 result = exchange.value["response"].get("result")
                 if method.value == "initialize" and isinstance(result, dict):
                     version = exchange.member("response").member("result").get("protocolVersion")
@@ -129,12 +129,12 @@ class SessionReader:
                     raise said.fail(f"tool_use '{tool_use_id}' is answered by two servers")
                 self.answered_by[tool_use_id] = said
                 said.object().only(EXCHANGE_FIELDS[1:], "a call's answer").require("response")
-                self.said(said)
+                self.check_answer(said)
             servers.append(McpServer(name, tuple(item.value["exchanges"]), tuple(results.value.items())))
         return tuple(servers)
 
     @staticmethod
-    def said(node: Node) -> None:
+    def check_answer(node: Node) -> None:
         """A response and the notifications before it: a result object, or an error with its code and message
         (a recorded failure must never be served as a success)."""
         response = node.member("response").object()
@@ -288,7 +288,7 @@ class Conversation:
 
     def add(self, message: Node) -> list[Call]:
         """Check the next message against the turns before it; the calls it completes, in order."""
-        calls = self.plain(message.value, lambda blocks: _lines_of(message.pos, blocks))
+        calls = self.add_fast(message.value, lambda blocks: _lines_of(message.pos, blocks))
         if calls is not None:
             return calls
         i = self.count
@@ -354,7 +354,7 @@ class Conversation:
         self.pending, self.uses = {}, []
         return calls
 
-    def plain(self, value: Any, place: Callable[[int], list[int]]) -> list[Call] | None:
+    def add_fast(self, value: Any, place: Callable[[int], list[int]]) -> list[Call] | None:
         """:meth:`add` for a message whose every check passes on its values alone; None (nothing taken) for any
         other, which :meth:`add` checks node by node. ``place(n)`` gives the lines of the message's first n
         content blocks: asked only of a message that makes calls, for their lines.

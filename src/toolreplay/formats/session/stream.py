@@ -339,7 +339,7 @@ class SessionStream:
         window.expect("[")
         if window.skip_space() == "]":
             raise _NotStreamed
-        plain = self.conversation.plain
+        add_fast = self.conversation.add_fast
         place = self._place if self.conversation.make_calls else _unplaced
         for value in window.elements():
             text, start, end = window.text, window.start, window.end
@@ -350,7 +350,7 @@ class SessionStream:
                 and _depth(value) > _MESSAGE_DEPTH
             ):
                 raise _NotStreamed
-            calls = plain(value, place)
+            calls = add_fast(value, place)
             if calls is None:  # checked node by node; anything wrong is named again by the whole reader
                 blocks = [Pos(line) for line in place(_blocks_making_calls(value))]
                 where = f"messages[{self.conversation.count}]"
