@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolreplay.cli.output import emit, guard_outputs, warn, write_lines, write_text
+from toolreplay.cli.output import emit, emit_stream, warn, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, emit_reports, guard_reports
+from toolreplay.commands.base import Emitter
 from toolreplay.core.escape import for_terminal
-from toolreplay.core.files import repository_root
+from toolreplay.core.files import guard_outputs, repository_root
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from toolreplay.core.outcome import CheckReport
 
 
-class Printer:
+class Printer(Emitter):
     """Prints each outcome; with ``outputs``, writes the report files and annotations they ask for; with
     ``runs_out``, every run's calls. A report's missing directories must lie inside the repository: checked on
     every guard (``replay``, ``compare``, ``diff``), or (``whole``: ``check``) where the command names the root."""
@@ -34,6 +35,9 @@ class Printer:
 
     def show(self, outcome: object) -> None:
         emit(outcome, self.as_json)
+
+    def stream(self, outcome: object) -> None:
+        emit_stream(outcome)
 
     def say(self, text: str) -> None:
         write_text(text)

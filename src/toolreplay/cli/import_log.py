@@ -10,11 +10,11 @@ import click
 
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.options import redaction_options
-from toolreplay.cli.output import guard_outputs, session_text, warn, write_text
+from toolreplay.cli.output import session_text, warn, write_text
 from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
-from toolreplay.core.files import path_from, read_text, write_atomic
+from toolreplay.core.files import guard_outputs, path_from, read_text, write_atomic
 from toolreplay.core.model import Session, SessionContext, ToolDef
 from toolreplay.core.wording import count
 from toolreplay.formats.importers import IMPORTERS, read_transcript

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from toolreplay.check.merge import merge_reports
-from toolreplay.cli.report_options import ReportFiles, emit_reports, guard_reports, report_options
-from toolreplay.core.files import repository_root
-from toolreplay.formats.check_report import read_check_report
+from toolreplay.cli.emitter import Printer
+from toolreplay.cli.report_options import Outputs, ReportFiles, report_options
+from toolreplay.commands import merge
 
 
 @click.command(
@@ -22,7 +21,6 @@ from toolreplay.formats.check_report import read_check_report
 @click.argument("shards", metavar="REPORT.json...", nargs=-1, required=True)
 @report_options()
 def command(shards: tuple[str, ...], reports: ReportFiles, github_annotations: bool) -> int:
-    root = repository_root(".")  # a report's missing directories are made inside the repository
-    guard_reports(reports, shards, root)
-    merged = merge_reports([(path, read_check_report(path)) for path in shards])
-    return emit_reports(merged, reports, github_annotations, root)
+    return merge.execute(
+        merge.MergeRequest(shards), Printer(outputs=Outputs(False, reports, github_annotations), whole=True)
+    )

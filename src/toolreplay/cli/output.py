@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from toolreplay.core.errors import InputError, UsageError
+from toolreplay.core.errors import InputError
 from toolreplay.core.escape import for_terminal, json_for_terminal
-from toolreplay.core.files import same_file, write_atomic
+from toolreplay.core.files import write_atomic
 from toolreplay.formats.parsing.node import Node, reject_constant
 from toolreplay.formats.parsing.positions import Pos
 from toolreplay.formats.session.reader import validate_session
@@ -35,30 +34,6 @@ def _batched(lines: Iterable[bytes]) -> Iterator[bytes]:
     if batch:
         batch.append(b"")
         yield b"\n".join(batch)
-
-
-def guard_outputs(outputs: Mapping[str, str | None], inputs: Iterable[str | None]) -> None:
-    """Refuse, before anything runs or is written, an output that is an input or another output.
-
-    ``outputs`` maps each option (``--json``) to the path it names. Paths are
-    compared as files (through symlinks and hard links) and, for files that do
-    not exist yet, as resolved paths: nothing the user recorded is ever
-    written over, and two reports never race for one file.
-    """
-    named = [(option, path) for option, path in outputs.items() if path is not None]
-    for option, path in named:
-        if not path.strip():
-            raise UsageError(f"{option} needs a file name, not an empty string")
-    sources = [source for source in inputs if source is not None]
-    for number, (option, path) in enumerate(named):
-        for source in sources:
-            if same_file(source, path):
-                raise UsageError(
-                    f"{option} {path} is one of this command's inputs ({source}); refusing to write over it"
-                )
-        for other_option, other in named[:number]:
-            if same_file(path, other) or os.path.realpath(path) == os.path.realpath(other):
-                raise UsageError(f"{other_option} and {option} name the same file, {path}")
 
 
 def write_lines(lines: Iterable[bytes], output: str | None) -> None:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolreplay.cli.output import emit, guard_outputs, write_workflow_commands
+from toolreplay.cli.output import emit, write_workflow_commands
 from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import UsageError
-from toolreplay.core.files import make_directories, missing_directories, repository_root, write_all
+from toolreplay.core.files import guard_outputs, make_directories, missing_directories, repository_root, write_all
 from toolreplay.core.records import record
 
 if TYPE_CHECKING:

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import click
-import tomli_w
 
-from toolreplay.analysis.rules_init import starter_rules
-from toolreplay.cli.output import guard_outputs, write_text
-from toolreplay.core.errors import InputError, UsageError
-from toolreplay.core.files import write_atomic
-from toolreplay.core.wording import count
-from toolreplay.formats.recording import load_session
-from toolreplay.formats.rules import parse_rules
+from toolreplay.cli.emitter import Printer
+from toolreplay.commands import rules
 
 
 @click.group("rules", help="Work with rules files (classification and argument matching).")
@@ -37,19 +28,4 @@ def command() -> None:
 @click.argument("sessions", metavar="SESSION...", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, metavar="FILE", help="The rules file to write (refused if it exists).")
 def init(sessions: tuple[str, ...], output: str) -> int:
-    guard_outputs({"-o": output}, list(sessions))
-    if Path(output).exists():  # a rules file is the user's own work: never written over
-        raise UsageError(f"-o {output} exists; rules init writes a new file (remove it, or name another)")
-    loaded = [load_session(path) for path in sessions]
-    document, header = starter_rules(loaded)
-    text = "".join(f"# {line}\n" for line in header) + "\n" + tomli_w.dumps(document)
-    try:  # checked before writing: the comments hold nothing TOML reads, and the text loads as rules
-        policy = parse_rules(text, output)
-        same = tomllib.loads(text) == document
-    except InputError as exc:
-        raise UsageError(f"the starter rules would not load ({exc.message}); please report this") from None
-    if not same:
-        raise UsageError("the starter rules would not read back as generated; please report this")
-    write_atomic(output, [text.encode("utf-8")])
-    write_text(f"wrote {output}: {count(len(policy.rules), 'rule')} for the tools of {count(len(loaded), 'session')}\n")
-    return 0
+    return rules.init(rules.RulesInitRequest(sessions, output), Printer())

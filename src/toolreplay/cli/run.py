@@ -8,10 +8,10 @@ from toolreplay.agent_spec import ScriptSpec
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.agents.spec import agent_in_process, make_agent, read_prompt
 from toolreplay.cli.options import redaction_options, settings_options
-from toolreplay.cli.output import guard_outputs, session_text, write_text
+from toolreplay.cli.output import session_text, write_text
 from toolreplay.core.canonical import JSONObject, json_utf8
 from toolreplay.core.errors import InputError, UsageError
-from toolreplay.core.files import write_atomic
+from toolreplay.core.files import guard_outputs, write_atomic
 from toolreplay.core.model import Session, SessionContext
 from toolreplay.core.wording import count
 from toolreplay.record.run import load_toolbox, run_agent

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import click
 
-from toolreplay.cli.output import emit, guard_outputs, write_lines, write_text
+from toolreplay.cli.output import emit, write_lines, write_text
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.core.escape import one_line
-from toolreplay.core.files import write_atomic
+from toolreplay.core.files import guard_outputs, write_atomic
 from toolreplay.formats.kinds import Kind, detect_kind
 from toolreplay.formats.session.sealed import streamed_named_parts
 from toolreplay.formats.transcript import iter_transcript

@@ -10,11 +10,10 @@ from collections.abc import Callable, Sequence
 import click
 
 from toolreplay.cli.options import ReadWords, redaction_options, settings_options
-from toolreplay.cli.output import guard_outputs
 from toolreplay.commands.base import load_policy
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import one_line
-from toolreplay.core.files import same_file
+from toolreplay.core.files import guard_outputs, same_file
 from toolreplay.core.records import record
 from toolreplay.core.wording import count, format_call
 from toolreplay.formats.faults import FaultKind, read_faults

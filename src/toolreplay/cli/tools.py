@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 import click
 
 from toolreplay.cli.emitter import Printer
-from toolreplay.cli.output import guard_outputs, write_text
+from toolreplay.cli.output import write_text
 from toolreplay.commands import tools
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import one_line
+from toolreplay.core.files import guard_outputs
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
 

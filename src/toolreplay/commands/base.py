@@ -1,10 +1,11 @@
-"""The emitter a command hands its outcomes to, as the command line or a test provides it."""
+"""The emitter a command hands its outcomes to (nowhere, by default), and the policy a command classifies with."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.classify import Policy
+from toolreplay.core.files import repository_root
 from toolreplay.formats.rules import read_rules
 
 if TYPE_CHECKING:
@@ -14,52 +15,70 @@ if TYPE_CHECKING:
     from toolreplay.core.outcome import CheckReport
 
 
-class Emitter(Protocol):
-    """Where a command's outcomes go."""
+class Emitter:
+    """Where a command's outcomes go: by default nowhere (a caller that keeps the outcomes itself overrides
+    :meth:`show`), and no report, JSON or runs asked for. The command line's is ``toolreplay.cli.emitter.Printer``."""
 
     def show(self, outcome: object) -> None:
         """The command's report of ``outcome``, in the form asked for (text, or JSON)."""
+        return
+
+    def stream(self, outcome: object) -> None:
+        """The command's text report of ``outcome``, printed a batch at a time as it is made (``show``)."""
+        return
 
     def say(self, text: str) -> None:
         """A line of what the command did, beside its report."""
+        return
 
     @property
     def wants_reports(self) -> bool:
         """Whether report files (or annotations) are asked for: a command makes a whole report only then."""
+        return False
 
     @property
     def root(self) -> Path:
         """The repository the command runs in: reports name files from its root."""
+        return repository_root(".")
 
     def write(self, report: CheckReport) -> None:
         """The report files (and annotations) asked for, of a command whose report is one analysis."""
+        return
 
     def report(self, report: CheckReport) -> None:
         """A check's whole report: the files asked for, then its text, then its annotations."""
+        return
 
     def guard(self, inputs: Iterable[str | None], root: Path | None = None) -> None:
         """Refuse, before anything runs, an output that would overwrite one of ``inputs`` or could not be written
         (with ``root``, one whose missing directories would lie outside it)."""
+        return
 
     def default_report(self, name: str, path: str | None) -> None:
         """A report file the command's input names (a config's ``html:``), written where none was asked for."""
+        return
 
     @property
     def wants_json(self) -> bool:
         """Whether the report is printed as JSON."""
+        return False
 
     @property
     def wants_runs(self) -> bool:
         """Whether every run's calls are asked for (``replay --runs-out``)."""
+        return False
 
     def runs(self, outcome: object) -> None:
         """Every run's calls, where asked for."""
+        return
 
     def note(self, text: str) -> None:
         """A line on stderr of what the command did: ``toolreplay: TEXT``."""
+        return
 
     def warn(self, text: str) -> None:
         """A line on stderr the user should know: never a failure."""
+        return
 
 
 def load_policy(rules_file: str | None, strict: bool) -> Policy:
@@ -67,50 +86,5 @@ def load_policy(rules_file: str | None, strict: bool) -> Policy:
     return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
 
 
-class Quiet:
+class Quiet(Emitter):
     """An emitter that prints nothing and asks for no report: for a caller that keeps the outcomes itself."""
-
-    def show(self, outcome: object) -> None:
-        return None
-
-    def say(self, text: str) -> None:
-        return None
-
-    def note(self, text: str) -> None:
-        return None
-
-    def warn(self, text: str) -> None:
-        return None
-
-    @property
-    def wants_json(self) -> bool:
-        return False
-
-    @property
-    def wants_reports(self) -> bool:
-        return False
-
-    @property
-    def wants_runs(self) -> bool:
-        return False
-
-    @property
-    def root(self) -> Path:
-        from toolreplay.core.files import repository_root  # noqa: PLC0415
-
-        return repository_root(".")
-
-    def guard(self, inputs: Iterable[str | None], root: Path | None = None) -> None:
-        return None
-
-    def default_report(self, name: str, path: str | None) -> None:
-        return None
-
-    def write(self, report: CheckReport) -> None:
-        return None
-
-    def report(self, report: CheckReport) -> None:
-        return None
-
-    def runs(self, outcome: object) -> None:
-        return None

@@ -22,11 +22,11 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from toolreplay.core.errors import InputError, OutputError
+from toolreplay.core.errors import InputError, OutputError, UsageError
 
 # A stream's name -> the temporary file holding what was read from it.
 _SPOOLED: dict[str, str] = {}
@@ -311,3 +311,27 @@ def path_from(path: str | Path, file: str | Path) -> str:
     except ValueError:  # another drive: only the name is the same everywhere
         return Path(path).name
     return Path(relative).as_posix()
+
+
+def guard_outputs(outputs: Mapping[str, str | None], inputs: Iterable[str | None]) -> None:
+    """Refuse, before anything runs or is written, an output that is an input or another output.
+
+    ``outputs`` maps each option (``--json``) to the path it names. Paths are
+    compared as files (through symlinks and hard links) and, for files that do
+    not exist yet, as resolved paths: nothing the user recorded is ever
+    written over, and two reports never race for one file.
+    """
+    named = [(option, path) for option, path in outputs.items() if path is not None]
+    for option, path in named:
+        if not path.strip():
+            raise UsageError(f"{option} needs a file name, not an empty string")
+    sources = [source for source in inputs if source is not None]
+    for number, (option, path) in enumerate(named):
+        for source in sources:
+            if same_file(source, path):
+                raise UsageError(
+                    f"{option} {path} is one of this command's inputs ({source}); refusing to write over it"
+                )
+        for other_option, other in named[:number]:
+            if same_file(path, other) or os.path.realpath(path) == os.path.realpath(other):
+                raise UsageError(f"{other_option} and {option} name the same file, {path}")

@@ -10,6 +10,7 @@ from toolreplay.replay import reading
 
 if TYPE_CHECKING:
     from toolreplay.analysis.diff import DiffResult
+    from toolreplay.core.verdict import FailOn, Verdict
     from toolreplay.replay.noise import NoiseReport
     from toolreplay.replay.report import ReplayReport
 
@@ -21,11 +22,9 @@ def diff_verdict(result: DiffResult) -> str:
     if destructive:
         where = ", ".join(f"{p.b.tool} at index {p.b.index}" for p in destructive if p.b is not None)
         summary = f"{b.path} makes {count(len(destructive), 'destructive call')} {a.path} does not: {where}"
-    elif result.differences:
-        summary = f"{count(len(result.differences), 'difference')}, none of them a new destructive call"
     else:
-        summary = "the two recordings made the same calls"
-    return f"{result.verdict.value}: {summary} (--fail-on {result.fail_on.value})"
+        summary = _no_destructive(len(result.differences), "the two recordings made the same calls")
+    return _sentence(result.verdict, summary, result.fail_on)
 
 
 def replay_verdict(report: ReplayReport) -> str:
@@ -45,13 +44,19 @@ def replay_verdict(report: ReplayReport) -> str:
             for tool, runs_of in sorted(destructive.items())
         )
         summary = f"destructive calls the recording never made: {named}"
-    elif report.changes:
-        summary = f"{count(len(report.changes), 'difference')}, none of them a new destructive call"
     else:
-        summary = "the candidate made the recorded calls"
-    return f"{report.verdict.value}: {summary} (--fail-on {report.fail_on.value})"
+        summary = _no_destructive(len(report.changes), "the candidate made the recorded calls")
+    return _sentence(report.verdict, summary, report.fail_on)
 
 
 def noise_verdict(report: NoiseReport) -> str:
     """The verdict of a replay or comparison against a baseline and why, as one sentence."""
-    return f"{report.verdict.value}: {reading.summary(report)} (--fail-on {report.fail_on.value})"
+    return _sentence(report.verdict, reading.summary(report), report.fail_on)
+
+
+def _no_destructive(differences: int, none: str) -> str:
+    return f"{count(differences, 'difference')}, none of them a new destructive call" if differences else none
+
+
+def _sentence(verdict: Verdict, summary: str, fail_on: FailOn) -> str:
+    return f"{verdict.value}: {summary} (--fail-on {fail_on.value})"

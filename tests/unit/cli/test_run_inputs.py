@@ -120,7 +120,7 @@ def test_rules_init_reads_its_rules_back_before_writing_them(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rules that TOML reads but the rules reader refuses (a class no rule may have) are never written."""
-    import toolreplay.cli.rules as rules_command  # noqa: PLC0415
+    import toolreplay.commands.rules as rules_command  # noqa: PLC0415
 
     broken = {"rules": [{"tool": "delete_path", "class": "harmless"}]}
     monkeypatch.setattr(rules_command, "starter_rules", lambda sessions: (broken, ["a header"]))
