@@ -73,16 +73,16 @@ class Printer(Emitter):
             guard_outputs(others, inputs)
 
     def default_report(self, name: str, path: str | None) -> None:
-        if self.outputs is not None and path is not None and self.outputs.reports.get(name) is None:
-            self.outputs.reports[name] = path
+        if self.outputs is not None:  # an empty name on the command line is none given, as it always was
+            self.outputs.reports[name] = self.outputs.reports.get(name) or path
 
     def write(self, report: CheckReport) -> None:
         if self.outputs is not None:
             self.outputs.write(report)
 
-    def report(self, report: CheckReport) -> None:
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
         outputs = self.outputs or Outputs(False, {}, False)
-        emit_reports(report, outputs.reports, outputs.github_annotations, self.root)
+        emit_reports(report, outputs.reports, outputs.github_annotations, root if root is not None else self.root)
 
     def runs(self, outcome: object) -> None:
         if self.runs_out is None:

@@ -45,8 +45,9 @@ class Emitter:
         """The report files (and annotations) asked for, of a command whose report is one analysis."""
         return
 
-    def report(self, report: CheckReport) -> None:
-        """A check's whole report: the files asked for, then its text, then its annotations."""
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
+        """A check's whole report: the files asked for (their missing directories made inside ``root``, the
+        check's repository), then its text, then its annotations."""
         return
 
     def guard(self, inputs: Iterable[str | None], root: Path | None = None) -> None:

@@ -90,7 +90,7 @@ def execute(request: CheckRequest, emitter: Emitter) -> Exit:
         raise
     if isolate:
         report = _ended(prepared, report, reaper, user)
-    emitter.report(report)
+    emitter.report(report, top)  # the check's repository, wherever it runs from
     if config.notice:  # said once the check ran, so a failure is still exactly one line
         emitter.note(config.notice.removeprefix("toolreplay: "))
     for warning in (*config.skipped, *prepared.warnings):

@@ -17,5 +17,5 @@ class MergeRequest:
 def execute(request: MergeRequest, emitter: Emitter) -> Exit:
     emitter.guard(request.shards, emitter.root)  # a report's missing directories are made inside the repository
     merged = merge_reports([(path, read_check_report(path)) for path in request.shards])
-    emitter.report(merged)
+    emitter.report(merged, emitter.root)
     return merged.verdict.exit_code

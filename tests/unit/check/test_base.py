@@ -41,7 +41,7 @@ class Reported(Quiet):
     def __init__(self) -> None:
         self.reports: list[CheckReport] = []
 
-    def report(self, report: CheckReport) -> None:
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
         self.reports.append(report)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ class Reported(Quiet):
     def __init__(self) -> None:
         self.reports: list[CheckReport] = []
 
-    def report(self, report: CheckReport) -> None:
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
         self.reports.append(report)
 
 

@@ -52,3 +52,14 @@ def test_a_configs_html_is_written_only_where_the_command_line_named_none() -> N
     printer.default_report("html", "second.html")
     assert reports["html"] == "from-config.html"
     assert named_reports(reports)["--html"] == "from-config.html"
+
+
+def test_an_empty_html_on_the_command_line_is_none_given() -> None:
+    reports: dict[str, str | None] = {kind.name: None for kind in KINDS}
+    reports["html"] = ""
+    printer = Printer(outputs=Outputs(False, reports, False), whole=True)
+    printer.default_report("html", None)
+    assert reports["html"] is None  # ignored, as check always ignored it
+    reports["html"] = ""
+    printer.default_report("html", "from-config.html")
+    assert reports["html"] == "from-config.html"

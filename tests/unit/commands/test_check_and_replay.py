@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -28,7 +29,7 @@ class Kept(Quiet):
     def show(self, outcome: object) -> None:
         self.shown.append(outcome)
 
-    def report(self, report: CheckReport) -> None:
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
         self.reports.append(report)
 
     def note(self, text: str) -> None:
@@ -76,3 +77,17 @@ def test_a_transcript_is_audited_and_refuses_what_is_for_a_session() -> None:
     with pytest.raises(UsageError, match="is a transcript, which is audited, not replayed"):
         replay.execute(replay.ReplayRequest(transcript), WantsJson())
     assert replace(replay.ReplayRequest(transcript), strict=True).strict
+
+
+def test_the_checks_reports_are_made_inside_its_own_repository_wherever_it_runs_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots: list[Path | None] = []
+
+    class Rooted(Quiet):
+        def report(self, report: CheckReport, root: Path | None = None) -> None:
+            roots.append(root)
+
+    monkeypatch.chdir(tmp_path)  # another directory than the check's repository
+    check.execute(check.CheckRequest(str(ROOT / "samples" / ".toolreplay.yml"), root=str(ROOT)), Rooted())
+    assert roots == [ROOT.resolve()]

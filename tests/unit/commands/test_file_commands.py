@@ -25,7 +25,7 @@ class Kept(Quiet):
         self.streamed: list[ShownRecording] = []
         self.said: list[str] = []
 
-    def report(self, report: CheckReport) -> None:
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
         self.reports.append(report)
 
     def stream(self, outcome: object) -> None:

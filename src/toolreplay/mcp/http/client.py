@@ -94,6 +94,8 @@ class HttpChannel:
             try:
                 if kind == "text/event-stream":
                     for event in sse.events(_before(deadline, answer.readline)):
+                        if event[-1] not in (b"\n", b"\r\n"):
+                            break  # cut off before its blank line: an event never whole is never read
                         _, data = sse.fields(event)
                         message = decode(data) if data is not None else None
                         if isinstance(message, dict):

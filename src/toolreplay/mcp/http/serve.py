@@ -41,7 +41,7 @@ from toolreplay.mcp.http import sse
 from toolreplay.mcp.http.proxy import IDLE, MAX_BODY, QuietServer, serve_until_stopped
 from toolreplay.mcp.http.urls import loopback_origin
 from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer
-from toolreplay.mcp.wire import decode, encode
+from toolreplay.mcp.wire import encode
 
 _SESSION = "Mcp-Session-Id"
 _SSE, _MESSAGES = "/sse", "/messages/"  # the legacy SSE transport's endpoints, as the SDK names them
@@ -319,7 +319,7 @@ def _event(message: JSONObject) -> bytes:
 def _is_request(body: bytes) -> bool:
     """Whether ``body`` is one JSON-RPC request (with an id), which must be answered unless a fault hangs it."""
     try:
-        message = decode(body)
+        message = json.loads(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(message, dict) and "id" in message and "method" in message
@@ -328,7 +328,7 @@ def _is_request(body: bytes) -> bool:
 def _is_initialize(body: bytes) -> bool:
     """Whether ``body`` is an ``initialize`` request (a session opens with its answer)."""
     try:
-        request = decode(body)
+        request = json.loads(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("method") == "initialize"
@@ -339,7 +339,7 @@ def _opened_a_session(body: bytes, response: JSONObject) -> bool:
     if "result" not in response:
         return False
     try:
-        request = decode(body)
+        request = json.loads(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(request, dict) and request.get("method") == "initialize"
