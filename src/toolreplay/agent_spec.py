@@ -1,9 +1,11 @@
 """An agent as ``--agent`` or ``agent:`` names it, parsed once, at the edge: a model, a scripted file, or a program.
 
-``claude-sonnet-4-5`` is a Claude model id, ``scripted:PATH`` a Python policy
-file run in process, ``cmd:COMMAND`` a program that speaks MCP, run once per
-run against the served recording (its words split as a POSIX shell splits them,
-and never run by one). Every other module holds an :data:`AgentSpec` and asks it
+``claude-sonnet-4-5`` is a Claude model id, ``PROVIDER/MODEL`` a model of a
+named provider (``anthropic/``, ``openai/``, ``bedrock/``, ``vertex/``: see
+:data:`PROVIDERS`), ``scripted:PATH`` a Python policy file run in process,
+``cmd:COMMAND`` a program that speaks MCP, run once per run against the served
+recording (its words split as a POSIX shell splits them, and never run by one).
+Every other module holds an :data:`AgentSpec` and asks it
 what it is, which files it names and how it is written; none looks at the text.
 """
 
@@ -31,14 +33,26 @@ class AgentSpecError(ValueError):
         self.problem = problem
 
 
+# The providers a model can be named on, each with what it is in words; a bare model id is Anthropic's.
+PROVIDERS: dict[str, str] = {
+    "anthropic": "the Anthropic API",
+    "bedrock": "Claude on Amazon Bedrock",
+    "vertex": "Claude on Google Cloud Vertex AI",
+    "openai": "the OpenAI API, or any server that speaks it (--base-url)",
+}
+DEFAULT_PROVIDER = "anthropic"
+
+
 @record
 class ModelSpec:
-    """A Claude model id, asked through the SDK."""
+    """A model of a provider, asked in this process through that provider's SDK."""
 
     model: str
+    provider: str = DEFAULT_PROVIDER
 
     def show(self) -> str:
-        return self.model
+        """The model as an agent names it: a Claude model of the Anthropic API by its id alone."""
+        return self.model if self.provider == DEFAULT_PROVIDER else f"{self.provider}/{self.model}"
 
     def files(self, here: str) -> list[str]:
         return []
@@ -78,7 +92,7 @@ class ProgramSpec:
 
 
 AgentSpec = ModelSpec | ScriptSpec | ProgramSpec
-SHAPES = "a Claude model id, scripted:FILE or cmd:COMMAND, as in scripted:agent.py"
+SHAPES = "a Claude model id, PROVIDER/MODEL, scripted:FILE or cmd:COMMAND, as in openai/gpt-4.1 or scripted:agent.py"
 
 
 def parse_agent(text: str) -> AgentSpec:
@@ -102,7 +116,18 @@ def parse_agent(text: str) -> AgentSpec:
             raise AgentSpecError(f"must start with {prefix} exactly (lower case, nothing before it), not {text!r}")
     if any(character.isspace() for character in text):
         raise AgentSpecError(f"must be {SHAPES}: a model id holds no spaces, not {text!r}")
-    return ModelSpec(text)
+    provider, slash, model = text.partition("/")
+    if not slash:
+        return ModelSpec(text)
+    if provider not in PROVIDERS:
+        known = ", ".join(f"{name}/" for name in PROVIDERS)
+        raise AgentSpecError(
+            f"names no provider toolreplay knows ({provider!r}); a model is MODEL or PROVIDER/MODEL with one of "
+            f"{known} (a server that speaks OpenAI's API: openai/MODEL with base-url), not {text!r}"
+        )
+    if not model:
+        raise AgentSpecError(f"names the provider {provider} but no model, as in {provider}/MODEL, not {text!r}")
+    return ModelSpec(model, provider)
 
 
 def shown_from(spec: AgentSpec, root: str, show: Callable[[str], str]) -> str:

@@ -41,6 +41,15 @@ class McpTransport(enum.Enum):
     HTTP = "http"
 
 
+class Api(enum.Enum):
+    """Which of OpenAI's APIs an ``openai/`` model is asked through. Chat Completions is the default: it is the one
+    every server that speaks OpenAI's API offers (vLLM, Ollama, LiteLLM, llama.cpp); the Responses API is
+    OpenAI's own, newer one."""
+
+    CHAT = "chat"
+    RESPONSES = "responses"
+
+
 REPLAY_POLICIES = tuple(policy for policy in Unrecorded if policy is not Unrecorded.LIVE)
 
 
@@ -200,6 +209,10 @@ class ReplaySettings:
     # more files a program's runs depend on than its command shows (a config's cache-files globs, matched)
     cache_files: tuple[str, ...] = ()
     allow_new_prompt: bool = False  # a system prompt given to a session that recorded none is the edit, all of it
+    # where the candidate's model is asked (an OpenAI-compatible server, a proxy); None: its SDK's own default
+    base_url: str | None = None
+    baseline_base_url: str | None = None  # the unchanged agent's; None: base_url when it is on the same provider
+    api: Api = Api.CHAT  # which OpenAI API an openai/ model is asked through
 
     def __post_init__(self) -> None:
         for name in RANGES:
@@ -227,11 +240,30 @@ class ReplaySettings:
             raise SettingError(
                 "min-runs", f"must be at most the runs of each configuration ({least}), not {self.min_runs}"
             )
+        for name in ("base_url", "baseline_base_url"):
+            if getattr(self, name) is not None:
+                check_base_url(setting_key(name), getattr(self, name))
         if self.stubs is not None and self.on_unrecorded is not Unrecorded.STUB:
             raise SettingError("stubs", "are used only with on-unrecorded stub")
 
 
 SETTINGS = tuple(field.name for field in fields(ReplaySettings))
+
+
+def check_base_url(key: str, text: str) -> str:
+    """A base URL: ``http://`` or ``https://`` with a host, as an SDK takes it (``http://localhost:8000/v1``)."""
+    from urllib.parse import urlsplit  # noqa: PLC0415 - only a setting that names a URL
+
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - a port that is no number is refused here, not in the first request
+    except ValueError as exc:
+        raise SettingError(key, f"must be an http:// or https:// URL, not {text!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in text):
+        raise SettingError(key, f"must be an http:// or https:// URL with a host, not {text!r}")
+    if parts.username is not None or parts.password is not None:
+        raise SettingError(key, "must hold no credentials (the API key comes from the environment only)")
+    return text
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -294,6 +326,13 @@ def parse_value(name: str, text: str, live: bool = False) -> object:
             return parse_agent(text)
         except AgentSpecError as exc:
             raise SettingError(setting_key(name), exc.problem) from None
+    if name in ("base_url", "baseline_base_url"):
+        return check_base_url(setting_key(name), text.strip())
+    if name == "api":
+        choices = [choice.value for choice in Api]
+        if text not in choices:
+            raise SettingError("api", f"must be one of {', '.join(choices)}, not {text!r}")
+        return Api(text)
     if name == "mcp_transport":
         choices = [choice.value for choice in McpTransport]
         if text not in choices:

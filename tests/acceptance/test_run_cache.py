@@ -320,7 +320,7 @@ def _turns(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_batched_runs_go_in_step_one_batch_per_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolreplay.agents import claude  # noqa: PLC0415
+    from toolreplay.agents.providers import anthropic as claude  # noqa: PLC0415
 
     monkeypatch.setattr(claude, "BATCH_POLL", 0.01)
     model = "claude-sonnet-4-5"
@@ -342,7 +342,7 @@ def test_batched_runs_go_in_step_one_batch_per_turn(monkeypatch: pytest.MonkeyPa
 def test_a_batch_past_the_run_timeout_is_cancelled_and_its_runs_end_in_an_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolreplay.agents import claude  # noqa: PLC0415
+    from toolreplay.agents.providers import anthropic as claude  # noqa: PLC0415
 
     monkeypatch.setattr(claude, "BATCH_POLL", 0.05)
     args = ("replay", "ops/session.json", "--agent", "claude-sonnet-4-5", "--repeat", "2", "--batch")

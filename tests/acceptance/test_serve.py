@@ -418,7 +418,7 @@ def test_a_session_is_never_written_to_by_live() -> None:
     assert result.code == 2
     assert "a session is never written to" in result.stderr
     replay = run_cli(
-        "replay", "samples/ops/session.json", "--agent", "script:samples/ops/agent.py", "--on-unrecorded", "live"
+        "replay", "samples/ops/session.json", "--agent", "scripted:samples/ops/agent.py", "--on-unrecorded", "live"
     )
     assert replay.code == 2
     assert "must be one of stop, error, stub" in replay.stderr

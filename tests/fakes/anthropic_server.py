@@ -1,6 +1,8 @@
 """A local stand-in for the Anthropic Messages API, for tests with the real SDK.
 
-It listens on 127.0.0.1, answers ``POST /v1/messages`` (and the beta path) with
+It listens on 127.0.0.1, answers ``POST /v1/messages`` (and the beta path, and
+Bedrock's ``/model/MODEL/invoke`` and Vertex's ``...:rawPredict``, which carry
+the same Messages API body) with
 the responses a test queued, in order, and keeps every request body so the test
 can check exactly what the SDK sent. A request with ``"stream": true`` gets the
 same message as server-sent events, cut into the events the Messages API
@@ -63,6 +65,7 @@ class FakeMessagesAPI:
         self.responses: list[tuple[int, dict[str, Any] | bytes]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # each request's path: Bedrock's and Vertex's name the model there
         self.url = ""
         self._lock = threading.Lock()
         # Message Batches: each batch's results by id, and how many times it is still "in progress" when asked
@@ -220,6 +223,7 @@ def serve() -> Iterator[FakeMessagesAPI]:
                 self._json(200, json.dumps(api.batch(batch, asked=False)).encode())
                 return
             with api._lock:
+                api.paths.append(path)
                 api.in_flight += 1
                 api.most_in_flight = max(api.most_in_flight, api.in_flight)
             status, answer = api._next(body, headers)

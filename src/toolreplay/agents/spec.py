@@ -8,6 +8,8 @@ from pathlib import Path
 
 from toolreplay.agent_spec import AgentSpec, AgentSpecError, ModelSpec, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.agents.base import Agent
+from toolreplay.agents.providers import provider, refusal
+from toolreplay.agents.providers.base import Endpoint
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
@@ -15,16 +17,19 @@ from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
 
 
-def make_agent(
-    spec: ModelSpec | ScriptSpec, seed: int, request: JSONObject, request_timeout: float = 120.0, lifetime: str = "5m"
-) -> Agent:
-    """A scripted agent with ``seed``, or a Claude model asked with the request settings in ``request``
-    (``max_tokens`` and any of a session's recorded settings), its prompt cache living ``lifetime``."""
+def make_agent(spec: ModelSpec | ScriptSpec, seed: int, request: JSONObject, endpoint: Endpoint | None = None) -> Agent:
+    """A scripted agent with ``seed``, or a model asked through its provider with the request settings in
+    ``request`` (``max_tokens`` and any of a session's recorded settings), reached at ``endpoint``."""
     if isinstance(spec, ScriptSpec):
         return ScriptedAgent(spec.path, seed)
-    from toolreplay.agents.claude import ClaudeAgent, make_client  # noqa: PLC0415 - the optional SDK
+    where = endpoint if endpoint is not None else Endpoint()
+    refused = refusal(spec, request, where, False)
+    if refused is not None:
+        raise UsageError(f"{spec.show()} is not run: {refused}")
+    return provider(spec.provider).blocking(spec.model, request, where)
 
-    return ClaudeAgent(make_client(request_timeout), spec.model, request, lifetime)
+
+OPENAI_SOURCES = ("openai", "openai-sdk")  # the sources whose bare model id is an OpenAI model's
 
 
 def agent_in_process(text: str) -> ModelSpec | ScriptSpec:
@@ -35,14 +40,15 @@ def agent_in_process(text: str) -> ModelSpec | ScriptSpec:
     except AgentSpecError as exc:
         raise UsageError(f"--agent {exc.problem}") from None
     if isinstance(spec, ProgramSpec):
-        raise UsageError(
-            "--agent: run drives a Claude model or a scripted agent; record a program's session with record-mcp"
-        )
+        raise UsageError("--agent: run drives a model or a scripted agent; record a program's session with record-mcp")
     return spec
 
 
 def recorded_agent(model: str, recording: str | Path, source: JSONObject | None = None) -> AgentSpec | None:
     """The agent a session was recorded with, as a spec that runs from here; None when it cannot be found.
+
+    A session imported from OpenAI's format or recorded through the OpenAI SDK
+    names its model as OpenAI did (``gpt-4.1``): an ``openai/`` model.
 
     A session ``record`` made keeps its program in its ``source`` (``agent``,
     the command as written, and ``here``, where its ``{here}`` stood, from the
@@ -62,6 +68,8 @@ def recorded_agent(model: str, recording: str | Path, source: JSONObject | None 
         spec = parse_agent(model)
     except AgentSpecError:
         return None
+    if isinstance(spec, ModelSpec) and "/" not in model and (source or {}).get("kind") in OPENAI_SOURCES:
+        return ModelSpec(model, "openai")  # a bare id of a conversation held in OpenAI's form is OpenAI's
     if not isinstance(spec, ScriptSpec):
         return spec
     script = spec.path

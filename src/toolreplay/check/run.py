@@ -34,7 +34,7 @@ from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Locatio
 from toolreplay.core.wording import count
 from toolreplay.formats.config.model import Config
 from toolreplay.formats.scope import read_scope
-from toolreplay.replay.budget import CheckBudget, price_for
+from toolreplay.replay.budget import CheckBudget
 from toolreplay.replay.cache import cache_note
 from toolreplay.replay.compare import compare_sessions
 from toolreplay.replay.drive import (
@@ -168,8 +168,8 @@ def replay_unit(checker: Checker, unit: Unit) -> UnitResult:
     where = candidate_inputs(session, settings, candidate, checker.paths, fallback)
     result = replay_result(unit.key, shown, session, outcome, checker.policy, where, candidate, settings, checker.paths)
     if checker.pool is not None:
-        price = price_for(candidate.agent, None, settings.prices)
-        cost, tokens = checker.pool.spend((*outcome.runs, *outcome.baseline_runs), price)
+        # each model run carries its cost at its own side's price already (a program's, what it said)
+        cost, tokens = checker.pool.spend((*outcome.runs, *outcome.baseline_runs), None)
         said = f"${cost:.4f}, " if checker.pool.max_cost is not None else ""
         result = replace(result, summary=f"{result.summary}; spent {said}{tokens:,} tokens of the check's budget")
     return with_tools_given(result, session, candidate, settings, checker.paths, where)

@@ -37,7 +37,11 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     ),
     "agent": (
         ("--model",),
-        {"metavar": "SPEC", "help": "A Claude model id, scripted:FILE, or cmd:'COMMAND' (docs/agents.md)."},
+        {
+            "metavar": "SPEC",
+            "help": "A model (a Claude id, or PROVIDER/MODEL: anthropic/, openai/, bedrock/, vertex/), "
+            "scripted:FILE, or cmd:'COMMAND' (docs/agents.md).",
+        },
     ),
     "baseline_agent": (
         (),
@@ -164,8 +168,9 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "batch": (
         (),
         {
-            "help": "A model's runs in step, each turn of them all sent as one Message Batch (half the price; "
-            "answered within hours): for the runs nobody waits on, such as a nightly refresh of the baseline.",
+            "help": "A model's runs in step, each turn of them all sent as one batch (Anthropic's Message Batches, "
+            "OpenAI's Batch API; half the price; answered within hours): for the runs nobody waits on, such as a "
+            "nightly refresh of the baseline.",
         },
     ),
     "allow_new_prompt": (
@@ -179,8 +184,34 @@ _SETTING_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         (),
         {
             "metavar": "[5m|1h]",
-            "help": "How long a model's prompt cache (the system prompt and the tools) lives between requests: 1h "
-            "for a replay whose runs are further apart than five minutes (its writes cost twice the input price).",
+            "help": "How long a Claude model's prompt cache (the system prompt and the tools) lives between "
+            "requests, on Anthropic, Bedrock and Vertex: 1h for a replay whose runs are further apart than five "
+            "minutes (its writes cost twice the input price). OpenAI caches prompts on its own: nothing is sent.",
+        },
+    ),
+    "base_url": (
+        (),
+        {
+            "metavar": "URL",
+            "help": "Where the candidate's model is asked: an OpenAI-compatible server (vLLM, Ollama, LiteLLM) "
+            "for openai/MODEL, a proxy for the others. Default: the SDK's own (OPENAI_BASE_URL, "
+            "ANTHROPIC_BASE_URL...). The key comes from the environment only.",
+        },
+    ),
+    "baseline_base_url": (
+        (),
+        {
+            "metavar": "URL",
+            "help": "Where the unchanged agent's model is asked (default: --base-url when it is on the "
+            "candidate's provider, else its SDK's own).",
+        },
+    ),
+    "api": (
+        (),
+        {
+            "metavar": "[chat|responses]",
+            "help": "Which OpenAI API an openai/ model is asked through: chat (Chat Completions, which every "
+            "OpenAI-compatible server speaks) or responses (OpenAI's Responses API).",
         },
     ),
 }

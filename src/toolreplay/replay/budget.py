@@ -96,10 +96,11 @@ def price_for(
     is unknown is refused."""
     if not isinstance(agent, ModelSpec):
         return None  # a program says what it spent, or nothing; a scripted agent spends nothing
-    price = price_of(agent.model, own)
+    price = price_of(agent, own)
     if price is None and max_cost is not None:
         raise UsageError(
-            f"max-cost: no price is known for {agent.model} (docs/verdicts.md, 'Budget'); give max-tokens-total instead"
+            f"max-cost: no price is known for {agent.show()} (docs/verdicts.md, 'Budget'); give max-tokens-total "
+            "instead, or its price under prices: in the config"
         )
     return price
 

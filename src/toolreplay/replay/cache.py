@@ -5,7 +5,8 @@ A run's key is the SHA-256 of the canonical JSON of its inputs: toolreplay's
 version, the recording (its conversation, tools, results and servers' messages,
 not where its file is), the system prompt, the tool definitions, the request
 settings, the unrecorded-call policy and stubs, the matching rules and the
-classification, the turn limit, the agent (a model's name;
+classification, the turn limit, the agent (a model's provider, name, base URL
+as given and, for OpenAI, its API;
 a scripted file's bytes; a program's command as written and the bytes of each
 file it names), how a program reaches its servers, the ``cache-key`` a user
 gives for what none of that shows, the seed and the run's number. Change any
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from toolreplay import __version__
 from toolreplay.agent_spec import AgentSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Usage
+from toolreplay.agents.providers.base import Endpoint
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
 from toolreplay.core.errors import InputError
 from toolreplay.core.escape import one_line
@@ -178,10 +180,16 @@ def program_files(agent: ProgramSpec, here: str, extra: Sequence[str] = ()) -> l
 
 
 def agent_identity(
-    agent: AgentSpec, here: str, transport: str, cache_key: str | None, extra: Sequence[str] = ()
+    agent: AgentSpec,
+    here: str,
+    transport: str,
+    cache_key: str | None,
+    extra: Sequence[str] = (),
+    endpoint: Endpoint | None = None,
 ) -> JSONObject:
     """What decides a run of ``agent`` beside the replay's setup: never a path of this machine. ``extra``: more
-    files a program's runs depend on (a config's ``cache-files``)."""
+    files a program's runs depend on (a config's ``cache-files``); ``endpoint``: where a model is asked (its
+    base URL as given, and for an OpenAI model which API)."""
     identity: JSONObject
     if isinstance(agent, ScriptSpec):
         identity = {"script": _file_digest(agent.path)}
@@ -191,7 +199,11 @@ def agent_identity(
         words: list[JSONValue] = [word.replace(here, "{here}") if here else word for word in agent.words]
         identity = {"program": words, "files": files, "transport": transport}
     else:
-        identity = {"model": agent.model}
+        identity = {"model": agent.model, "provider": agent.provider}
+        if endpoint is not None and endpoint.base_url is not None:
+            identity["base_url"] = endpoint.base_url
+        if endpoint is not None and agent.provider == "openai":
+            identity["api"] = endpoint.api.value
     if cache_key is not None:
         identity["cache_key"] = cache_key
     return identity

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agents.providers import provider, refusal
+from toolreplay.agents.providers.base import Endpoint
 from toolreplay.agents.spec import read_prompt, recorded_agent
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.core.canonical import JSONValue
+from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import InputError, ToolreplayError, UsageError
 from toolreplay.core.files import read_text
 from toolreplay.core.model import UNRECORDED_TASK, Session, SessionContext, ToolDef, content_text
@@ -32,7 +34,7 @@ from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
-from toolreplay.replay.runners import Runner, Workspace, runner_for
+from toolreplay.replay.runners import Runner, Workspace, endpoint_of, runner_for
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.stats.design import Design
 
@@ -247,7 +249,9 @@ def replay_session(
     baseline_runs: list[Run] = []
     weighed = None
     workspace = Workspace(redact_off, user, isolate, keep_runs)
-    edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache)
+    ends = endpoints(chosen, settings)
+    ran_on, baseline_label = _sides_shown(chosen, settings, context, ends)
+    edited, unchanged_runner, budget = _runners(chosen, settings, workspace, cache, request, ends)
     try:
         for round_ in range(1, (design.rounds if settings.noise else 1) + 1):
             if round_ > 1:
@@ -261,7 +265,9 @@ def replay_session(
             if not baseline_runs:  # the budget stopped the replay before any unchanged run: nothing to weigh with
                 break
             report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
-            baseline = summarize(unchanged, context.model, baseline_runs, recorded_classes, recorded_classes, fail_on)
+            report = replace(report, ran_on=ran_on[0])
+            baseline = summarize(unchanged, baseline_label, baseline_runs, recorded_classes, recorded_classes, fail_on)
+            baseline = replace(baseline, ran_on=ran_on[1])
             steps = (settings.repeat, settings.noise)
             weighed = weigh_changes(report, baseline, design, fail_on, round_, steps)
             if weighed.settled or (budget is not None and budget.stopped is not None):
@@ -272,6 +278,7 @@ def replay_session(
     _enough_answered(runs, "the candidate", settings.min_runs, session)
     if weighed is None:
         report = summarize(setup, chosen.label, runs, recorded_classes, candidate_classes, fail_on)
+        report = replace(report, ran_on=ran_on[0])
     return _said_stopped(ReplayOutcome(weighed.candidate if weighed else report, weighed, tuple(runs),
                                        tuple(baseline_runs)), budget)  # fmt: skip
 
@@ -314,21 +321,59 @@ def _said_stopped(outcome: ReplayOutcome, budget: Budget | None) -> ReplayOutcom
 
 
 def _runners(
-    chosen: Candidate, settings: ReplaySettings, workspace: Workspace, cache: RunCache | None
+    chosen: Candidate,
+    settings: ReplaySettings,
+    workspace: Workspace,
+    cache: RunCache | None,
+    request: JSONObject,
+    ends: tuple[Endpoint, Endpoint],
 ) -> tuple[Runner, Runner, Budget | None]:
     """The two sides' runners, each behind the budget, then the cache (a run given back costs nothing); the
-    budget they share."""
+    budget they share. A model that cannot run as the recording asks is refused here, before any run."""
     budget = budget_of(settings, chosen)
     sides = ((chosen.agent, "edited"), (chosen.baseline_agent, "unchanged"))
-    if settings.batch:
-        for agent, _ in sides[: 2 if settings.noise else 1]:
-            if not isinstance(agent, ModelSpec):
-                raise UsageError(f"batch: only a model's runs are sent as batches, and {agent.show()} is no model")
+    for (agent, _), endpoint in list(zip(sides, ends, strict=True))[: 2 if settings.noise else 1]:
+        if settings.batch and not isinstance(agent, ModelSpec):
+            raise UsageError(f"batch: only a model's runs are sent as batches, and {agent.show()} is no model")
+        if isinstance(agent, ModelSpec):
+            refused = refusal(agent, request, endpoint, settings.batch)
+            if refused is not None:
+                raise UsageError(f"{agent.show()} is not run: {refused}")
     edited, unchanged = (
-        cached(budgeted(runner_for(agent, settings, workspace, side), agent, settings, budget), agent, settings, cache)
-        for agent, side in sides
+        cached(
+            budgeted(runner_for(agent, settings, workspace, side, endpoint), agent, settings, budget),
+            agent,
+            settings,
+            cache,
+            endpoint,
+        )
+        for (agent, side), endpoint in zip(sides, ends, strict=True)
     )
     return edited, unchanged, budget
+
+
+def _sides_shown(
+    chosen: Candidate, settings: ReplaySettings, context: SessionContext, ends: tuple[Endpoint, Endpoint]
+) -> tuple[tuple[str, str], str]:
+    """Where each side's model is asked, in words; what the reports call the unchanged agent (the recorded
+    model, unless another is named)."""
+    ran_on = (ran_where(chosen.agent, ends[0]), ran_where(chosen.baseline_agent, ends[1]))
+    return ran_on, settings.baseline_agent.show() if settings.baseline_agent is not None else context.model
+
+
+def ran_where(agent: AgentSpec, endpoint: Endpoint) -> str:
+    """Where ``agent``'s runs are asked, in words for a report: a model's provider and address; "" for the rest."""
+    return provider(agent.provider).where(endpoint) if isinstance(agent, ModelSpec) else ""
+
+
+def endpoints(candidate: Candidate, settings: ReplaySettings) -> tuple[Endpoint, Endpoint]:
+    """Where each side's model is reached: the candidate at ``base-url``; the unchanged agent at
+    ``baseline-base-url``, else at ``base-url`` when it is on the candidate's provider (the same server, asked
+    with and without the edit), else at its SDK's own default."""
+    edited, unchanged = candidate.agent, candidate.baseline_agent
+    same = isinstance(edited, ModelSpec) and isinstance(unchanged, ModelSpec) and edited.provider == unchanged.provider
+    baseline = settings.baseline_base_url or (settings.base_url if same else None)
+    return endpoint_of(settings, settings.base_url), endpoint_of(settings, baseline)
 
 
 def budget_of(settings: ReplaySettings, candidate: Candidate) -> Budget | None:
@@ -350,18 +395,22 @@ def budgeted(runner: Runner, agent: AgentSpec, settings: ReplaySettings, budget:
     from toolreplay.replay.budget import BudgetedRunner  # noqa: PLC0415 - as above
     from toolreplay.replay.prices import price_of  # noqa: PLC0415 - as above
 
-    price = price_of(agent.model, settings.prices) if isinstance(agent, ModelSpec) else None  # as budget_of checks
+    price = price_of(agent, settings.prices) if isinstance(agent, ModelSpec) else None  # as budget_of checks
     return BudgetedRunner(runner, budget, price, settings.concurrency)
 
 
-def cached(runner: Runner, agent: AgentSpec, settings: ReplaySettings, cache: RunCache | None) -> Runner:
+def cached(
+    runner: Runner, agent: AgentSpec, settings: ReplaySettings, cache: RunCache | None, endpoint: Endpoint
+) -> Runner:
     """``runner``, its runs looked up in ``cache`` first (as they are, without one)."""
     if cache is None:
         return runner
     from toolreplay.replay.cache import CachedRunner, agent_identity, program_files  # noqa: PLC0415 - as above
 
     here = os.getcwd()
-    identity = agent_identity(agent, here, settings.mcp_transport.value, settings.cache_key, settings.cache_files)
+    identity = agent_identity(
+        agent, here, settings.mcp_transport.value, settings.cache_key, settings.cache_files, endpoint
+    )
     if isinstance(agent, ProgramSpec):  # which files the key covers, said with what the cache did
         cache.covered.update(dict.fromkeys(program_files(agent, here, settings.cache_files)))
     return CachedRunner(runner, cache, identity)

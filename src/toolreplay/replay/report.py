@@ -83,6 +83,7 @@ class ReplayReport:
     # Runs that end in an error count nowhere, but a deletion they made before it is not unsaid.
     lost_destructive: tuple[LostCall, ...] = ()
     budget: str | None = None  # why the replay stopped before its last run (its budget); None: it ran them all
+    ran_on: str = ""  # where a model's runs were asked (its provider's API, and the address given); "": no model
 
     @property
     def turns(self) -> int:

@@ -1,7 +1,7 @@
 """The one seam between a replay and the kind of agent it drives: a :class:`Runner` turns seeds into runs.
 
 A scripted agent runs in this process, one run after another with its seed; a
-Claude model runs through the SDK, several at once when asked; a program runs
+model runs through its provider's SDK, several at once when asked; a program runs
 once per run against the served recording (:mod:`toolreplay.replay.command`),
 in directories of the replay's :class:`Workspace`. The replay asks for runs and
 never looks at which kind it has.
@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Protocol
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Turn
 from toolreplay.agents.loop import AgentFailure
+from toolreplay.agents.providers import provider, refusal
+from toolreplay.agents.providers.base import Endpoint
 from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_refused
-from toolreplay.agents.spec import make_agent
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
 
@@ -105,17 +106,19 @@ class ScriptedRunner:
 
 
 class ModelRunner:
-    """A Claude model through the SDK: one run at a time, or ``concurrency`` at once through one async client."""
+    """A model through its provider's SDK: one run at a time, ``concurrency`` at once through one async client, or
+    in step as batches; reached at ``endpoint``."""
 
-    def __init__(self, spec: ModelSpec, settings: ReplaySettings) -> None:
+    def __init__(self, spec: ModelSpec, settings: ReplaySettings, endpoint: Endpoint | None = None) -> None:
         self.spec = spec
         self.settings = settings
+        self.endpoint = endpoint if endpoint is not None else endpoint_of(settings, settings.base_url)
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
         """The runs, each with its cost at the model's list price where the table knows it (a batch's at half)."""
         from toolreplay.replay.prices import cost_of, price_of  # noqa: PLC0415 - model runs only
 
-        price = price_of(self.spec.model, self.settings.prices)
+        price = price_of(self.spec, self.settings.prices)
         made = self._runs(setup, seeds, start, progress)
         if price is None:
             return made
@@ -124,26 +127,24 @@ class ModelRunner:
                 for run in made]  # fmt: skip
 
     def _runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
-        timeout = self.settings.request_timeout
+        refused = refusal(self.spec, setup.request, self.endpoint, self.settings.batch)
+        if refused is not None:  # drive asks before any run; a runner asked directly refuses as it does
+            raise UsageError(f"{self.spec.show()} is not run: {refused}")
+        chosen = provider(self.spec.provider)
         if self.settings.batch:
             return self._batched(setup, len(seeds), start, progress)
         if self.settings.concurrency == 1:
-            lifetime = self.settings.prompt_cache
-            agents = [(make_agent(self.spec, 0, setup.request, timeout, lifetime), None) for _ in seeds]
+            agents = [(chosen.blocking(self.spec.model, setup.request, self.endpoint), None) for _ in seeds]
             return replay_runs(setup, agents, progress.turn, progress.run, start)
         import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 
         return asyncio.run(self._at_once(setup, len(seeds), start, progress))
 
     def _batched(self, setup: ReplaySetup, count: int, start: int, progress: Progress) -> list[Run]:
-        """The runs in step, each turn of them all one Message Batch; the runs' timeout bounds the waiting."""
+        """The runs in step, each turn of them all one batch; the runs' timeout bounds the waiting."""
         import time  # noqa: PLC0415
 
-        from toolreplay.agents.claude import BatchedClaude, make_client  # noqa: PLC0415 - the optional SDK
-
-        model = BatchedClaude(
-            make_client(self.settings.request_timeout), self.spec.model, setup.request, self.settings.prompt_cache
-        )
+        model = provider(self.spec.provider).batched(self.spec.model, setup.request, self.endpoint)
         deadline = time.monotonic() + setup.run_timeout
 
         def ask(pending: Sequence[tuple[str, list[JSONObject]]]) -> Mapping[str, Turn | AgentFailure]:
@@ -152,16 +153,18 @@ class ModelRunner:
         return replay_runs_batched(setup, ask, count, progress.turn, progress.run, start)
 
     async def _at_once(self, setup: ReplaySetup, repeat: int, start: int, progress: Progress) -> list[Run]:
-        from toolreplay.agents.claude import AsyncClaudeAgent, make_async_client  # noqa: PLC0415 - the optional SDK
-
-        client = make_async_client(self.settings.request_timeout)
+        clients = provider(self.spec.provider).concurrent(self.endpoint)
         try:
-            lifetime = self.settings.prompt_cache
-            agents = [AsyncClaudeAgent(client, self.spec.model, setup.request, lifetime) for _ in range(repeat)]
+            agents = [clients.agent(self.spec.model, setup.request) for _ in range(repeat)]
             concurrency = self.settings.concurrency
             return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run, start)
         finally:
-            await client.close()
+            await clients.close()
+
+
+def endpoint_of(settings: ReplaySettings, base_url: str | None) -> Endpoint:
+    """How a side's model is reached under ``settings``, at ``base_url``."""
+    return Endpoint(base_url, settings.api, settings.request_timeout, settings.prompt_cache)
 
 
 class ProgramRunner:
@@ -197,10 +200,13 @@ class ProgramRunner:
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 
 
-def runner_for(spec: AgentSpec, settings: ReplaySettings, workspace: Workspace, side: str) -> Runner:
-    """The runner of the agent ``spec`` names, under ``settings``; ``side`` names a program's run directories."""
+def runner_for(
+    spec: AgentSpec, settings: ReplaySettings, workspace: Workspace, side: str, endpoint: Endpoint | None = None
+) -> Runner:
+    """The runner of the agent ``spec`` names, under ``settings``; ``side`` names a program's run directories, and
+    ``endpoint`` says where a model is reached (None: at ``settings.base_url``)."""
     if isinstance(spec, ScriptSpec):
         return ScriptedRunner(spec, workspace, settings.run_timeout)
     if isinstance(spec, ProgramSpec):
         return ProgramRunner(spec, settings, workspace, side)
-    return ModelRunner(spec, settings)
+    return ModelRunner(spec, settings, endpoint)

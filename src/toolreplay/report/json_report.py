@@ -80,6 +80,7 @@ def replay_document(report: ReplayReport) -> JSONObject:
         "version": REPLAY_VERSION,
         "recording": {"path": report.setup.recording.path, "calls": len(report.setup.recording.calls)},
         "candidate": report.candidate,
+        "ran_on": report.ran_on,
         "runs": [
             {
                 "run": run.number,
@@ -224,6 +225,7 @@ def noise_document(report: NoiseReport) -> JSONObject:
     doc = replay_document(report.candidate)
     doc["baseline"] = {
         "candidate": report.baseline.candidate,
+        "ran_on": report.baseline.ran_on,
         "runs": [
             {"run": run.number, "seed": run.seed, "calls": len(run.calls), "ending": run.ending, "cached": run.cached}
             for run in report.baseline.runs

@@ -215,13 +215,25 @@ def _lost(report: ReplayReport, which: str = "") -> list[str]:
     return lines
 
 
+def _agent(report: ReplayReport) -> str:
+    """The agent a side ran, and for a model where it was asked."""
+    return report.candidate + (f" ({report.ran_on})" if report.ran_on else "")
+
+
+def _unchanged_agent(candidate: ReplayReport, baseline: ReplayReport) -> str:
+    """The unchanged side's agent, where it is another than the candidate's or asked elsewhere."""
+    if not baseline.ran_on or (baseline.candidate, baseline.ran_on) == (candidate.candidate, candidate.ran_on):
+        return ""
+    return f" · unchanged: {_agent(baseline)}"
+
+
 def render_replay(report: ReplayReport, system_source: str | None, tools_source: str | None) -> str:
     """The runs, each difference from the recording with how many runs made it, the verdict."""
     setup, runs = report.setup, report.runs
     total = report.answered
     lines = [
         f"replay: {setup.recording.path} ({count(len(setup.recording.calls), 'call')} recorded)",
-        f"candidate: {report.candidate} · system: {system_source or 'as recorded'}"
+        f"candidate: {_agent(report)} · system: {system_source or 'as recorded'}"
         f" · tools: {tools_source or 'as recorded'}",
         f"runs: {len(runs)}{_seeds(runs)} · endings: {tally(run.ending for run in runs)}",
     ]
@@ -301,8 +313,8 @@ def render_noise(
     lines = [
         f"{command}: {recording.path} ({count(len(recording.calls), 'call')} recorded)",
         candidate_line
-        or f"candidate: {candidate.candidate} · system: {system_source or 'as recorded'}"
-        f" · tools: {tools_source or 'as recorded'}",
+        or f"candidate: {_agent(candidate)}{_unchanged_agent(candidate, baseline)} · system: "
+        f"{system_source or 'as recorded'} · tools: {tools_source or 'as recorded'}",
         f"runs: {len(candidate.runs)} {side}{_seeds(candidate.runs)}; {len(baseline.runs)} unchanged"
         f"{_seeds(baseline.runs)} · endings: {tally(run.ending for run in (*candidate.runs, *baseline.runs))}",
     ]

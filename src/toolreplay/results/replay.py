@@ -148,9 +148,21 @@ def replay_result(
     agent = shown_from(candidate.agent, paths.root.as_posix(), paths.show)  # named from the root, as every report
     edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
     edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
-    summary = f"{count(len(outcome.runs), 'run')} of {agent} ({', '.join(edits) or 'as recorded'})"
+    on = f" on {outcome.report.ran_on}" if outcome.report.ran_on else ""
+    summary = f"{count(len(outcome.runs), 'run')} of {agent}{on} ({', '.join(edits) or 'as recorded'})"
     if settings.noise:
         summary += f", {len(outcome.baseline_runs)} unchanged"
+        baseline = outcome.noise.baseline if outcome.noise is not None else None
+        if (
+            baseline is not None
+            and baseline.ran_on
+            and (baseline.candidate, baseline.ran_on)
+            != (
+                outcome.report.candidate,
+                outcome.report.ran_on,
+            )
+        ):
+            summary += f" of {baseline.candidate} on {baseline.ran_on}"
     summary += f": {_change_summary(outcome.report, outcome.noise)}"
     reused = sum(run.cached for run in (*outcome.runs, *outcome.baseline_runs))
     if reused:

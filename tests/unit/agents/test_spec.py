@@ -13,7 +13,7 @@ from toolreplay.core.errors import UsageError
 
 def test_run_drives_a_model_or_a_script_never_a_program() -> None:
     assert isinstance(agent_in_process("claude-sonnet-4-5"), ModelSpec)
-    with pytest.raises(UsageError, match="run drives a Claude model or a scripted agent"):
+    with pytest.raises(UsageError, match="run drives a model or a scripted agent"):
         agent_in_process("cmd:./agent.sh {task}")
 
 

@@ -37,7 +37,13 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 
 def import_openai(path: str | Path, model: str | None, notes: Notes) -> SessionContext:
     """The conversation in an OpenAI file, as a session."""
-    top = parse_json(read_text(path), path)
+    source: JSONObject = {"kind": "openai", "file": Path(path).as_posix()}
+    return openai_session(parse_json(read_text(path), path), model, notes, source)
+
+
+def openai_session(top: Node, model: str | None, notes: Notes, source: JSONObject) -> SessionContext:
+    """The conversation in an OpenAI document (a file's, or what a program on the OpenAI SDK sent and got), as a
+    session from ``source``."""
     items, tools, system, found_model, responses = _unwrap(top)
     builder = ConversationBuilder(notes)
     prompt: list[str] = [system] if system else []
@@ -49,7 +55,6 @@ def import_openai(path: str | Path, model: str | None, notes: Notes) -> SessionC
     if builder.empty:
         raise top.fail("holds no message from the person or the agent: nothing to import")
     messages, final = builder.finish()
-    source: JSONObject = {"kind": "openai", "file": Path(path).as_posix()}
     return SessionContext(model or found_model or "unknown", source, "\n\n".join(prompt), tools, messages, final)
 
 

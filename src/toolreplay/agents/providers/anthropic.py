@@ -1,4 +1,6 @@
-"""A Claude model as the agent, through the Anthropic Messages API (the ``anthropic`` extra).
+"""Claude through the Anthropic Messages API (the ``anthropic`` extra), and the request and turn every Claude
+provider shares: Amazon Bedrock and Google Cloud Vertex AI are the same Messages API behind the SDK's own
+Bedrock and Vertex clients (:mod:`~toolreplay.agents.providers.bedrock`, :mod:`~toolreplay.agents.providers.vertex`).
 
 Requests carry prompt-caching breakpoints on the system prompt and the tool
 definitions, so repeated runs of one replay pay for that shared prefix once; the
@@ -16,38 +18,41 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from toolreplay.agents.base import Turn, Usage, api_tool
+from toolreplay.agents.base import AsyncAgent, Turn, Usage, api_tool
 from toolreplay.agents.loop import AgentFailure
+from toolreplay.agents.providers.base import AgentError, Endpoint, Pending, shown_url
 from toolreplay.core.canonical import JSONObject, JSONValue
-from toolreplay.core.errors import ToolreplayError, UsageError
+from toolreplay.core.errors import UsageError
 from toolreplay.core.model import ToolDef
 
 CACHE = {"type": "ephemeral"}
 LIFETIMES = ("5m", "1h")  # the prompt cache's lifetimes the API offers; 5m is its default, sent as no ttl
 
 
-class AgentError(ToolreplayError):
-    """The model could not be asked: an API error that outlived the SDK's retries."""
-
-
-def _sdk() -> Any:
+def sdk() -> Any:
+    """The ``anthropic`` module, or one line on how to install it."""
     try:
         import anthropic  # noqa: PLC0415 - the optional extra, loaded only when a model is used
     except ImportError:
         raise UsageError("talking to a model needs the anthropic extra: pip install 'toolreplay[anthropic]'") from None
-    if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-        raise UsageError("set ANTHROPIC_API_KEY to use a model (or use a scripted agent: --agent scripted:FILE)")
     return anthropic
 
 
-def make_client(timeout: float = 120.0) -> Any:
+def make_client(timeout: float = 120.0, base_url: str | None = None) -> Any:
     """An ``anthropic.Anthropic`` client configured from the environment; each request gives up after ``timeout``."""
-    return _sdk().Anthropic(timeout=timeout)
+    return _keyed().Anthropic(timeout=timeout, base_url=base_url)
 
 
-def make_async_client(timeout: float = 120.0) -> Any:
+def make_async_client(timeout: float = 120.0, base_url: str | None = None) -> Any:
     """An ``anthropic.AsyncAnthropic`` client configured from the environment."""
-    return _sdk().AsyncAnthropic(timeout=timeout)
+    return _keyed().AsyncAnthropic(timeout=timeout, base_url=base_url)
+
+
+def _keyed() -> Any:
+    anthropic = sdk()
+    if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+        raise UsageError("set ANTHROPIC_API_KEY to use a model (or use a scripted agent: --agent scripted:FILE)")
+    return anthropic
 
 
 def block_document(block: Any) -> JSONObject:
@@ -143,7 +148,7 @@ def _parameters(create: Any) -> frozenset[str] | None:
 
 def _failure(exc: Exception) -> AgentError:
     """Why the model gave no turn: an API error (after the SDK's retries), or a response that is not one."""
-    if isinstance(exc, _sdk().APIError):
+    if isinstance(exc, sdk().APIError):
         return AgentError(f"the model request failed: {exc}")
     return AgentError(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})")
 
@@ -176,11 +181,7 @@ class BatchedClaude(_Claude):
     within hours, not seconds), and waits for it, looking every :data:`BATCH_POLL` seconds until ``deadline``."""
 
     def ask(
-        self,
-        system: JSONValue,
-        tools: Sequence[ToolDef],
-        pending: Sequence[tuple[str, list[JSONObject]]],
-        deadline: float,
+        self, system: JSONValue, tools: Sequence[ToolDef], pending: Pending, deadline: float
     ) -> dict[str, Turn | AgentFailure]:
         requests = [
             {"custom_id": name, "params": build_request(self._model, self.settings, system, tools, sent, self.lifetime)}
@@ -208,3 +209,63 @@ class BatchedClaude(_Claude):
             raise
         except Exception as exc:  # whatever the SDK or the batch does, it ends these runs, not the command
             raise _failure(exc) from None
+
+
+class _Clients:
+    """An async client shared by overlapping runs' agents."""
+
+    def __init__(self, client: Any, lifetime: str) -> None:
+        self.client = client
+        self.lifetime = lifetime
+
+    def agent(self, model: str, request: JSONObject) -> AsyncAgent:
+        return AsyncClaudeAgent(self.client, model, request, self.lifetime)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+class ClaudeProvider:
+    """Claude through the Anthropic API; Bedrock and Vertex differ only in their clients and what they offer."""
+
+    name = "anthropic"
+    api = "the Anthropic Messages API"
+    batches = True  # Message Batches
+
+    def client(self, endpoint: Endpoint) -> Any:
+        return make_client(endpoint.timeout, endpoint.base_url)
+
+    def async_client(self, endpoint: Endpoint) -> Any:
+        return make_async_client(endpoint.timeout, endpoint.base_url)
+
+    def refused(self, model: str, request: JSONObject, endpoint: Endpoint, batch: bool) -> str | None:
+        if batch and not self.batches:
+            return f"batch: {self.api} has no Message Batches toolreplay can send; replay without --batch"
+        return None
+
+    def where(self, endpoint: Endpoint) -> str:
+        return self.api + (f" at {shown_url(endpoint.base_url)}" if endpoint.base_url else "")
+
+    def blocking(self, model: str, request: JSONObject, endpoint: Endpoint) -> ClaudeAgent:
+        return ClaudeAgent(self.client(endpoint), model, request, endpoint.lifetime)
+
+    def concurrent(self, endpoint: Endpoint) -> _Clients:
+        return _Clients(self.async_client(endpoint), endpoint.lifetime)
+
+    def batched(self, model: str, request: JSONObject, endpoint: Endpoint) -> BatchedClaude:
+        return BatchedClaude(self.client(endpoint), model, request, endpoint.lifetime)
+
+
+def built(make: Any, **options: Any) -> Any:
+    """A client of the SDK's, its refusal of the environment (no region, say) as one line."""
+    try:
+        return make(**options)
+    except ValueError as exc:  # the SDK's own word for a missing region or project
+        raise UsageError(f"the model's client could not be made: {exc}") from None
+    except Exception as exc:  # an SDK error that names what the environment lacks
+        if isinstance(exc, sdk().AnthropicError):
+            raise UsageError(f"the model's client could not be made: {exc}") from None
+        raise
+
+
+PROVIDER = ClaudeProvider()

@@ -3,7 +3,7 @@ need no server."""
 
 from __future__ import annotations
 
-from toolreplay.agents.claude import build_request, to_turn
+from toolreplay.agents.providers.anthropic import build_request, to_turn
 from toolreplay.core.model import ToolDef
 
 
