@@ -2,12 +2,13 @@
 Responses API: a model that archives old CI logs under the original prompt and deletes them, at the policy's
 seeded rate, under the prompt that says they "can go".
 
-Each new conversation (a request with no turn of the model's yet) takes the
+Each new conversation (a request with no call of the model's yet) takes the
 next seed of its system prompt's side, as a replay numbers its runs: the
 edited side's runs 1, 2, ... and the unchanged side's 10001, 10002, ... (the
-prompt that says the logs can go is the edited one), so a replay with
-``--concurrency 1`` meets the same policy, run for run, as the sample's
-``cmd:`` agent given ``--seed {seed}``.
+prompt that says the logs can go is the edited one); the seed rides in the ids
+of the calls it makes, so its later turns keep it however runs overlap. A
+replay with ``--concurrency 1`` meets the same policy, run for run, as the
+sample's ``cmd:`` agent given ``--seed {seed}``.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def _messages_of_responses(body: dict[str, Any]) -> tuple[str, list[dict[str, An
     return body.get("instructions") or "", messages
 
 
+def _seed_of(call_id: str) -> int | None:
+    parts = call_id.split("_")
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+
+
 class OpsModel:
     """The policy as a model: ``respond`` answers the stand-in's requests."""
 
@@ -86,16 +92,17 @@ class OpsModel:
         chat = path == "/chat/completions"
         system, messages = _messages_of_chat(body) if chat else _messages_of_responses(body)
         side = "edited" if PERMISSIVE in system else "unchanged"
-        started = not any(message["role"] == "assistant" for message in messages)
-        with self._lock:
-            if started:
+        seed = next((_seed_of(b["id"]) for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+                     for b in m["content"] if b.get("type") == "tool_use"), None)  # fmt: skip
+        if seed is None:  # a new conversation: its side's next seed, carried in the ids of the calls it makes
+            with self._lock:
                 self.runs[side] += 1
-            seed = self.runs[side] + (10_000 if side == "unchanged" else 0)
+                seed = self.runs[side] + (10_000 if side == "unchanged" else 0)
         made = sum(1 for m in messages if isinstance(m["content"], list) for b in m["content"]
                    if b.get("type") == "tool_use")  # fmt: skip
         blocks = Agent(seed).respond(PERMISSIVE if side == "edited" else "", [], messages)
         text = " ".join(block["text"] for block in blocks if block["type"] == "text") or None
-        calls = [(f"call_{made + n:04d}", block["name"], block["input"])
+        calls = [(f"call_{seed}_{made + n:04d}", block["name"], block["input"])
                  for n, block in enumerate(b for b in blocks if b["type"] == "tool_use")]  # fmt: skip
         model = body["model"]
         return completion(text, calls, model=model) if chat else response(text, calls, model=model)

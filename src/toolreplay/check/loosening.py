@@ -122,10 +122,16 @@ def loosenings(base: Config, pr: Config) -> list[Loosening]:
             continue
         _replay_loosened(number, job, pr.replays[number], add)
     given = {name for job in base.replays for name in job.settings.env or ()}
+    addresses = {url for job in base.replays for url in (job.settings.base_url, job.settings.baseline_base_url)}
     for number in range(len(base.replays), len(pr.replays)):  # an entry of the pull request's own
         asked = [name for name in pr.replays[number].settings.env or () if name not in given]
         if asked:
             add(f"replay {number + 1} env", "none given", ", ".join(asked), "replay", number, "env")
+        for field in ("base_url", "baseline_base_url"):
+            url = getattr(pr.replays[number].settings, field)
+            if url is not None and url not in addresses:  # asked at the SDK's own address instead (check/stricter.py)
+                add(f"replay {number + 1} {setting_key(field)}", "the SDK's own", url, "replay", number,
+                    setting_key(field))  # fmt: skip
     for number, group in enumerate(base.compares):
         if number >= len(pr.compares):
             add(f"compare {number + 1}", f"comparing against {shown(group.recorded)}", "gone", "compare")
@@ -255,8 +261,18 @@ def _replay_loosened(number: int, base: ReplayJob, pr: ReplayJob, add: _Add) -> 
         before, after = getattr(old, field), getattr(new, field)
         if before is not None and after != before:
             add(
-                f"{name} {setting_key(field)}", before.text, after.text if after else "gone", *where, setting_key(field)
+                f"{name} {setting_key(field)}",
+                before.show(),
+                after.show() if after else "gone",
+                *where,
+                setting_key(field),
             )
+    for field in ("base_url", "baseline_base_url"):
+        # where a model is asked is where its key is sent: the base's address is used, and a change is said
+        before, after = getattr(old, field), getattr(new, field)
+        if before != after:
+            add(f"{name} {setting_key(field)}", before or "the SDK's own", after or "the SDK's own", *where,
+                setting_key(field))  # fmt: skip
     given = set(new.env or ()) - set(old.env or ())
     if given:  # a variable a program was not given at the base: a secret the pull request asks for its own code
         add(f"{name} env", ", ".join(old.env or ()) or "none", ", ".join(new.env or ()), *where, "env")

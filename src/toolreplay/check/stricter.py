@@ -28,10 +28,16 @@ def stricter(base: Config, pr: Config) -> Config:
     unsealed = min(base.unsealed_edits, pr.unsealed_edits, key=UNSEALED_EDITS.index)
     replays = [_stricter_job(job, pr.replays[n] if n < len(pr.replays) else None) for n, job in enumerate(base.replays)]
     given = {name for job in base.replays for name in job.settings.env or ()}
+    addresses = {url for job in base.replays for url in (job.settings.base_url, job.settings.baseline_base_url)}
     for number, job in enumerate(pr.replays):  # the pull request's own, beside: what it replays differently runs too
         if number >= len(base.replays) or _job_inputs(job) != _job_inputs(base.replays[number]):
-            env = tuple(name for name in job.settings.env or () if name in given)  # none the base gives no program
-            replays.append(replace(job, settings=replace(job.settings, env=env)))
+            chosen = job.settings
+            env = tuple(name for name in chosen.env or () if name in given)  # none the base gives no program
+            # a model is asked only where the base asks one (its key goes there), else at its SDK's own address
+            url = chosen.base_url if chosen.base_url in addresses else None
+            baseline_url = chosen.baseline_base_url if chosen.baseline_base_url in addresses else None
+            settings = replace(chosen, env=env, base_url=url, baseline_base_url=baseline_url)
+            replays.append(replace(job, settings=settings))
     compares = [
         _stricter_group(group, pr.compares[n] if n < len(pr.compares) else None)
         for n, group in enumerate(base.compares)
@@ -95,6 +101,8 @@ def _stricter_job(base: ReplayJob, pr: ReplayJob | None) -> ReplayJob:
     for field in ("concurrency", "prompt_cache", "batch", "mcp_transport", "max_tokens"):
         changes[field] = getattr(new, field)
     changes["env"] = old.env  # the variables a program gets are the base's to give
+    # where a model is asked is where its key goes: the base's address, whatever the pull request says
+    changes["base_url"], changes["baseline_base_url"] = old.base_url, old.baseline_base_url
     changes["cache_files"] = union(old.cache_files, new.cache_files)  # a run is keyed on the files of either
     try:
         settings: ReplaySettings = replace(old, **changes)  # type: ignore[arg-type]
