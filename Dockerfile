@@ -11,7 +11,7 @@ ARG PYTHON_VERSION=3.12
 # so a change under src/ reuses them; then toolreplay itself, as a wheel built without isolation from the build
 # requirements installed beside them. The ARGs are the environment of the RUNs and are not kept in any image.
 FROM python:${PYTHON_VERSION}-slim AS builder
-ARG EXTRAS=anthropic,mcp \
+ARG EXTRAS=anthropic,mcp,openai \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
     PYTHONDONTWRITEBYTECODE=1

@@ -72,7 +72,7 @@ def _command(workspace: Path, out: Path) -> tuple[list[str], Path]:
         cache = _env("INPUT_CACHE_DIR")
         runs = ["--volume", f"{cache}:/toolreplay-runs"] if cache else []
         return [
-            "docker", "run", "--rm", "--user", uid_gid, "--env", "ANTHROPIC_API_KEY",
+            "docker", "run", "--rm", "--user", uid_gid, "--env", "ANTHROPIC_API_KEY", "--env", "OPENAI_API_KEY",
             "--volume", f"{workspace}:/work", "--volume", f"{out}:/toolreplay-out", *runs, "--workdir", "/work", image,
         ], Path("/toolreplay-out")  # fmt: skip
     preinstalled = _env("TOOLREPLAY_CLI")
@@ -83,7 +83,7 @@ def _command(workspace: Path, out: Path) -> tuple[list[str], Path]:
     if not (venv / "bin" / "toolreplay").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
-        subprocess.run([*pip, f"{action}[anthropic,mcp]"], check=True)
+        subprocess.run([*pip, f"{action}[anthropic,mcp,openai]"], check=True)
     return [str(venv / "bin" / "toolreplay")], out
 
 

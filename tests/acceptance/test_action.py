@@ -375,6 +375,7 @@ def test_the_action_declares_its_interface() -> None:
         "comment",
         "token",
         "anthropic-api-key",
+        "openai-api-key",
         "image",
     }
     assert all(re.fullmatch(r"[a-z]+(-[a-z]+)*", name) for name in action["inputs"])

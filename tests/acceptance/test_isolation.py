@@ -25,7 +25,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HOSTILE = """\
 import os, sys, time
 report, notes = sys.argv[1], sys.argv[2]
-seen = [name for name in ("ANTHROPIC_API_KEY", "INPUT_SIGN_KEY", "INPUT_TOKEN", "GITHUB_TOKEN") if os.environ.get(name)]
+seen = [name for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "INPUT_SIGN_KEY", "INPUT_TOKEN", "GITHUB_TOKEN")
+        if os.environ.get(name)]
 with open(notes, "a") as handle:
     handle.write("secrets:" + ",".join(seen) + "\\n")
 for name in ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY"):
@@ -67,7 +68,8 @@ def _check_process(repo: Path, *args: str, env: dict[str, str]) -> Completed:
 def test_under_isolate_a_program_sees_no_secret_and_nothing_it_leaves_outlives_the_check(tmp_path: Path) -> None:
     report, notes = tmp_path / "summary.md", tmp_path / "notes.txt"
     repo = _hostile_repo(tmp_path, report, notes)
-    env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "INPUT_SIGN_KEY": "a key", "HOME": "/root"}
+    env = {"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk-ant-secret", "OPENAI_API_KEY": "sk-secret",
+           "INPUT_SIGN_KEY": "a key", "HOME": "/root"}  # fmt: skip
     done = _check_process(repo, "--isolate", "--markdown", str(report), "--json", str(tmp_path / "r.json"), env=env)
     assert done.code == 0, done.stderr
     written = report.read_bytes()

@@ -313,3 +313,31 @@ def test_a_pull_request_cannot_send_the_models_key_to_an_address_of_its_own(tmp_
     loosened = [f for f in found if "base-url" in f["message"]]
     assert loosened and loosened[0]["level"] == "error"
     assert loosened[0]["location"] == {"path": ".toolreplay.yml", "line": 5}
+
+
+def test_a_server_that_echoes_the_key_in_its_error_never_gets_it_into_a_report(tmp_path: Path) -> None:
+    key = "sk-live-0123456789abcdef0123"
+    with serve_openai() as api:
+        for _ in range(3):
+            api.queue({"error": {"message": f"bad key {key}, and {key[:4]}", "type": "server_error"}}, 500)
+        done = run_cli("replay", "ops/session.json", "--agent", "openai/gpt-4.1", "--base-url", api.base_url,
+                       env={"OPENAI_API_KEY": key})  # fmt: skip
+    assert done.code == 2
+    assert key not in done.stderr + done.stdout
+    assert "bad key [OPENAI_API_KEY]" in done.stderr
+
+
+def test_run_records_an_openai_model_and_its_session_replays_on_it_by_default(
+    openai_api: FakeOpenAI, tmp_path: Path
+) -> None:
+    session = tmp_path / "s.json"
+    done = run_cli("run", "ops/tools.py", "--agent", "openai/gpt-4.1", "--base-url", openai_api.base_url,
+                   "--system", "ops/prompt.txt", "--task-file", "ops/task.txt", "-o", str(session), env=KEY)  # fmt: skip
+    assert done.code == 0, done.stderr
+    recorded = json.loads(session.read_text())
+    assert recorded["model"] == "openai/gpt-4.1"
+    asked = len(openai_api.requests)
+    again = run_cli("replay", str(session), "--base-url", openai_api.base_url, "--json", env=KEY)
+    assert again.code == 0, again.stderr
+    assert json.loads(again.stdout)["ran_on"].startswith("OpenAI Chat Completions")
+    assert len(openai_api.requests) > asked

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.agent_spec import ScriptSpec
+from toolreplay.agents.providers.base import endpoint_of
 from toolreplay.agents.scripted import ScriptedAgent
 from toolreplay.agents.spec import agent_in_process, make_agent, read_prompt
 from toolreplay.cli.options import redaction_options, settings_options
@@ -25,14 +26,22 @@ from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 
     TOOLS is a Python file defining TOOLS (tool definitions: name, description,
     input_schema, and optional MCP annotations) and execute(name, args), which
-    really runs a call and returns its result. The agent is a Claude model
-    (--agent MODEL_ID, needs the anthropic extra and ANTHROPIC_API_KEY) or a
-    scripted policy (--agent scripted:FILE, seeded with --seed). The session is
+    really runs a call and returns its result. The agent is a model (--agent
+    MODEL_ID for Claude, needing the anthropic extra and ANTHROPIC_API_KEY, or
+    PROVIDER/MODEL: openai/, bedrock/, vertex/; docs/agents.md) or a scripted
+    policy (--agent scripted:FILE, seeded with --seed). The session is
     written after every exchange, atomically, with secrets redacted.
     """,
 )
 @click.argument("tools_file", metavar="TOOLS")
-@click.option("--agent", "--model", "agent", required=True, metavar="SPEC", help="A Claude model id, or scripted:FILE.")
+@click.option(
+    "--agent",
+    "--model",
+    "agent",
+    required=True,
+    metavar="SPEC",
+    help="A model (a Claude id, or PROVIDER/MODEL), or scripted:FILE.",
+)
 @click.option("--system", "system_file", metavar="FILE", help="The system prompt, from a file.")
 @click.option("--task", metavar="TEXT", help="The person's first message.")
 @click.option("--task-file", metavar="FILE", help="The person's first message, from a file.")
@@ -44,7 +53,7 @@ from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
     help="What the person says next, once the agent has replied (repeat for each later turn).",
 )
 @click.option("-o", "--output", required=True, metavar="SESSION", help="The session file to write.")
-@settings_options("seed", "max_turns", "max_tokens")
+@settings_options("seed", "max_turns", "max_tokens", "base_url", "api", "request_timeout")
 @redaction_options("write")
 def command(
     tools_file: str,
@@ -67,7 +76,8 @@ def command(
     script = spec.path if isinstance(spec, ScriptSpec) else None
     guard_outputs({"-o": output}, [tools_file, system_file, task_file, script])
     toolbox = load_toolbox(tools_file)
-    driver = make_agent(spec, settings.seed, {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS})
+    request: JSONObject = {"max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS}
+    driver = make_agent(spec, settings.seed, request, endpoint_of(settings, settings.base_url))
     source: JSONObject = {"kind": "run", "tools": tools_file}
     if isinstance(driver, ScriptedAgent):
         source["seed"] = settings.seed

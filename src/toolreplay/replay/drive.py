@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.providers import provider, refusal
-from toolreplay.agents.providers.base import Endpoint
+from toolreplay.agents.providers.base import Endpoint, endpoint_of
 from toolreplay.agents.spec import read_prompt, recorded_agent
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.core.canonical import JSONObject, JSONValue
@@ -34,7 +34,7 @@ from toolreplay.replay.engine import ReplaySetup, Run
 from toolreplay.replay.noise import NoiseReport, seeds_for_baseline, weigh_changes
 from toolreplay.replay.progress import Progress
 from toolreplay.replay.report import ReplayReport, summarize
-from toolreplay.replay.runners import Runner, Workspace, endpoint_of, runner_for
+from toolreplay.replay.runners import Runner, Workspace, runner_for
 from toolreplay.settings import DEFAULT_MAX_TOKENS, ReplaySettings
 from toolreplay.stats.design import Design
 

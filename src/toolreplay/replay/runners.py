@@ -19,7 +19,7 @@ from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Turn
 from toolreplay.agents.loop import AgentFailure
 from toolreplay.agents.providers import provider, refusal
-from toolreplay.agents.providers.base import Endpoint
+from toolreplay.agents.providers.base import Endpoint, endpoint_of
 from toolreplay.agents.scripted import ScriptedAgent, load_module, user_code_refused
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
@@ -160,11 +160,6 @@ class ModelRunner:
             return await replay_runs_async(setup, agents, concurrency, progress.turn, progress.run, start)
         finally:
             await clients.close()
-
-
-def endpoint_of(settings: ReplaySettings, base_url: str | None) -> Endpoint:
-    """How a side's model is reached under ``settings``, at ``base_url``."""
-    return Endpoint(base_url, settings.api, settings.request_timeout, settings.prompt_cache)
 
 
 class ProgramRunner:

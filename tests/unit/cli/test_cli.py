@@ -117,7 +117,9 @@ def test_the_headline_replay_loads_only_what_it_runs() -> None:
         " '--noise', '3', '--on-unrecorded', 'stub', '--stubs', 'samples/ops/stubs.json'])"
     )
     assert "toolreplay.replay.noise" in loaded  # it did run the replay
-    unused = ("toolreplay.check", "toolreplay.record", "toolreplay.replay.command", "toolreplay.report.html")
+    unused = ("toolreplay.check", "toolreplay.record", "toolreplay.replay.command", "toolreplay.report.html",
+              *(f"toolreplay.agents.providers.{name}" for name in ("anthropic", "bedrock", "vertex", "openai")),
+              "openai", "anthropic", "httpx", "httpx2")  # fmt: skip
     assert not [name for name in loaded if name in unused or name.startswith(tuple(f"{u}." for u in unused))]
     assert (
         not {

@@ -20,7 +20,7 @@ from typing import Any
 
 from toolreplay.agents.base import AsyncAgent, Turn, Usage, api_tool
 from toolreplay.agents.loop import AgentFailure
-from toolreplay.agents.providers.base import AgentError, Endpoint, Pending, shown_url
+from toolreplay.agents.providers.base import AgentError, Endpoint, Pending, shown_url, without_keys
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.model import ToolDef
@@ -114,15 +114,19 @@ def to_turn(response: Any) -> Turn:
 class _Claude:
     """What the blocking and the async agent share: the model, the request settings, the request."""
 
-    def __init__(self, client: Any, model: str, settings: JSONObject | None = None, lifetime: str = "5m") -> None:
+    def __init__(
+        self, client: Any, model: str, settings: JSONObject | None = None, lifetime: str = "5m", provider: str = ""
+    ) -> None:
         self.client = client
         self._model = model
+        self._named = f"{provider}/{model}" if provider and provider != "anthropic" else model
         self.settings: JSONObject = {"max_tokens": 4096, **(settings or {})}
         self.lifetime = lifetime  # the prompt cache's
 
     @property
     def model(self) -> str:
-        return self._model
+        """The model as a session records it: Bedrock's and Vertex's with their provider (``bedrock/...``)."""
+        return self._named
 
     def request(self, system: JSONValue, tools: Sequence[ToolDef], messages: Sequence[JSONObject]) -> dict[str, Any]:
         """The keyword arguments of ``messages.create``: a recorded setting this SDK has no parameter for (an
@@ -149,8 +153,8 @@ def _parameters(create: Any) -> frozenset[str] | None:
 def _failure(exc: Exception) -> AgentError:
     """Why the model gave no turn: an API error (after the SDK's retries), or a response that is not one."""
     if isinstance(exc, sdk().APIError):
-        return AgentError(f"the model request failed: {exc}")
-    return AgentError(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+        return AgentError(without_keys(f"the model request failed: {exc}"))
+    return AgentError(without_keys(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})"))
 
 
 class ClaudeAgent(_Claude):
@@ -203,7 +207,9 @@ class BatchedClaude(_Claude):
                     answers[entry.custom_id] = to_turn(result.message)
                 else:
                     said = getattr(getattr(getattr(result, "error", None), "error", None), "message", "")
-                    answers[entry.custom_id] = AgentFailure(f"the batch's request {result.type}: {said}"[:300])
+                    answers[entry.custom_id] = AgentFailure(
+                        without_keys(f"the batch's request {result.type}: {said}")[:300]
+                    )
             return answers
         except AgentError:
             raise
@@ -214,12 +220,13 @@ class BatchedClaude(_Claude):
 class _Clients:
     """An async client shared by overlapping runs' agents."""
 
-    def __init__(self, client: Any, lifetime: str) -> None:
+    def __init__(self, client: Any, lifetime: str, provider: str) -> None:
         self.client = client
         self.lifetime = lifetime
+        self.provider = provider
 
     def agent(self, model: str, request: JSONObject) -> AsyncAgent:
-        return AsyncClaudeAgent(self.client, model, request, self.lifetime)
+        return AsyncClaudeAgent(self.client, model, request, self.lifetime, self.provider)
 
     async def close(self) -> None:
         await self.client.close()
@@ -247,13 +254,13 @@ class ClaudeProvider:
         return self.api + (f" at {shown_url(endpoint.base_url)}" if endpoint.base_url else "")
 
     def blocking(self, model: str, request: JSONObject, endpoint: Endpoint) -> ClaudeAgent:
-        return ClaudeAgent(self.client(endpoint), model, request, endpoint.lifetime)
+        return ClaudeAgent(self.client(endpoint), model, request, endpoint.lifetime, self.name)
 
     def concurrent(self, endpoint: Endpoint) -> _Clients:
-        return _Clients(self.async_client(endpoint), endpoint.lifetime)
+        return _Clients(self.async_client(endpoint), endpoint.lifetime, self.name)
 
     def batched(self, model: str, request: JSONObject, endpoint: Endpoint) -> BatchedClaude:
-        return BatchedClaude(self.client(endpoint), model, request, endpoint.lifetime)
+        return BatchedClaude(self.client(endpoint), model, request, endpoint.lifetime, self.name)
 
 
 def built(make: Any, **options: Any) -> Any:

@@ -21,7 +21,7 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.model import ToolDef
 from toolreplay.core.records import record
-from toolreplay.settings import Api
+from toolreplay.settings import Api, ReplaySettings
 
 PROVIDER_ITEM = "provider_item"  # a block of one provider's own, sent back to it and read by nothing else
 
@@ -39,6 +39,11 @@ class Endpoint:
     api: Api = Api.CHAT
     timeout: float = 120.0
     lifetime: str = "5m"
+
+
+def endpoint_of(settings: ReplaySettings, base_url: str | None) -> Endpoint:
+    """How a model is reached under ``settings``, at ``base_url``."""
+    return Endpoint(base_url, settings.api, settings.request_timeout, settings.prompt_cache)
 
 
 Pending = Sequence[tuple[str, list[JSONObject]]]  # each waiting run's messages, by an id of the caller's
@@ -77,6 +82,23 @@ class Provider(Protocol):
     def concurrent(self, endpoint: Endpoint) -> Concurrent: ...
 
     def batched(self, model: str, request: JSONObject, endpoint: Endpoint) -> Batcher: ...
+
+
+# The variables a provider's key or token is read from: their values never appear in anything toolreplay says.
+KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "ANTHROPIC_VERTEX_ACCESS_TOKEN")  # fmt: skip
+
+
+def without_keys(text: str) -> str:
+    """``text`` (an API's error, which a server may have filled with what it was sent) with every key's value in
+    the environment replaced by the name it was read from."""
+    import os  # noqa: PLC0415
+
+    for name in KEYS:
+        value = os.environ.get(name, "")
+        if len(value) >= 8:  # a key; a shorter value is no secret worth the false matches
+            text = text.replace(value, f"[{name}]")
+    return text
 
 
 def shown_url(url: str) -> str:

@@ -18,13 +18,14 @@ any run, in one line. OpenAI caches prompts on its own, so nothing is sent for
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from toolreplay.agents.base import AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure
-from toolreplay.agents.providers.base import PROVIDER_ITEM, AgentError, Endpoint, Pending, shown_url
+from toolreplay.agents.providers.base import PROVIDER_ITEM, AgentError, Endpoint, Pending, shown_url, without_keys
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.model import ToolDef
@@ -47,6 +48,8 @@ def sdk() -> Any:
 def make_client(endpoint: Endpoint, asynchronous: bool = False) -> Any:
     """The SDK's client, from the environment and ``endpoint``; a missing key in one line."""
     openai = sdk()
+    if not os.environ.get("OPENAI_API_KEY"):
+        raise UsageError("set OPENAI_API_KEY to use an openai/ model (any value, for a local server that checks none)")
     make = openai.AsyncOpenAI if asynchronous else openai.OpenAI
     try:
         return make(timeout=endpoint.timeout, base_url=endpoint.base_url)
@@ -351,7 +354,8 @@ class _Asking:
 
     @property
     def model(self) -> str:
-        return self._model
+        """The model as a session records it, with its provider."""
+        return f"openai/{self._model}"
 
     def _translated(self, system: JSONValue, tools: Sequence[ToolDef]) -> tuple[str, list[JSONValue]]:
         if self._shared is None or self._shared[:2] != (id(system), id(tools)):
@@ -391,11 +395,12 @@ def _official(client: Any) -> bool:
 
 
 def failure(exc: Exception) -> AgentError:
+    """Why the model gave no turn, in one line that holds no key."""
     if isinstance(exc, AgentError):
-        return exc
+        return AgentError(without_keys(exc.message))
     if isinstance(exc, sdk().APIError):
-        return AgentError(f"the model request failed: {exc}")
-    return AgentError(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+        return AgentError(without_keys(f"the model request failed: {exc}"))
+    return AgentError(without_keys(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})"))
 
 
 class OpenAIAgent(_Asking):
@@ -463,12 +468,12 @@ class BatchedOpenAI(_Asking):
                 if entry.get("error") or response.get("status_code") != 200:
                     error = entry.get("error") or (response.get("body") or {}).get("error") or {}
                     said = error.get("message", "") if isinstance(error, dict) else str(error)
-                    answers[name] = AgentFailure(f"the batch's request failed: {said}"[:300])
+                    answers[name] = AgentFailure(without_keys(f"the batch's request failed: {said}")[:300])
                     continue
                 try:
                     answers[name] = self.turn(response["body"])
                 except AgentError as exc:
-                    answers[name] = AgentFailure(exc.message)
+                    answers[name] = AgentFailure(without_keys(exc.message))
         return answers
 
 
