@@ -19,9 +19,9 @@ import pytest
 from tests.conftest import SAMPLES, run_cli
 from tests.fakes.anthropic_server import FakeMessagesAPI, api_vars, message
 from tests.fakes.anthropic_server import serve as serve_claude
-from tests.fakes.ops_openai import PERMISSIVE, OpsModel
-from tests.fakes.openai_server import FakeOpenAI, completion
+from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.openai_server import serve as serve_openai
+from tests.fakes.ops_openai import PERMISSIVE, OpsModel
 
 KEY = {"OPENAI_API_KEY": "sk-test-0000000000000000", "OPENAI_BASE_URL": None}
 EDIT = ("--system", "ops/prompt-v2.txt", "--on-unrecorded", "stub", "--stubs", "ops/stubs.json")
@@ -59,7 +59,8 @@ def test_an_openai_model_at_20_and_20_runs_fails_on_the_deletion_the_edit_allows
     assert report["ran_on"].startswith("OpenAI Chat Completions at" if api == "chat" else "the OpenAI Responses API")
     assert ("DESTRUCTIVE", 9, 0) in _tallies(report)
     assert "candidate: openai/gpt-4.1 (" in shown
-    assert f"({report['ran_on']})" in shown and "127.0.0.1" in report["ran_on"]
+    assert f"({report['ran_on']})" in shown
+    assert "127.0.0.1" in report["ran_on"]
 
 
 def test_the_in_process_runs_give_what_a_program_on_the_same_policy_gives_run_for_run(
@@ -187,7 +188,8 @@ def test_a_session_recorded_on_claude_replays_on_an_openai_model_against_the_rec
         report = json.loads(done.stdout)
         baseline_claude_requests = len(claude.requests)
         shown = run_cli(*args, cwd=tmp_path, env={**KEY, **api_vars(claude)}).stdout
-    assert report["candidate"] == "openai/gpt-4.1" and report["ran_on"].startswith("OpenAI Chat Completions")
+    assert report["candidate"] == "openai/gpt-4.1"
+    assert report["ran_on"].startswith("OpenAI Chat Completions")
     assert report["baseline"]["candidate"] == "claude-sonnet-4-5"
     assert report["baseline"]["ran_on"] == "the Anthropic Messages API"
     assert baseline_claude_requests > 10  # the unchanged runs asked Claude, the recording's own model
@@ -246,7 +248,8 @@ def test_a_model_fault_is_exit_2_in_one_line_never_a_pass(
                        env=KEY)  # fmt: skip
     assert done.code == 2
     assert said in done.stderr
-    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
 
 
 def test_what_the_api_cannot_take_is_refused_before_any_run(tmp_path: Path) -> None:
@@ -263,7 +266,8 @@ def test_what_the_api_cannot_take_is_refused_before_any_run(tmp_path: Path) -> N
     assert (no_key.code, no_key.stderr.count("\n")) == (2, 1)
     assert "set OPENAI_API_KEY" in no_key.stderr
     unknown = run_cli("replay", "ops/session.json", "--agent", "mistral/large")
-    assert unknown.code == 2 and "names no provider toolreplay knows ('mistral')" in unknown.stderr
+    assert unknown.code == 2
+    assert "names no provider toolreplay knows ('mistral')" in unknown.stderr
     assert run_cli("replay", "ops/session.json", "--base-url", "ftp://x").code == 2
 
 
@@ -307,11 +311,13 @@ def test_a_pull_request_cannot_send_the_models_key_to_an_address_of_its_own(tmp_
         out = tmp_path / "report.json"
         done = run_cli("check", "--base", base, "--json", str(out), cwd=repo, env=KEY)
         assert done.code == 1, done.stderr
-        assert attacker.requests == [] and attacker.headers == []  # never asked: the key never went there
+        assert attacker.requests == []
+        assert attacker.headers == []
         assert trusted.requests
     found = [f for r in json.loads(out.read_text())["results"] for f in r["findings"]]
     loosened = [f for f in found if "base-url" in f["message"]]
-    assert loosened and loosened[0]["level"] == "error"
+    assert loosened
+    assert loosened[0]["level"] == "error"
     assert loosened[0]["location"] == {"path": ".toolreplay.yml", "line": 5}
 
 
@@ -331,8 +337,9 @@ def test_run_records_an_openai_model_and_its_session_replays_on_it_by_default(
     openai_api: FakeOpenAI, tmp_path: Path
 ) -> None:
     session = tmp_path / "s.json"
-    done = run_cli("run", "ops/tools.py", "--agent", "openai/gpt-4.1", "--base-url", openai_api.base_url,
-                   "--system", "ops/prompt.txt", "--task-file", "ops/task.txt", "-o", str(session), env=KEY)  # fmt: skip
+    args = ("--system", "ops/prompt.txt", "--task-file", "ops/task.txt", "-o", str(session))
+    done = run_cli("run", "ops/tools.py", "--agent", "openai/gpt-4.1", "--base-url", openai_api.base_url, *args,
+                   env=KEY)  # fmt: skip
     assert done.code == 0, done.stderr
     recorded = json.loads(session.read_text())
     assert recorded["model"] == "openai/gpt-4.1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,36 @@ def test_a_report_names_files_from_the_repository_root() -> None:
     assert shown_from(ScriptSpec("/repo/agents/a.py"), "/repo", show) == "scripted:agents/a.py"
     assert shown_from(parse_agent("cmd:python /repo/bin/agent.py"), "/repo", show) == "cmd:python bin/agent.py"
     assert shown_from(ModelSpec("/repo/m"), "/repo", show) == "/repo/m"
+
+
+@pytest.mark.parametrize(
+    ("text", "spec", "shown"),
+    [
+        ("anthropic/claude-sonnet-4-5", ModelSpec("claude-sonnet-4-5"), "claude-sonnet-4-5"),
+        ("openai/gpt-4.1", ModelSpec("gpt-4.1", "openai"), "openai/gpt-4.1"),
+        ("openai/meta-llama/Llama-3.1-8B", ModelSpec("meta-llama/Llama-3.1-8B", "openai"),
+         "openai/meta-llama/Llama-3.1-8B"),
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+         ModelSpec("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock"),
+         "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+        ("vertex/claude-sonnet-4-5@20250929", ModelSpec("claude-sonnet-4-5@20250929", "vertex"),
+         "vertex/claude-sonnet-4-5@20250929"),
+    ],
+)  # fmt: skip
+def test_a_model_names_its_provider_and_a_claude_id_alone_is_anthropics(text: str, spec: ModelSpec, shown: str) -> None:
+    assert parse_agent(text) == spec
+    assert spec.show() == shown
+    assert parse_agent(shown) == spec  # what a report names parses back to the same model
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("mistral/large", "names no provider toolreplay knows ('mistral')"),
+        ("script:x/agent.py", "names no provider toolreplay knows ('script:x')"),
+        ("openai/", "names the provider openai but no model"),
+    ],
+)
+def test_a_provider_toolreplay_does_not_know_is_refused_naming_those_it_does(text: str, said: str) -> None:
+    with pytest.raises(AgentSpecError, match=re.escape(said)):
+        parse_agent(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from tests.conftest import ROOT, SAMPLES, run_cli
 from toolreplay.cli.options import settings_options
 from toolreplay.core.errors import InputError, UsageError
 from toolreplay.formats.config.read import read_config
-from toolreplay.settings import ReplaySettings, Unrecorded
+from toolreplay.settings import ReplaySettings, SettingError, Unrecorded, parse_settings
 
 
 def through_cli(options: dict[str, str]) -> ReplaySettings:
@@ -128,3 +129,22 @@ def test_a_server_renamed_twice_is_refused() -> None:
     assert parse_server_names("a=x,b=y") == (("a", "x"), ("b", "y"))
     with pytest.raises(SettingError, match="renames a twice; give each server one new name"):
         parse_server_names("a=x,a=y")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("localhost:8000/v1", "must be an http:// or https:// URL with a host"),
+        ("ftp://example.com", "must be an http:// or https:// URL with a host"),
+        ("http://", "must be an http:// or https:// URL with a host"),
+        ("http://host:port/v1", "must be an http:// or https:// URL"),
+        ("http://user:sk-secret@host/v1", "must hold no credentials"),
+    ],
+)
+def test_a_base_url_is_an_address_and_holds_no_key(text: str, said: str) -> None:
+    with pytest.raises(SettingError, match=re.escape(said)):
+        parse_settings({"base_url": text})
+    assert parse_settings({"base_url": "http://127.0.0.1:8000/v1"}).base_url == "http://127.0.0.1:8000/v1"
+    assert parse_settings({"api": "responses"}).api.value == "responses"
+    with pytest.raises(SettingError, match="api must be one of chat, responses"):
+        parse_settings({"api": "completions"})

@@ -134,7 +134,8 @@ class ModelRunner:
         if self.settings.batch:
             return self._batched(setup, len(seeds), start, progress)
         if self.settings.concurrency == 1:
-            agents = [(chosen.blocking(self.spec.model, setup.request, self.endpoint), None) for _ in seeds]
+            agent = chosen.blocking(self.spec.model, setup.request, self.endpoint)  # one client, every run
+            agents = [(agent, None) for _ in seeds]
             return replay_runs(setup, agents, progress.turn, progress.run, start)
         import asyncio  # noqa: PLC0415 - only model replays in parallel need it, and it is slow to import
 

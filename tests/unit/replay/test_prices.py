@@ -22,3 +22,19 @@ def test_a_runs_cost_is_its_programs_word_else_its_tokens_at_the_price() -> None
     assert cost_of(Usage(cost_usd=0.42, input_tokens=9), None) == 0.42
     assert cost_of(usage, None) is None  # tokens spent at a price nobody knows: not free
     assert cost_of(Usage(), None) == 0.0
+
+
+def test_each_provider_prices_by_its_own_table_and_a_prefix_may_name_its_provider() -> None:
+    from toolreplay.agent_spec import ModelSpec  # noqa: PLC0415
+
+    assert price_of(ModelSpec("gpt-4.1-mini-2025-04-14", "openai")) == Price(0.4, 1.6, 0.1, 0.0)  # not gpt-4.1's
+    assert price_of(ModelSpec("gpt-4.1", "openai")) == Price(2.0, 8.0, 0.5, 0.0)
+    assert price_of(ModelSpec("claude-sonnet-4-5", "openai")) is None  # a server of its own: no list price
+    assert price_of(ModelSpec("gpt-4.1")) is None  # a bare id is Anthropic's, which has no gpt
+    bedrock = ModelSpec("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock")
+    assert price_of(bedrock) == price_of("claude-sonnet-4-5") == price_of(ModelSpec("claude-sonnet-4-5@2025", "vertex"))
+    own = (("openai/llama3", (0.0, 0.0, 0.0, 0.0)), ("llama3", (1.0, 1.0, 1.0, 1.0)))
+    assert price_of(ModelSpec("llama3.1", "openai"), own) == Price(1.0, 1.0, 1.0, 1.0)  # both match: the last given
+    assert price_of(ModelSpec("llama3.1", "openai"), own[:1]) == Price(0.0, 0.0, 0.0, 0.0)
+    assert price_of(ModelSpec("llama3.1", "vertex"), own[:1]) is None  # named for openai alone
+    assert price_of(ModelSpec("gpt-4.1", "openai"), (("gpt-4.1", (9.0, 9.0, 9.0, 9.0)),)) == Price(9.0, 9.0, 9.0, 9.0)
