@@ -98,11 +98,11 @@ def _readable(directory: Path) -> None:
 
 
 # What the image is asked, all in one container (each container costs seconds on a copying storage driver): the
-# SDKs import, no installer is left, `toolreplay version`, a check of the samples mounted read-only with every
+# SDKs (anthropic, openai, mcp) import, no installer is left, `toolreplay version`, a check of the samples mounted read-only with every
 # report, a config that names no file, and a clean check.
 PROBE = """
 import importlib.util, json, subprocess
-import anthropic, mcp.client.session, mcp.client.stdio, mcp.server
+import anthropic, openai, mcp.client.session, mcp.client.stdio, mcp.server
 
 def run(*args, cwd="/work"):
     done = subprocess.run(["toolreplay", *args], cwd=cwd, capture_output=True, text=True)
