@@ -98,8 +98,8 @@ def _readable(directory: Path) -> None:
 
 
 # What the image is asked, all in one container (each container costs seconds on a copying storage driver): the
-# SDKs (anthropic, openai, mcp) import, no installer is left, `toolreplay version`, a check of the samples mounted read-only with every
-# report, a config that names no file, and a clean check.
+# SDKs import (anthropic, openai, mcp), no installer is left, `toolreplay version`, a check of the samples mounted
+# read-only with every report, a config that names no file, and a clean check.
 PROBE = """
 import importlib.util, json, subprocess
 import anthropic, openai, mcp.client.session, mcp.client.stdio, mcp.server

@@ -26,7 +26,7 @@ loadable state.
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from toolreplay.core.model import SessionContext, ToolDef, content_text
 from toolreplay.formats.session.reader import parse_session
 from toolreplay.formats.session.shape import REQUEST_FIELDS
 from toolreplay.formats.session.writer import dump_session
+from toolreplay.record.streams import PassThrough
 from toolreplay.redact import Redactor
 
 # The request settings a session keeps (the server tools are taken from ``tools``).
@@ -180,42 +181,15 @@ class _Assembly:
             self.recorder.record(self.request, self.snapshot)
 
 
-class _RecordedStream:
+class _RecordedStream(PassThrough):
     """The SDK's stream of events for ``create(stream=True)``, passed through and recorded at its end."""
 
     def __init__(self, stream: Any, assembly: _Assembly) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._assembly = assembly
 
-    def __iter__(self) -> Iterator[Any]:
-        for event in self._stream:
-            self._assembly.add(event)
-            yield event
-
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._async_events()
-
-    async def _async_events(self) -> AsyncIterator[Any]:
-        async for event in self._stream:
-            self._assembly.add(event)
-            yield event
-
-    def __enter__(self) -> _RecordedStream:
-        self._stream.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> Any:
-        return self._stream.__exit__(*exc)
-
-    async def __aenter__(self) -> _RecordedStream:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._stream.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+    def add(self, item: Any) -> None:
+        self._assembly.add(item)
 
 
 class _RecordedStreamManager:

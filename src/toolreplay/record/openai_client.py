@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.session.reader import parse_session
 from toolreplay.formats.session.writer import dump_session
 from toolreplay.record.anthropic_client import json_of
+from toolreplay.record.streams import PassThrough
 from toolreplay.redact import Redactor
 
 
@@ -119,12 +120,12 @@ def _model(request: Mapping[str, Any], answer: Any) -> str:
     return str(answer.get("model") or request.get("model") or "unknown")
 
 
-class _ChatStream:
+class _ChatStream(PassThrough):
     """A streamed chat completion, passed through chunk by chunk, assembled by the SDK's own state and recorded
     once the stream ends."""
 
     def __init__(self, stream: Any, request: Mapping[str, Any], recorder: OpenAIRecorder) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._request = request
         self._recorder = recorder
         self._state: Any = None
@@ -135,71 +136,40 @@ class _ChatStream:
         except ImportError as exc:
             recorder.warn(f"this openai SDK has no stream state ({exc})")
 
-    def _add(self, chunk: Any) -> None:
+    def add(self, item: Any) -> None:
         if self._state is None:
             return
         try:
-            self._state.handle_chunk(chunk)
+            self._state.handle_chunk(item)
         except Exception as exc:  # the caller's stream goes on; only the recording stops
             self._state = None
             self._recorder.warn(f"a stream chunk could not be assembled ({type(exc).__name__}: {exc})")
 
-    def _end(self) -> None:
-        if self._state is not None:
-            try:
-                completion = self._state.get_final_completion()
-            except Exception as exc:  # as above
-                self._recorder.warn(f"the stream could not be assembled ({type(exc).__name__}: {exc})")
-                return
-            self._recorder.chat(self._request, completion)
-
-    def __iter__(self) -> Iterator[Any]:
-        for chunk in self._stream:
-            self._add(chunk)
-            yield chunk
-        self._end()
-
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._async()
-
-    async def _async(self) -> AsyncIterator[Any]:
-        async for chunk in self._stream:
-            self._add(chunk)
-            yield chunk
-        self._end()
-
-    def __enter__(self) -> _ChatStream:
-        self._stream.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> Any:
-        return self._stream.__exit__(*exc)
-
-    async def __aenter__(self) -> _ChatStream:
-        await self._stream.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._stream.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+    def end(self) -> None:
+        if self._state is None:
+            return
+        try:
+            completion = self._state.get_final_completion()
+        except Exception as exc:  # as above
+            self._recorder.warn(f"the stream could not be assembled ({type(exc).__name__}: {exc})")
+            return
+        self._recorder.chat(self._request, completion)
 
 
-class _ResponseStream(_ChatStream):
+class _ResponseStream(PassThrough):
     """A streamed response: its ``response.completed`` event holds the whole response, which is recorded."""
 
     def __init__(self, stream: Any, request: Mapping[str, Any], recorder: OpenAIRecorder) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._request = request
         self._recorder = recorder
         self._done: Any = None
 
-    def _add(self, event: Any) -> None:
-        if getattr(event, "type", None) in ("response.completed", "response.incomplete"):
-            self._done = event.response
+    def add(self, item: Any) -> None:
+        if getattr(item, "type", None) in ("response.completed", "response.incomplete"):
+            self._done = item.response
 
-    def _end(self) -> None:
+    def end(self) -> None:
         if self._done is not None:
             self._recorder.responses(self._request, self._done)
 
