@@ -3,8 +3,9 @@
 ``claude-sonnet-4-5`` is a Claude model id, ``PROVIDER/MODEL`` a model of a
 named provider (``anthropic/``, ``openai/``, ``bedrock/``, ``vertex/``: see
 :data:`PROVIDERS`), ``scripted:PATH`` a Python policy file run in process,
-``cmd:COMMAND`` a program that speaks MCP, run once per run against the served
-recording (its words split as a POSIX shell splits them, and never run by one).
+``python:MODULE:FUNCTION`` (or ``python:FILE.py:FUNCTION``) a Python function
+given an MCP session, run in a worker process, ``cmd:COMMAND`` a program that
+speaks MCP, run once per run against the served recording (its words split as a POSIX shell splits them, and never run by one).
 Every other module holds an :data:`AgentSpec` and asks it
 what it is, which files it names and how it is written; none looks at the text.
 """
@@ -20,6 +21,7 @@ from toolreplay.core.records import record
 
 SCRIPTED = "scripted:"
 PROGRAM = "cmd:"
+FUNCTION = "python:"
 # What a program's words may hold, filled for each run (replay/command.py).
 PLACEHOLDERS = ("mcp_config", "mcp_url", "task", "system", "run", "seed", "workdir", "here")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
@@ -91,14 +93,45 @@ class ProgramSpec:
         return named_files(fill(self.words, {**dict.fromkeys(PLACEHOLDERS, ""), "here": here}))
 
 
-AgentSpec = ModelSpec | ScriptSpec | ProgramSpec
-SHAPES = "a Claude model id, PROVIDER/MODEL, scripted:FILE or cmd:COMMAND, as in openai/gpt-4.1 or scripted:agent.py"
+@record
+class FunctionSpec:
+    """A Python function, called once per run with the task, the system prompt and an MCP session connected to the
+    served recording, in a worker process (:mod:`toolreplay.agents.function`)."""
+
+    target: str  # a module (``myagent.loop``) found from ``home`` and the installed packages, or a ``.py`` file
+    function: str
+    home: str = ""  # where a module is found and a file's relative path starts: the config's directory; "": here
+
+    @property
+    def is_file(self) -> bool:
+        return self.target.endswith(".py")
+
+    def show(self) -> str:
+        return f"{FUNCTION}{self.target}:{self.function}"
+
+    def files(self, here: str) -> list[str]:
+        """A file's path, as an input no report may overwrite; a module names none."""
+        if not self.is_file:
+            return []
+        path = self.target if os.path.isabs(self.target) else os.path.join(self.home or here, self.target)
+        return [os.path.normpath(path)]
+
+
+AgentSpec = ModelSpec | ScriptSpec | ProgramSpec | FunctionSpec
+SHAPES = (
+    "a Claude model id, PROVIDER/MODEL, scripted:FILE, python:MODULE:FUNCTION or cmd:COMMAND, as in openai/gpt-4.1 "
+    "or python:myagent:run"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def parse_agent(text: str) -> AgentSpec:
     """An agent from the text that names it; :class:`AgentSpecError` when it names none."""
-    if not text.strip() or text.strip() in (SCRIPTED, PROGRAM):
+    if not text.strip() or text.strip() in (SCRIPTED, PROGRAM, FUNCTION):
         raise AgentSpecError(f"must be {SHAPES}")
+    if text.startswith(FUNCTION):
+        return _function(text[len(FUNCTION) :])
     if text.startswith(SCRIPTED):
         return ScriptSpec(text[len(SCRIPTED) :])
     if text.startswith(PROGRAM):
@@ -111,7 +144,7 @@ def parse_agent(text: str) -> AgentSpec:
             raise AgentSpecError("needs a command, as in cmd:'claude -p {task} --mcp-config {mcp_config}'")
         return ProgramSpec(words, command)
     near = text.strip().lower()
-    for prefix in (SCRIPTED, PROGRAM):
+    for prefix in (SCRIPTED, PROGRAM, FUNCTION):
         if near.startswith(prefix):
             raise AgentSpecError(f"must start with {prefix} exactly (lower case, nothing before it), not {text!r}")
     if any(character.isspace() for character in text):
@@ -130,11 +163,23 @@ def parse_agent(text: str) -> AgentSpec:
     return ModelSpec(model, provider)
 
 
+def _function(text: str) -> FunctionSpec:
+    target, colon, function = text.rpartition(":")
+    shape = "python:MODULE:FUNCTION or python:FILE.py:FUNCTION, as in python:myagent.loop:run"
+    if not colon or not target or not _IDENTIFIER.fullmatch(function):
+        raise AgentSpecError(f"must be {shape}, not {FUNCTION + text!r}")
+    if not target.endswith(".py") and not _MODULE.fullmatch(target):
+        raise AgentSpecError(f"names no module ({target!r}: dotted names) and no .py file; must be {shape}")
+    return FunctionSpec(target, function)
+
+
 def shown_from(spec: AgentSpec, root: str, show: Callable[[str], str]) -> str:
     """How a report names the agent: a scripted file as ``show`` names files, a program's command with the
     repository's root (``root``, as a POSIX path) left out of the words that name its files."""
     if isinstance(spec, ScriptSpec):
         return SCRIPTED + show(spec.path)
+    if isinstance(spec, FunctionSpec) and spec.is_file:
+        return f"{FUNCTION}{show(spec.files(os.getcwd())[0])}:{spec.function}"
     if isinstance(spec, ProgramSpec):
         return spec.show().replace(f"{root}/", "")
     return spec.show()

@@ -6,7 +6,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from toolreplay.agent_spec import AgentSpec, AgentSpecError, ModelSpec, ProgramSpec, ScriptSpec, parse_agent
+from toolreplay.agent_spec import (
+    AgentSpec,
+    AgentSpecError,
+    FunctionSpec,
+    ModelSpec,
+    ProgramSpec,
+    ScriptSpec,
+    parse_agent,
+)
 from toolreplay.agents.base import Agent
 from toolreplay.agents.providers import provider, refusal
 from toolreplay.agents.providers.base import Endpoint
@@ -39,7 +47,7 @@ def agent_in_process(text: str) -> ModelSpec | ScriptSpec:
         spec = parse_agent(text)
     except AgentSpecError as exc:
         raise UsageError(f"--agent {exc.problem}") from None
-    if isinstance(spec, ProgramSpec):
+    if isinstance(spec, ProgramSpec | FunctionSpec):
         raise UsageError("--agent: run drives a model or a scripted agent; record a program's session with record-mcp")
     return spec
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from toolreplay.agent_spec import ProgramSpec
+from toolreplay.agent_spec import FunctionSpec, ProgramSpec
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.analysis.scope import Scope
 from toolreplay.check.plan import Unit
@@ -115,7 +115,7 @@ class Checker:
                 self.in_process.append(self.paths.show(script))
             agents = (candidate.agent, candidate.baseline_agent) if settings.noise else (candidate.agent,)
             for agent in agents:
-                if isinstance(agent, ProgramSpec) and (agent.show(), settings.env) not in self.programs:
+                if isinstance(agent, ProgramSpec | FunctionSpec) and (agent.show(), settings.env) not in self.programs:
                     self.programs.append((agent.show(), settings.env))
             named += program_files(candidate)  # a program's files are inputs too
         return named

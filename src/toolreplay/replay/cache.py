@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolreplay import __version__
-from toolreplay.agent_spec import AgentSpec, ProgramSpec, ScriptSpec
+from toolreplay.agent_spec import AgentSpec, FunctionSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Usage
 from toolreplay.agents.providers.base import Endpoint
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes, json_utf8
@@ -198,6 +198,10 @@ def agent_identity(
         # the words as written, this checkout's directory as {here}: another checkout of the same is the same key
         words: list[JSONValue] = [word.replace(here, "{here}") if here else word for word in agent.words]
         identity = {"program": words, "files": files, "transport": transport}
+    elif isinstance(agent, FunctionSpec):  # its file or its module's package, as a program's -m MODULE's
+        module = ("-m", agent.target) if not agent.is_file else ()
+        read = _read_by(agent.files(here), module, agent.home or here, extra)
+        identity = {"function": agent.show(), "files": [_file_digest(name) for name in read]}
     else:
         identity = {"model": agent.model, "provider": agent.provider}
         if endpoint is not None and endpoint.base_url is not None:
@@ -242,6 +246,7 @@ def _run_json(run: Run) -> JSONObject:
             "cost_usd": usage.cost_usd,
         },
         "error": run.error,
+        "traceback": run.traceback,
     }
 
 
@@ -270,6 +275,7 @@ def _run_from(document: Any) -> Run:
         usage,
         None if error is None else str(error),
         cached=True,
+        traceback=None if document.get("traceback") is None else str(document["traceback"]),
     )
 
 

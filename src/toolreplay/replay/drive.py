@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agent_spec import AgentSpec, FunctionSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.providers import provider, refusal
 from toolreplay.agents.providers.base import Endpoint, endpoint_of
 from toolreplay.agents.spec import read_prompt, recorded_agent
@@ -103,9 +103,12 @@ def untold_task(session: Session, candidate: Candidate, settings: ReplaySettings
 
 
 def scripts(candidate: Candidate, settings: ReplaySettings) -> list[str]:
-    """The Python files this replay will run (the candidate's, and the baseline's with a noise baseline)."""
+    """The Python files this replay will run (the candidate's, and the baseline's with a noise baseline): scripted
+    agents' and ``python:`` agents' files (a module's are found only when it runs)."""
     agents = {candidate.agent, candidate.baseline_agent} if settings.noise else {candidate.agent}
-    return sorted(agent.path for agent in agents if isinstance(agent, ScriptSpec))
+    found = {agent.path for agent in agents if isinstance(agent, ScriptSpec)}
+    found |= {name for agent in agents if isinstance(agent, FunctionSpec) for name in agent.files(os.getcwd())}
+    return sorted(found)
 
 
 def program_files(candidate: Candidate) -> list[str]:
@@ -159,7 +162,7 @@ def load_candidate(session: Session, settings: ReplaySettings) -> Candidate:
         )
     recorded = recorded_agent(context.model, session.path, context.source)
     chosen = settings.agent or recorded
-    if isinstance(chosen, ProgramSpec):
+    if isinstance(chosen, ProgramSpec | FunctionSpec):  # the edit is the prompt or the tools: the same agent both sides
         return Candidate(
             system=prompt if prompt is not None else context.system,
             tools=parse_tools(tools_node) if tools_node is not None else context.tools,

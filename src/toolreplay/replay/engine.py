@@ -59,6 +59,7 @@ class Run:
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     cached: bool = False  # given back by the run cache, not driven now: what it spent was spent before
+    traceback: str | None = None  # where a python: agent's function raised, as Python tells it
 
     @property
     def answered(self) -> bool:

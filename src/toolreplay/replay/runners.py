@@ -3,7 +3,8 @@
 A scripted agent runs in this process, one run after another with its seed; a
 model runs through its provider's SDK, several at once when asked; a program runs
 once per run against the served recording (:mod:`toolreplay.replay.command`),
-in directories of the replay's :class:`Workspace`. The replay asks for runs and
+in directories of the replay's :class:`Workspace`; a Python function runs in the
+replay's one worker process for it, served from here (:mod:`toolreplay.replay.functions`). The replay asks for runs and
 never looks at which kind it has.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from toolreplay.agent_spec import AgentSpec, ModelSpec, ProgramSpec, ScriptSpec
+from toolreplay.agent_spec import AgentSpec, FunctionSpec, ModelSpec, ProgramSpec, ScriptSpec
 from toolreplay.agents.base import Turn
 from toolreplay.agents.loop import AgentFailure
 from toolreplay.agents.providers import provider, refusal
@@ -25,6 +26,7 @@ from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from toolreplay.agents.function import FunctionWorker
     from toolreplay.agents.remote import ScriptWorker
     from toolreplay.processes.isolation import RunAs
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
@@ -52,6 +54,7 @@ class Workspace:
         self.user = user  # the user program runs are started as (check --isolate-user); None: toolreplay's own
         self.isolate = isolate or user is not None  # scripted agents in a worker process, not in this one
         self._workers: dict[str, ScriptWorker] = {}
+        self._functions: dict[tuple[FunctionSpec, tuple[str, ...] | None], FunctionWorker] = {}
         self.here = os.getcwd()  # what {here} stands for in a command given on the command line
         self._root: Path | None = None
         self.keep = keep  # where the directory of a run that did not end in a final reply is moved; None: nowhere
@@ -73,10 +76,22 @@ class Workspace:
             self._workers[path] = ScriptWorker(path, timeout, self.user)
         return self._workers[path]
 
+    def function_worker(self, spec: FunctionSpec, env: tuple[str, ...] | None) -> FunctionWorker:
+        """The worker process a function runs in, for every run of the replay, both sides (started at the first)."""
+        key = (spec, env)
+        if key not in self._functions:
+            from toolreplay.agents.function import FunctionWorker  # noqa: PLC0415 - only python: agents
+
+            self._functions[key] = FunctionWorker(spec, self.here, env, self.user, self.isolate)
+        return self._functions[key]
+
     def close(self) -> None:
         for worker in self._workers.values():
             worker.close()
         self._workers.clear()
+        for function in self._functions.values():
+            function.close()
+        self._functions.clear()
         if self._root is not None:
             import shutil  # noqa: PLC0415 - as above
 
@@ -196,6 +211,30 @@ class ProgramRunner:
         return command_runs(programs, seeds, start, chosen.concurrency, progress.run)
 
 
+class FunctionRunner:
+    """A Python function, once per run in the replay's worker process for it, ``concurrency`` at a time."""
+
+    def __init__(self, spec: FunctionSpec, settings: ReplaySettings, workspace: Workspace, side: str) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.workspace = workspace
+        self.side = side
+
+    def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
+        from toolreplay.replay.command import prepare  # noqa: PLC0415 - functions only
+        from toolreplay.replay.functions import FunctionRuns, function_runs  # noqa: PLC0415
+
+        refused = user_code_refused()
+        if refused is not None:
+            raise UsageError(f"agent {self.spec.show()} is not run: {refused}")
+        chosen = self.settings
+        served = prepare(setup, chosen.on_unrecorded, chosen.stubs, self.workspace.redact_off)
+        worker = self.workspace.function_worker(self.spec, chosen.env)
+        worker.ready()  # a function that cannot be loaded stops the replay before any run, in one line
+        made = FunctionRuns(worker, setup, served, self.workspace.root(), self.side, chosen.run_timeout)
+        return function_runs(made, seeds, start, chosen.concurrency, progress.run)
+
+
 def runner_for(
     spec: AgentSpec, settings: ReplaySettings, workspace: Workspace, side: str, endpoint: Endpoint | None = None
 ) -> Runner:
@@ -205,4 +244,6 @@ def runner_for(
         return ScriptedRunner(spec, workspace, settings.run_timeout)
     if isinstance(spec, ProgramSpec):
         return ProgramRunner(spec, settings, workspace, side)
+    if isinstance(spec, FunctionSpec):
+        return FunctionRunner(spec, settings, workspace, side)
     return ModelRunner(spec, settings, endpoint)

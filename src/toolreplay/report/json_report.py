@@ -88,6 +88,7 @@ def replay_document(report: ReplayReport) -> JSONObject:
                 "calls": len(run.calls),
                 "ending": run.ending,
                 "error": run.error,
+                "traceback": run.traceback,
                 "final_reply": run.final_reply,
                 "tokens": {
                     "input": run.usage.input_tokens,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from toolreplay.agent_spec import AgentSpec, AgentSpecError, ProgramSpec, ScriptSpec, parse_agent
+from toolreplay.agent_spec import AgentSpec, AgentSpecError, FunctionSpec, ProgramSpec, ScriptSpec, parse_agent
 from toolreplay.core.errors import InputError, InputErrors, ToolreplayError
 from toolreplay.core.files import missing_directories
 from toolreplay.formats.config.model import POLICY_KEYS, PolicyFiles
@@ -203,7 +203,8 @@ def entry_of(item: Node, what: str, allowed: tuple[str, ...]) -> Node:
 
 
 def read_agent(reader: ConfigReader, node: Node, key: str = "agent") -> AgentSpec:
-    """A model id; ``scripted:PATH`` with the path found from the config's directory; ``cmd:COMMAND`` with
+    """A model id; ``scripted:PATH`` with the path found from the config's directory; ``python:`` with its module
+    or file found from there; ``cmd:COMMAND`` with
     ``{here}`` standing for the config's directory."""
     try:
         agent = parse_agent(reader.named(node, key).string())
@@ -213,6 +214,13 @@ def read_agent(reader: ConfigReader, node: Node, key: str = "agent") -> AgentSpe
         if not (reader.base / agent.path).is_file():
             raise InputError(f"'{key}': no such file: {agent.path}", node.path, node.line)
         return ScriptSpec(reader.inside(node, key, agent.path, os.path.normpath(reader.base / agent.path)))
+    if isinstance(agent, FunctionSpec):  # a file from the config's directory; a module found from it too
+        home = str(reader.base.resolve())
+        if agent.is_file:
+            if not (reader.base / agent.target).is_file():
+                raise InputError(f"'{key}': no such file: {agent.target}", node.path, node.line)
+            reader.inside(node, key, agent.target, os.path.normpath(reader.base / agent.target))
+        return FunctionSpec(agent.target, agent.function, home)
     if isinstance(agent, ProgramSpec) and "{here}" in agent.text:  # filled word by word: a path with spaces stays one
         here = str(reader.base.resolve())
         if re.search(r"\{[a-z_]+\}", here):  # it would be filled again, as a placeholder, when the command runs

@@ -68,8 +68,10 @@ class HttpReplay(QuietServer):
         fresh: Callable[[int | None], ReplayServer],
         path: str = "/mcp",
         shared: bool = False,
+        lock: threading.Lock | None = None,
     ) -> None:
         self.fresh = fresh
+        self.session_lock = lock  # what answers each session's messages one at a time (None: a lock of its own)
         self.path = path
         self.shared = shared  # one server for every session (a live server answers what was never recorded)
         self.sessions: dict[str, _Served] = {}
@@ -91,7 +93,7 @@ class HttpReplay(QuietServer):
                 return self._last
             number = len(self.made) + 1
         replay = self.fresh(None if self.shared else number)
-        served = _Served(replay, threading.Lock())
+        served = _Served(replay, self.session_lock or threading.Lock())
         with self.lock:
             self.made.append(replay)
             self._last = served

@@ -1,0 +1,264 @@
+"""The process a ``python:`` agent's function runs in: one per replay side, started once, asked for every run.
+
+Run by path (``python function_worker.py TARGET FUNCTION HOME``), with nothing of toolreplay imported: the standard
+library and the ``mcp`` SDK only, so it can run as another user who may read none of the check's environment. It
+imports the function (``TARGET`` a module, found from ``HOME`` and the installed packages, or a ``.py`` file, its
+directory first on the path as ``python FILE`` puts it), says which of the names it gives the function takes, then
+answers one JSON line with JSON lines on its standard streams, which are the protocol's alone (what the function
+prints goes to standard error):
+
+- ``{"op": "run", "run": N, "task": ..., "system": ..., "servers": [NAME, ...], "urls": {NAME: URL}}`` starts a
+  run: an MCP ``ClientSession`` per server, initialised, whose messages go out as ``{"run": N, "server": NAME,
+  "mcp": MESSAGE}`` and come back the same way (``"closed": true`` ends that server's connection); then the
+  function is called, and its end said as ``{"run": N, "reply": TEXT}`` or ``{"run": N, "error": LINE,
+  "traceback": TEXT}``.
+
+Runs may overlap (``--concurrency``): an async function's runs are tasks of one event loop, a sync function's run
+in threads of it, and every message carries its run's number. The check answers every message from the recording
+and keeps what the run called: the function sees an MCP server, and nothing of toolreplay.
+"""
+
+import asyncio
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any, TextIO
+
+GIVEN = ("task", "system", "session", "sessions", "url", "urls", "seed", "run")  # what a run gives, by name
+TRACEBACK_LIMIT = 8000  # characters of a traceback kept
+
+
+def _load(target: str, name: str, home: str) -> Callable[..., Any]:
+    """The function ``name`` of the module or file ``target``."""
+    if target.endswith(".py"):
+        path = os.path.abspath(target)
+        sys.path.insert(0, os.path.dirname(path))
+        spec = importlib.util.spec_from_file_location("toolreplay_python_agent", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{target} is not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    else:
+        sys.path.insert(0, home)
+        module = importlib.import_module(target)
+    function = getattr(module, name, None)
+    if function is None:
+        raise AttributeError(f"{target} has no {name}")
+    if not callable(function):
+        raise TypeError(f"{target}:{name} is not a function (it is of type {type(function).__name__})")
+    chosen: Callable[..., Any] = function
+    return chosen
+
+
+def _parameters(function: Callable[..., Any]) -> list[str]:
+    """The names of GIVEN the function takes; a parameter it needs that no run gives is refused."""
+    taken: list[str] = []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.name in GIVEN and parameter.kind is not parameter.POSITIONAL_ONLY:
+            taken.append(parameter.name)
+        elif parameter.default is parameter.empty:
+            raise TypeError(
+                f"takes {parameter.name!r}, which a run does not give (it gives {', '.join(GIVEN)}, by name)"
+            )
+    return taken
+
+
+class _Mcp:
+    """The mcp SDK's types, as this version of it names them."""
+
+    def __init__(self) -> None:
+        import anyio  # noqa: PLC0415 - loaded once the function is, so a missing SDK is said as a load failure
+        import mcp  # noqa: PLC0415
+        import mcp.shared.message  # noqa: PLC0415
+
+        self.anyio = anyio
+        self.ClientSession = mcp.ClientSession
+        adapter = getattr(mcp.types, "jsonrpc_message_adapter", None)  # a 2.x SDK; 1.x has a root model
+        root_model: Any = mcp.types.JSONRPCMessage
+        self.parse = adapter.validate_python if adapter is not None else root_model.model_validate
+        self.SessionMessage = getattr(mcp.shared.message, "SessionMessage", None)  # none: the streams carry messages
+
+    def incoming(self, message: Any) -> Any:
+        parsed = self.parse(message)
+        return self.SessionMessage(parsed) if self.SessionMessage is not None else parsed
+
+    def outgoing(self, item: Any) -> Any:
+        message = getattr(item, "message", item)
+        return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+
+
+class Worker:
+    def __init__(self, protocol: TextIO, function: Callable[..., Any], taken: list[str]) -> None:
+        self.protocol = protocol
+        self.function = function
+        self.taken = taken
+        self.lock = threading.Lock()
+        self.streams: dict[tuple[Any, Any], Any] = {}  # (run, server) -> the send side of that session's read stream
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+        self.sdk = _Mcp()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def say(self, message: object) -> None:
+        line = json.dumps(message) + "\n"
+        with self.lock:
+            self.protocol.write(line)
+            self.protocol.flush()
+
+    def heard(self, message: dict[str, Any]) -> None:
+        """One line from the check, on the event loop."""
+        if message.get("op") == "run":
+            assert self.loop is not None
+            self.tasks[message["run"]] = self.loop.create_task(self.run(message))
+            return
+        key = (message.get("run"), message.get("server"))
+        stream = self.streams.get(key)
+        if stream is None:
+            return  # a run already over
+        if message.get("closed"):
+            stream.close()
+            return
+        try:
+            stream.send_nowait(self.sdk.incoming(message["mcp"]))
+        except Exception as exc:  # the stream is closed, or the message no JSON-RPC: the session's to hear
+            with contextlib.suppress(Exception):
+                stream.send_nowait(exc)
+
+    async def connect(self, number: int, server: str, stack: contextlib.AsyncExitStack) -> Any:
+        anyio = self.sdk.anyio
+        to_session, read = anyio.create_memory_object_stream(math.inf)
+        write, from_session = anyio.create_memory_object_stream(math.inf)
+        self.streams[(number, server)] = to_session
+
+        async def pump() -> None:
+            async with from_session:
+                async for item in from_session:
+                    self.say({"run": number, "server": server, "mcp": self.sdk.outgoing(item)})
+
+        pumping = asyncio.ensure_future(pump())
+        stack.push_async_callback(_cancelled, pumping)
+        session = await stack.enter_async_context(self.sdk.ClientSession(read, write))
+        await session.initialize()
+        return session
+
+    async def run(self, message: dict[str, Any]) -> None:
+        number = message["run"]
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                sessions: dict[str, Any] = {}
+                for server in message["servers"]:
+                    sessions[server] = await self.connect(number, server, stack)
+                urls = message.get("urls") or {}
+                values = {
+                    "task": message["task"],
+                    "system": message["system"],
+                    "session": next(iter(sessions.values()), None),
+                    "sessions": sessions,
+                    "url": next(iter(urls.values()), None),
+                    "urls": urls,
+                    "seed": message.get("seed"),
+                    "run": number,
+                }
+                arguments = {name: values[name] for name in self.taken}
+                if inspect.iscoroutinefunction(self.function):
+                    reply = await self.function(**arguments)
+                else:
+                    reply = await self.sdk.anyio.to_thread.run_sync(lambda: self.function(**arguments))
+                if inspect.isawaitable(reply):
+                    reply = await reply
+            if reply is not None and not isinstance(reply, str):
+                raise TypeError(f"returned a {type(reply).__name__}, not the final reply's text (a str, or None)")
+            self.say({"run": number, "reply": reply})
+        except (Exception, SystemExit) as raised:  # the user's code, whatever it raises (sys.exit too)
+            exc = _innermost(raised)
+            self.say({"run": number, "error": _line(exc), "traceback": _traceback(exc)})
+        finally:
+            for key in [key for key in self.streams if key[0] == number]:
+                self.streams.pop(key).close()
+            self.tasks.pop(number, None)
+
+
+async def _cancelled(task: asyncio.Future[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """What the function raised, out of the task groups it was raised through (the SDK's session runs in one)."""
+    while isinstance(exc, BaseExceptionGroup):
+        leaves = [inner for inner in exc.exceptions if not isinstance(inner, asyncio.CancelledError)]
+        if not leaves:
+            break
+        exc = leaves[0]
+    return exc
+
+
+def _line(exc: BaseException) -> str:
+    """What was raised, in one line, with where in the user's code."""
+    said = str(exc).strip().splitlines()
+    line = f"{type(exc).__name__}: {said[0]}" if said else type(exc).__name__
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__ and not f.filename.startswith("<")
+    ]
+    if frames:
+        line += f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno} in {frames[-1].name})"
+    return line[:400]
+
+
+def _traceback(exc: BaseException) -> str:
+    """The traceback as Python prints it, from the function's own frames on (none of the worker's)."""
+    told = traceback.TracebackException.from_exception(exc)
+    told.stack = traceback.StackSummary.from_list([frame for frame in told.stack if frame.filename != __file__])
+    return "".join(told.format())[-TRACEBACK_LIMIT:]
+
+
+def _read(worker: Worker, loop: asyncio.AbstractEventLoop) -> None:
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        loop.call_soon_threadsafe(worker.heard, message)
+    loop.call_soon_threadsafe(loop.stop)  # the check is gone: so is the worker
+
+
+def main() -> int:
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # what the function prints, to standard error
+    sys.stdout = sys.stderr
+    sys.dont_write_bytecode = True  # nothing written beside the user's files
+    target, name, home = sys.argv[1:4]
+    sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != os.path.dirname(__file__)]
+
+    def say(message: object) -> None:
+        protocol.write(json.dumps(message) + "\n")
+        protocol.flush()
+
+    try:
+        function = _load(target, name, home)
+        taken = _parameters(function)
+        worker = Worker(protocol, function, taken)
+    except BaseException as exc:  # the user's code, whatever it raises
+        say({"error": f"failed to load: {_line(exc)}", "traceback": _traceback(exc)})
+        return 1
+    say({"ok": "loaded", "takes": taken})
+    loop = asyncio.new_event_loop()
+    worker.loop = loop
+    threading.Thread(target=_read, args=(worker, loop), daemon=True).start()
+    loop.run_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
