@@ -5,7 +5,8 @@ named provider (``anthropic/``, ``openai/``, ``bedrock/``, ``vertex/``: see
 :data:`PROVIDERS`), ``scripted:PATH`` a Python policy file run in process,
 ``python:MODULE:FUNCTION`` (or ``python:FILE.py:FUNCTION``) a Python function
 given an MCP session, run in a worker process, ``cmd:COMMAND`` a program that
-speaks MCP, run once per run against the served recording (its words split as a POSIX shell splits them, and never run by one).
+speaks MCP, run once per run against the served recording (its words split as
+a POSIX shell splits them, and never run by one).
 Every other module holds an :data:`AgentSpec` and asks it
 what it is, which files it names and how it is written; none looks at the text.
 """
