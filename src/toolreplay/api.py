@@ -1,0 +1,314 @@
+"""toolreplay from Python: the commands as functions, each returning the typed outcome its reports are drawn from.
+
+``replay``, ``compare``, ``diff`` and ``check`` run what the command of the same name runs, through the same request
+and the same :class:`~toolreplay.settings.ReplaySettings`: a keyword argument is named as the option is
+(``on_unrecorded`` for ``--on-unrecorded``) and means what it means there, a path where the option takes one. What
+the command line refuses with one line and exit 2, they raise as :class:`~toolreplay.core.errors.ToolreplayError`
+with the same words. Each returns a :class:`Result`: its verdict and exit code, the outcome, and every report the
+command can write (:meth:`Result.render`), so the JSON a test reads is the JSON the command prints.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolreplay.commands.base import Emitter
+from toolreplay.core.errors import UsageError
+from toolreplay.core.files import repository_root
+from toolreplay.core.verdict import FailOn, Verdict
+from toolreplay.settings import SETTINGS, ReplaySettings, SettingError, parse_value, setting_key
+
+if TYPE_CHECKING:
+    from toolreplay.core.model import Session
+    from toolreplay.core.outcome import CheckReport
+    from toolreplay.replay.drive import ReplayOutcome
+    from toolreplay.replay.engine import Run
+
+PathLike = str | os.PathLike[str]
+
+
+class _Kept(Emitter):
+    """An emitter that keeps what a command hands over: the outcome its text is drawn from, the whole report, and
+    the runs."""
+
+    def __init__(self, root: Path, reports: bool = True) -> None:
+        self._reports = reports
+        self.shown: list[object] = []
+        self.report_made: CheckReport | None = None
+        self.outcome: object = None
+        self.notes: list[str] = []
+        self._root = root
+
+    def show(self, outcome: object) -> None:
+        self.shown.append(outcome)
+
+    @property
+    def wants_reports(self) -> bool:
+        return self._reports
+
+    @property
+    def wants_runs(self) -> bool:
+        return True
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def write(self, report: CheckReport) -> None:
+        self.report_made = report
+
+    def report(self, report: CheckReport, root: Path | None = None) -> None:
+        self.report_made = report
+        self.shown.append(report)
+
+    def runs(self, outcome: object) -> None:
+        self.outcome = outcome
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def warn(self, text: str) -> None:
+        self.notes.append(text)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command found: its exit code (0 clean, 1 findings), the outcome its text and JSON are drawn from, and
+    the whole report its markdown, SARIF, HTML and annotations are."""
+
+    exit_code: int
+    outcome: object
+    report: CheckReport | None = None
+    notes: tuple[str, ...] = ()  # what the command said on stderr beside its report
+
+    @property
+    def passed(self) -> bool:
+        """No finding fails it (a WARN passes)."""
+        return self.exit_code == 0
+
+    @property
+    def verdict(self) -> Verdict:
+        verdict = getattr(self.outcome, "verdict", None)
+        if isinstance(verdict, Verdict):
+            return verdict
+        report = getattr(self.outcome, "report", None)
+        inner = getattr(report, "verdict", None)
+        if isinstance(inner, Verdict):
+            return inner
+        return Verdict.FAIL if self.exit_code else Verdict.PASS
+
+    @property
+    def text(self) -> str:
+        """The report the command prints."""
+        return self.render("text")
+
+    def formats(self) -> tuple[str, ...]:
+        """The formats :meth:`render` writes this result in."""
+        from toolreplay.report.registry import formats  # noqa: PLC0415
+
+        own = formats(type(self.outcome))
+        whole = formats(type(self.report)) if self.report is not None else ()
+        return tuple(dict.fromkeys((*own, *whole)))
+
+    def render(self, format: str = "text") -> str:
+        """The report in ``format``: ``text`` and ``json`` as the command prints them, ``markdown``, ``sarif``,
+        ``html`` and ``annotations`` as it writes them."""
+        from toolreplay.report.registry import formats, render  # noqa: PLC0415
+
+        if format in formats(type(self.outcome)):
+            return render(format, self.outcome)
+        if self.report is not None and format in formats(type(self.report)):
+            return render(format, self.report)
+        raise ValueError(f"no {format} report of this result; it has {', '.join(self.formats())}")
+
+    def json(self) -> Any:
+        """The JSON report, parsed."""
+        return json.loads(self.render("json"))
+
+    def assert_passes(self) -> None:
+        """Fail (AssertionError, with the report's text) unless the result passes its gate."""
+        if not self.passed:
+            raise AssertionError(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ReplayResult(Result):
+    """A replay: its runs with the edit and, with a noise baseline, without it."""
+
+    runs: tuple[Run, ...] = ()
+    baseline_runs: tuple[Run, ...] = field(default=())
+
+    def assert_no_destructive(self) -> None:
+        """Fail (AssertionError, with the report's text) when the edit makes a destructive call: with a noise
+        baseline, one shown to be more frequent with the edit; without one, any the recording did not make."""
+        from toolreplay.core.findings import Rule  # noqa: PLC0415
+
+        outcome: Any = self.outcome
+        if Rule.DESTRUCTIVE_CALL in set(outcome.report.rules()):
+            raise AssertionError(self.text)
+
+
+def _value(name: str, value: object) -> object:
+    """One setting as given in Python: its text parsed as the option's, a typed value checked by the record."""
+    if name not in SETTINGS:
+        raise UsageError(f"no setting {name!r}; the settings are {', '.join(SETTINGS)}")
+    if isinstance(value, bool):
+        return parse_value(name, "true" if value else "false")
+    if isinstance(value, os.PathLike):
+        return parse_value(name, os.fspath(value))
+    if isinstance(value, enum.Enum):
+        return parse_value(name, str(value.value))
+    if isinstance(value, int | float | str):
+        return parse_value(name, str(value))
+    if name == "env" and isinstance(value, Iterable):
+        return parse_value(name, ",".join(str(item) for item in value))
+    return value
+
+
+def settings(**given: object) -> ReplaySettings:
+    """A replay's settings, by the options' names (``on_unrecorded="stub"``, ``repeat=20``); a refused value is a
+    :class:`~toolreplay.core.errors.UsageError` in the option's words."""
+    try:
+        values = {name: _value(name, value) for name, value in given.items() if value is not None}
+        return ReplaySettings(**values)  # type: ignore[arg-type]
+    except SettingError as exc:
+        raise UsageError(f"{setting_key(exc.key).replace('-', '_')} {exc.problem}") from None
+
+
+def _fail_on(value: FailOn | str) -> FailOn:
+    try:
+        return value if isinstance(value, FailOn) else FailOn(value)
+    except ValueError:
+        choices = ", ".join(choice.value for choice in FailOn)
+        raise UsageError(f"fail_on must be one of {choices}, not {value!r}") from None
+
+
+def _path(value: PathLike | None) -> str | None:
+    return None if value is None else os.fspath(value)
+
+
+def replay(
+    recording: PathLike,
+    *,
+    fail_on: FailOn | str = FailOn.DESTRUCTIVE,
+    rules: PathLike | None = None,
+    strict: bool = False,
+    no_cache: bool = False,
+    **options: object,
+) -> ReplayResult:
+    """``toolreplay replay RECORDING``: the session against a candidate (``agent``, ``system``, ``tools``, ...),
+    ``repeat`` runs, and ``noise`` runs of the unchanged agent to weigh each change against. The options are the
+    command's, by name (:func:`settings`)."""
+    from toolreplay.commands.replay import ReplayRequest, execute  # noqa: PLC0415
+    from toolreplay.formats.kinds import Kind, detect_kind  # noqa: PLC0415
+
+    chosen = settings(**options)
+    request = ReplayRequest(os.fspath(recording), chosen, _fail_on(fail_on), _path(rules), strict, no_cache)
+    audited = detect_kind(request.recording, logs=True) in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT)
+    kept = _Kept(repository_root("."), reports=not audited)
+    code = execute(request, kept)
+    if not kept.shown:
+        raise UsageError(f"{recording}: nothing was replayed")
+    made: ReplayOutcome | None = kept.outcome  # type: ignore[assignment]
+    if made is None:  # a transcript: its self-audit, as replay prints it
+        return ReplayResult(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes))
+    return ReplayResult(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes), made.runs, made.baseline_runs)
+
+
+def compare(
+    recorded: PathLike,
+    candidates: Iterable[PathLike],
+    baselines: Iterable[PathLike],
+    *,
+    fail_on: FailOn | str = FailOn.DESTRUCTIVE,
+    rules: PathLike | None = None,
+    strict: bool = False,
+    alpha: float | None = None,
+    test: str | None = None,
+) -> Result:
+    """``toolreplay compare RECORDED --candidates ... --baseline ...``: sessions already recorded with and without
+    the edit, each behaviour tested against the unchanged ones."""
+    from toolreplay.commands.compare import CompareRequest, execute  # noqa: PLC0415
+    from toolreplay.stats.design import Design  # noqa: PLC0415
+
+    chosen = settings(alpha=alpha, test=test)
+    design = Design(alpha=chosen.alpha, test=chosen.test)
+    request = CompareRequest(
+        os.fspath(recorded),
+        tuple(os.fspath(path) for path in candidates),
+        tuple(os.fspath(path) for path in baselines),
+        design,
+        _fail_on(fail_on),
+        _path(rules),
+        strict,
+    )
+    kept = _Kept(repository_root("."))
+    code = execute(request, kept)
+    return Result(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes))
+
+
+def diff(
+    a: PathLike, b: PathLike, *, fail_on: FailOn | str = FailOn.DESTRUCTIVE, rules: PathLike | None = None,
+    strict: bool = False,
+) -> Result:  # fmt: skip
+    """``toolreplay diff A B``: what recording B did that A did not, call by call."""
+    from toolreplay.commands.diff import DiffRequest, execute  # noqa: PLC0415
+
+    request = DiffRequest(os.fspath(a), os.fspath(b), _fail_on(fail_on), _path(rules), strict)
+    kept = _Kept(repository_root("."))
+    code = execute(request, kept)
+    return Result(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes))
+
+
+def check(
+    config: PathLike | None = None,
+    *,
+    root: PathLike | None = None,
+    fail_on: FailOn | str | None = None,
+    base: str | None = None,
+    policy: str = "base",
+    cache: PathLike | None = None,
+    no_cache: bool = False,
+    isolate: bool = False,
+    no_code: bool = False,
+    shard: str | None = None,
+) -> Result:
+    """``toolreplay check``: every analysis a config names (default: ``.toolreplay.yml`` here)."""
+    from toolreplay.commands.check import CheckRequest, execute  # noqa: PLC0415
+
+    request = CheckRequest(
+        config_file=_path(config),
+        root=_path(root),
+        shard=shard,
+        fail_on=_fail_on(fail_on) if fail_on is not None else None,
+        base=base,
+        policy=policy,
+        isolate=isolate,
+        cache=_path(cache),
+        no_cache=no_cache,
+        no_code=no_code,
+    )
+    kept = _Kept(Path(request.root).resolve() if request.root else repository_root("."))
+    code = execute(request, kept)
+    if kept.report_made is None:
+        raise UsageError("the check made no report")
+    return Result(int(code), kept.report_made, kept.report_made, tuple(kept.notes))
+
+
+def load(path: PathLike) -> Session:
+    """A recording, whatever its format (a session, a transcript, a sealed one, a proxy log, an import): its calls,
+    and a session's conversation."""
+    from toolreplay.formats.kinds import detect_kind  # noqa: PLC0415
+    from toolreplay.formats.recording import load_session  # noqa: PLC0415
+
+    name = os.fspath(path)
+    return load_session(name, detect_kind(name, logs=True))
