@@ -7,11 +7,13 @@ directory first on the path as ``python FILE`` puts it), says which of the names
 answers one JSON line with JSON lines on its standard streams, which are the protocol's alone (what the function
 prints goes to standard error):
 
-- ``{"op": "run", "run": N, "task": ..., "system": ..., "servers": [NAME, ...], "urls": {NAME: URL}}`` starts a
-  run: an MCP ``ClientSession`` per server, initialised, whose messages go out as ``{"run": N, "server": NAME,
-  "mcp": MESSAGE}`` and come back the same way (``"closed": true`` ends that server's connection); then the
+- ``{"op": "run", "run": N, "seed": S, "task": ..., "system": ..., "servers": [NAME, ...], "urls": {NAME: URL}}``
+  starts a run: an MCP ``ClientSession`` per server, initialised, whose messages go out as ``{"run": N, "server":
+  NAME, "mcp": MESSAGE}`` and come back the same way (``"closed": true`` ends that server's connection); then the
   function is called, and its end said as ``{"run": N, "reply": TEXT}`` or ``{"run": N, "error": LINE,
-  "traceback": TEXT}``.
+  "traceback": TEXT}``. With ``"live": {NAME: SERVER}`` (``record``) a session is the SDK's own, with a real
+  server: a command over stdio (``{"command": [...], "env": {...}}``, the recorder's proxy in front of it), or a
+  URL.
 
 Runs may overlap (``--concurrency``): an async function's runs are tasks of one event loop, a sync function's run
 in threads of it, and every message carries its run's number. The check answers every message from the recording
@@ -151,13 +153,36 @@ class Worker:
         await session.initialize()
         return session
 
+    async def connect_live(self, server: Any, stack: contextlib.AsyncExitStack) -> Any:
+        """A session with a real server (``record``): a command started over stdio (``{"command": [...], "env":
+        {...}}``), or a URL over Streamable HTTP."""
+        if isinstance(server, str):
+            import mcp.client.streamable_http as http  # noqa: PLC0415
+
+            opened = getattr(http, "streamable_http_client", None) or getattr(http, "streamablehttp_client")  # noqa: B009 - 1.x
+            streams = await stack.enter_async_context(opened(server))
+        else:
+            from mcp import StdioServerParameters  # noqa: PLC0415
+            from mcp.client.stdio import get_default_environment, stdio_client  # noqa: PLC0415
+
+            env = {**get_default_environment(), **server.get("env", {})}
+            command = StdioServerParameters(command=server["command"][0], args=server["command"][1:], env=env)
+            streams = await stack.enter_async_context(stdio_client(command))
+        session = await stack.enter_async_context(self.sdk.ClientSession(streams[0], streams[1]))
+        await session.initialize()
+        return session
+
     async def run(self, message: dict[str, Any]) -> None:
         number = message["run"]
         try:
             async with contextlib.AsyncExitStack() as stack:
                 sessions: dict[str, Any] = {}
+                live = message.get("live") or {}
                 for server in message["servers"]:
-                    sessions[server] = await self.connect(number, server, stack)
+                    if server in live:
+                        sessions[server] = await self.connect_live(live[server], stack)
+                    else:
+                        sessions[server] = await self.connect(number, server, stack)
                 urls = message.get("urls") or {}
                 values = {
                     "task": message["task"],
@@ -211,9 +236,21 @@ def _line(exc: BaseException) -> str:
     frames = [
         f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__ and not f.filename.startswith("<")
     ]
-    if frames:
-        line += f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno} in {frames[-1].name})"
+    own = [frame for frame in frames if not _installed(frame.filename)] or frames  # the user's code, before a library's
+    if own:
+        line += f" (at {os.path.basename(own[-1].filename)}:{own[-1].lineno} in {own[-1].name})"
     return line[:400]
+
+
+_LIBRARIES = tuple(
+    {os.path.join(os.path.realpath(prefix), "lib") for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+)
+
+
+def _installed(filename: str) -> bool:
+    """Whether a frame's file is the standard library's or an installed package's, not the user's own."""
+    real = os.path.realpath(filename)
+    return real.startswith(_LIBRARIES) or "site-packages" in real.split(os.sep)
 
 
 def _traceback(exc: BaseException) -> str:

@@ -102,8 +102,11 @@ class Ended:
     timeout: float
     unstarted: str | None = None  # why it could not be started at all (no such program, not executable)
     process: subprocess.Popen[bytes] | None = field(default=None, compare=False)  # started, not yet ended
+    how: str | None = None  # how it ended in words of its own (a python: agent's function raised)
 
     def words(self) -> str:
+        if self.how is not None:
+            return self.how
         if self.code is None:
             return f"timed out after {self.timeout:g} s"
         if self.code < 0:

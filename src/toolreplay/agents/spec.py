@@ -103,12 +103,14 @@ def _here(here: object, recording: str | Path) -> str:
     return os.path.normpath(Path(recording).absolute().parent / (here if isinstance(here, str) else "."))
 
 
-def _recorded_program(program: str, here: object, recording: str | Path) -> ProgramSpec | None:
+def _recorded_program(program: str, here: object, recording: str | Path) -> ProgramSpec | FunctionSpec | None:
     """The program a session's source names, its ``{here}`` the directory the source says, from the session's."""
     try:
         spec = parse_agent(program)
     except AgentSpecError:
         return None
+    if isinstance(spec, FunctionSpec):  # a module found, and a file's path taken, from where it was recorded
+        return FunctionSpec(spec.target, spec.function, _here(here, recording))
     if not isinstance(spec, ProgramSpec):
         return None
     where = _here(here, recording)

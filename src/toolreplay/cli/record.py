@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from toolreplay.agent_spec import PLACEHOLDERS, AgentSpecError, ProgramSpec, fill, parse_agent
+from toolreplay.agent_spec import PLACEHOLDERS, AgentSpecError, FunctionSpec, ProgramSpec, fill, parse_agent
 from toolreplay.agents.spec import read_prompt
 from toolreplay.cli.options import redaction_options
 from toolreplay.cli.output import warn, write_text
@@ -18,6 +19,9 @@ from toolreplay.core.wording import count
 from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, next_number, record_runs
 from toolreplay.redact import Redactor
 from toolreplay.settings import TIMEOUTS
+
+if TYPE_CHECKING:
+    from toolreplay.agents.function import FunctionWorker
 
 MAX_RUNS = 1000
 
@@ -58,6 +62,15 @@ def _passed(pairs: tuple[str, ...], names: list[str]) -> dict[str, list[str]]:
             raise UsageError(f"--server-env {pair}: {key} is not set in this environment")
         passed.setdefault(name, []).append(key)
     return passed
+
+
+def _driven(spec: ProgramSpec | FunctionSpec) -> tuple[tuple[str, ...], FunctionWorker | None]:
+    """A program's words, or a function's worker (started at the first run)."""
+    if isinstance(spec, ProgramSpec):
+        return spec.words, None
+    from toolreplay.agents.function import FunctionWorker  # noqa: PLC0415 - only python: agents
+
+    return (), FunctionWorker(spec, os.getcwd(), None, None, False)
 
 
 def _words(option: str, text: str | None) -> tuple[str, ...]:
@@ -104,7 +117,13 @@ def _words(option: str, text: str | None) -> tuple[str, ...]:
     the other runs and exits 1 if any failed so.
     """,
 )
-@click.option("--agent", required=True, metavar="cmd:COMMAND", help="The program to run, as cmd:COMMAND.")
+@click.option(
+    "--agent",
+    required=True,
+    metavar="cmd:COMMAND|python:MODULE:FUNCTION",
+    help="The program to run, as cmd:COMMAND, or a Python function given an MCP session per server, as "
+    "python:MODULE:FUNCTION (or python:FILE.py:FUNCTION; docs/python.md).",
+)
 @click.option(
     "--server",
     "servers",
@@ -165,8 +184,11 @@ def command(
         spec = parse_agent(agent)
     except AgentSpecError as exc:
         raise UsageError(f"--agent: {exc}") from None
-    if not isinstance(spec, ProgramSpec):
-        raise UsageError("--agent: record runs a program, cmd:COMMAND (run records a model or a scripted agent)")
+    if not isinstance(spec, ProgramSpec | FunctionSpec):
+        raise UsageError(
+            "--agent: record runs a program, cmd:COMMAND, or a function, python:MODULE:FUNCTION (run records a model "
+            "or a scripted agent)"
+        )
     named = [text.partition("=")[0].strip() for text in servers]
     live = tuple(_server(text, _passed(server_env, named)) for text in servers)
     names = [server.name for server in live]
@@ -183,7 +205,10 @@ def command(
         )
     out = Path(root).absolute()  # the program runs in a directory of its own: every path it is given is whole
     before = _words("--before-run", before_run)
-    live_runs = LiveRuns(spec.words, live, said, system, model, out, run_timeout, os.getcwd(), redactor, agent, before)
+    words, function = _driven(spec)
+    live_runs = LiveRuns(
+        words, live, said, system, model, out, run_timeout, os.getcwd(), redactor, agent, before, function=function
+    )
     if out.exists() and not out.is_dir():
         raise UsageError(f"-o {root}: not a directory")
     first = next_number(out)
@@ -200,7 +225,11 @@ def command(
             write_text(f"run {recorded.number}: {calls}, {recorded.ending} → {shown}\n")
 
     numbered = [(first + n, (seed if seed is not None else first) + n) for n in range(runs)]
-    made = record_runs(live_runs, numbered, done, keep_going)
+    try:
+        made = record_runs(live_runs, numbered, done, keep_going)
+    finally:
+        if function is not None:
+            function.close()
     failed = [recorded.number for recorded in made if recorded.session is None]
     if failed and not keep_going:
         left = runs - len(made)

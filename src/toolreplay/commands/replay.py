@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.agent_spec import ProgramSpec
+from toolreplay.agent_spec import FunctionSpec, ProgramSpec
 from toolreplay.agents.spec import recorded_here
 from toolreplay.analysis.classify import Policy
 from toolreplay.commands.base import Emitter, load_policy
@@ -79,7 +79,7 @@ def execute(request: ReplayRequest, emitter: Emitter) -> Exit:
         raise UsageError(f"{recording} has no conversation to replay")
     session = with_task(session, settings)
     candidate = load_candidate(session, settings)
-    if settings.agent is None and isinstance(candidate.agent, ProgramSpec):
+    if settings.agent is None and isinstance(candidate.agent, ProgramSpec | FunctionSpec):
         here = recorded_here(session)
         said = f"replaying the agent {recording} was recorded with: {candidate.label}" + (
             f" ({{here}}: {here})" if here else ""

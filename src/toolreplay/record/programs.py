@@ -22,9 +22,11 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import fill
 from toolreplay.agents.program import (
+    Ended,
     ProcessGroups,
     ProgramRun,
     Said,
@@ -42,6 +44,9 @@ from toolreplay.formats.mcp_log.importer import ImportOptions, session_from_log
 from toolreplay.formats.mcp_log.log import LogNotes
 from toolreplay.formats.session.writer import dump_session
 from toolreplay.redact import Redactor
+
+if TYPE_CHECKING:
+    from toolreplay.agents.function import FunctionWorker
 
 
 @record
@@ -97,6 +102,7 @@ class LiveRuns:
     agent: str = ""  # the agent as written (cmd:..., placeholders and all), kept in each session
     before: tuple[str, ...] = ()  # the setup command run before each run's program (none: empty)
     groups: ProcessGroups = field(default_factory=ProcessGroups)
+    function: FunctionWorker | None = field(default=None, compare=False)  # a python: agent's, run in place of words
 
     def paths(self, number: int) -> tuple[Path, Path]:
         """A run's directory and its session file."""
@@ -147,7 +153,10 @@ class LiveRuns:
             place.prepare(commands, env=self._passed())
             said = replace(said, url=next(iter(urls.values()), ""))
             try:
-                argv, ended = place.run(self.words, said, self.timeout, self.groups)
+                if self.function is not None:
+                    argv, ended = [self.function.spec.show()], self._called(self.function, place, said, commands)
+                else:
+                    argv, ended = place.run(self.words, said, self.timeout, self.groups)
             finally:
                 place.forget_env()  # the values passed through stay on disk only while the run runs
         output, errors = place.output, place.errors
@@ -173,6 +182,51 @@ class LiveRuns:
         write_atomic(session, [json_utf8(text)])
         ending = ended.words() if ended.code != 0 else ("final reply" if reply.text else "no final reply")
         return Recorded(number, session, calls, ending)
+
+    def _called(
+        self, function: FunctionWorker, place: ProgramRun, said: Said, commands: dict[str, Sequence[str] | str]
+    ) -> Ended:
+        """One run of a python: agent's function, its sessions the SDK's own with the servers behind their proxies;
+        its reply written where a program's output goes (as a JSON result), what it raised where its stderr goes."""
+        import json  # noqa: PLC0415
+        import queue  # noqa: PLC0415
+        import time  # noqa: PLC0415
+
+        place.output.write_text("", encoding="utf-8")
+        place.errors.write_text("", encoding="utf-8")
+        passed = self._passed()
+        live = {
+            name: server if isinstance(server, str) else {"command": list(server), "env": passed.get(name, {})}
+            for name, server in commands.items()
+        }
+        function.ready()
+        message = {
+            "op": "run", "run": said.number, "seed": said.seed, "task": said.task, "system": self.system,
+            "servers": list(live), "live": live, "urls": {},
+        }  # fmt: skip
+        inbox = function.start(message)
+        deadline = time.monotonic() + self.timeout
+        try:
+            while True:
+                try:
+                    heard = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    function.stop()
+                    return Ended(None, self.timeout)
+                if heard is None:
+                    place.errors.write_text(function.last_words() + "\n", encoding="utf-8")
+                    return Ended(1, self.timeout, how="its worker ended")
+                if "reply" in heard:
+                    reply = heard["reply"] if isinstance(heard["reply"], str) else ""
+                    place.output.write_text(json.dumps({"result": reply}) + "\n", encoding="utf-8")
+                    return Ended(0, self.timeout)
+                if "error" in heard:
+                    told = f"{heard.get('traceback') or ''}{heard['error']}\n"
+                    place.errors.write_text(told, encoding="utf-8", errors="backslashreplace")
+                    place.output.write_text("", encoding="utf-8")
+                    return Ended(1, self.timeout, how=f"raised {str(heard['error']).split(':')[0]}")
+        finally:
+            function.finish(said.number)
 
     def _said_by(self, directory: Path, name: str) -> Path:
         """Where a run's server started here has its stderr copied."""
