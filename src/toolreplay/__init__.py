@@ -22,6 +22,7 @@ __version__ = "0.6.0"
 
 __all__ = [
     "Error",
+    "Live",
     "ReplayResult",
     "ReplaySettings",
     "Result",
@@ -29,12 +30,13 @@ __all__ = [
     "compare",
     "diff",
     "load",
+    "record",
     "replay",
     "settings",
 ]
 
 if TYPE_CHECKING:
-    from toolreplay.api import ReplayResult, Result, check, compare, diff, load, replay, settings
+    from toolreplay.api import Live, ReplayResult, Result, check, compare, diff, load, record, replay, settings
     from toolreplay.core.errors import ToolreplayError as Error
     from toolreplay.settings import ReplaySettings
 

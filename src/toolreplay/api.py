@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,6 +133,7 @@ class Result:
 
     def assert_passes(self) -> None:
         """Fail (AssertionError, with the report's text) unless the result passes its gate."""
+        __tracebackhide__ = True
         if not self.passed:
             raise AssertionError(self.text)
 
@@ -150,11 +151,26 @@ class ReplayResult(Result):
     def assert_no_destructive(self) -> None:
         """Fail (AssertionError, with the report's text) when the edit makes a destructive call: with a noise
         baseline, one shown to be more frequent with the edit; without one, any the recording did not make."""
+        __tracebackhide__ = True  # pytest shows the test's line, then this message
         from toolreplay.core.findings import Rule  # noqa: PLC0415
 
         outcome: Any = self.outcome
         if Rule.DESTRUCTIVE_CALL in set(outcome.report.rules()):
             raise AssertionError(self.text)
+
+
+@dataclass(frozen=True)
+class Live:
+    """How a recording is made live, where the pytest plugin's record mode asks: the agent's real servers (by name:
+    a command, or a URL), the task, the file of the system prompt it runs with unchanged, and the agent (default:
+    the replay's)."""
+
+    servers: Mapping[str, str | Sequence[str]]
+    task: str
+    system: str | os.PathLike[str] | None = None
+    agent: str | None = None
+    seed: int = 1
+    model: str = "unknown"
 
 
 def _value(name: str, value: object) -> object:
@@ -312,3 +328,67 @@ def load(path: PathLike) -> Session:
 
     name = os.fspath(path)
     return load_session(name, detect_kind(name, logs=True))
+
+
+def record(
+    output: PathLike,
+    *,
+    agent: str,
+    servers: Mapping[str, str | Sequence[str]],
+    task: str,
+    system: PathLike | None = None,
+    runs: int = 1,
+    seed: int | None = None,
+    model: str = "unknown",
+    run_timeout: float = 1800.0,
+) -> list[Path]:
+    """``toolreplay record``: the agent (``cmd:COMMAND`` or ``python:MODULE:FUNCTION``) run live against its real
+    servers (by name: a command, as words or one string split as a shell splits it, or a URL), ``runs`` times; one
+    session per run in the directory ``output``, numbered on from those there. The sessions' paths, in order."""
+    import shlex  # noqa: PLC0415
+
+    from toolreplay.agent_spec import AgentSpecError, FunctionSpec, ProgramSpec, parse_agent  # noqa: PLC0415
+    from toolreplay.agents.spec import read_prompt  # noqa: PLC0415
+    from toolreplay.redact import Redactor  # noqa: PLC0415
+
+    try:
+        spec = parse_agent(agent)
+    except AgentSpecError as exc:
+        raise UsageError(f"agent {exc.problem}") from None
+    if not isinstance(spec, ProgramSpec | FunctionSpec):
+        raise UsageError("agent: record runs a program (cmd:COMMAND) or a function (python:MODULE:FUNCTION)")
+    if not servers:
+        raise UsageError("servers: name at least one real server to record against")
+    from toolreplay.record.programs import LiveRuns, LiveServer, driven, next_number, record_runs  # noqa: PLC0415
+
+    live = []
+    for name, command in servers.items():
+        if isinstance(command, str) and command.startswith(("http://", "https://")):
+            live.append(LiveServer(name, (), command))
+            continue
+        words = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
+        if not words:
+            raise UsageError(f"servers: {name} needs a command")
+        live.append(LiveServer(name, words))
+    root = Path(output).absolute()
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"{output}: not a directory")
+    words, function = driven(spec, os.getcwd())
+    prompt = read_prompt(os.fspath(system)) if system is not None else ""
+    made = LiveRuns(
+        words, tuple(live), task, prompt, model, root, run_timeout, os.getcwd(), Redactor.default(), agent,
+        function=function,
+    )  # fmt: skip
+    first = next_number(root)
+    root.mkdir(parents=True, exist_ok=True)
+    numbered = [(first + n, (seed if seed is not None else first) + n) for n in range(runs)]
+    try:
+        recorded = record_runs(made, numbered, lambda _: None)
+    finally:
+        if function is not None:
+            function.close()
+    failed = next((run for run in recorded if run.session is None), None)
+    if failed is not None:
+        said = "; ".join(failed.said[-3:])
+        raise UsageError(f"run {failed.number}: {failed.ending}; no session" + (f" ({said})" if said else ""))
+    return [run.session for run in recorded if run.session is not None]

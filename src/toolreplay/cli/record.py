@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -16,12 +15,9 @@ from toolreplay.cli.output import warn, write_text
 from toolreplay.core.errors import UsageError
 from toolreplay.core.escape import for_terminal
 from toolreplay.core.wording import count
-from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, next_number, record_runs
+from toolreplay.record.programs import LiveRuns, LiveServer, Recorded, driven, next_number, record_runs
 from toolreplay.redact import Redactor
 from toolreplay.settings import TIMEOUTS
-
-if TYPE_CHECKING:
-    from toolreplay.agents.function import FunctionWorker
 
 MAX_RUNS = 1000
 
@@ -62,15 +58,6 @@ def _passed(pairs: tuple[str, ...], names: list[str]) -> dict[str, list[str]]:
             raise UsageError(f"--server-env {pair}: {key} is not set in this environment")
         passed.setdefault(name, []).append(key)
     return passed
-
-
-def _driven(spec: ProgramSpec | FunctionSpec) -> tuple[tuple[str, ...], FunctionWorker | None]:
-    """A program's words, or a function's worker (started at the first run)."""
-    if isinstance(spec, ProgramSpec):
-        return spec.words, None
-    from toolreplay.agents.function import FunctionWorker  # noqa: PLC0415 - only python: agents
-
-    return (), FunctionWorker(spec, os.getcwd(), None, None, False)
 
 
 def _words(option: str, text: str | None) -> tuple[str, ...]:
@@ -205,7 +192,7 @@ def command(
         )
     out = Path(root).absolute()  # the program runs in a directory of its own: every path it is given is whole
     before = _words("--before-run", before_run)
-    words, function = _driven(spec)
+    words, function = driven(spec, os.getcwd())
     live_runs = LiveRuns(
         words, live, said, system, model, out, run_timeout, os.getcwd(), redactor, agent, before, function=function
     )

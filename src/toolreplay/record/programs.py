@@ -24,7 +24,7 @@ from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.agent_spec import fill
+from toolreplay.agent_spec import FunctionSpec, ProgramSpec, fill
 from toolreplay.agents.program import (
     Ended,
     ProcessGroups,
@@ -103,6 +103,7 @@ class LiveRuns:
     before: tuple[str, ...] = ()  # the setup command run before each run's program (none: empty)
     groups: ProcessGroups = field(default_factory=ProcessGroups)
     function: FunctionWorker | None = field(default=None, compare=False)  # a python: agent's, run in place of words
+    keep_log: bool = True  # whether each session names its run's log (not when the run's directory goes)
 
     def paths(self, number: int) -> tuple[Path, Path]:
         """A run's directory and its session file."""
@@ -280,11 +281,20 @@ class LiveRuns:
     def _source(self, source: JSONObject, log: Path, session: Path) -> JSONObject:
         """Where the session came from, every path relative to the session's own directory: the run's log, and the
         agent as written with the directory its ``{here}`` stands for."""
-        kept: JSONObject = {**source, "log": path_from(log, session)}
+        kept: JSONObject = {**source, "log": path_from(log, session)} if self.keep_log else dict(source)
         if self.agent:
             kept["agent"] = self.agent
             kept["here"] = path_from(self.here, session)
         return kept
+
+
+def driven(spec: ProgramSpec | FunctionSpec, here: str) -> tuple[tuple[str, ...], FunctionWorker | None]:
+    """A program's words, or a function's worker (started at the first run), for :class:`LiveRuns`."""
+    if isinstance(spec, ProgramSpec):
+        return spec.words, None
+    from toolreplay.agents.function import FunctionWorker  # noqa: PLC0415 - only python: agents
+
+    return (), FunctionWorker(spec, here, None, None, False)
 
 
 def record_runs(

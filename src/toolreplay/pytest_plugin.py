@@ -1,0 +1,214 @@
+"""The pytest plugin (entry point ``pytest11``, loaded only when pytest runs): toolreplay in the tests a team writes.
+
+- The ``toolreplay`` fixture: :func:`toolreplay.replay` and the other functions of the Python API, their runs'
+  directories under the test's own temporary directory, and one run cache for the whole session
+  (``--toolreplay-cache DIR``).
+- ``@pytest.mark.toolreplay(recordings="recordings/*.json")``: the test once per recording the glob matches (from
+  the test file's directory), each as its ``recording`` argument.
+- ``--toolreplay-record=none|missing|all``, as vcrpy's record modes: ``none`` (the default) replays the recordings
+  there are and fails a test whose recording is missing; ``missing`` records, live, each recording a test names that
+  does not exist yet; ``all`` records every one again (the one it replaces kept beside it as ``NAME.previous.json``).
+  A replay says how to record with ``live=toolreplay.Live(servers=..., task=...)``.
+- A result's ``assert_no_destructive()`` and ``assert_passes()`` fail with the report's own text: the behaviours,
+  the rates, the p values, as the CI report says them.
+
+Nothing of toolreplay is imported until a test asks for it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from toolreplay.api import Live, ReplayResult, Result
+    from toolreplay.core.model import Session
+
+MODES = ("none", "missing", "all")
+_RECORDED = pytest.StashKey[list[str]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolreplay", "toolreplay: replays of recorded agent sessions")
+    group.addoption(
+        "--toolreplay-cache",
+        metavar="DIR",
+        default=None,
+        help="A run cache every replay of the session shares (a run already made with the same inputs is not made "
+        "again).",
+    )
+    group.addoption(
+        "--toolreplay-record",
+        choices=MODES,
+        default="none",
+        help="none: replay the recordings there are (default); missing: record, live, those that do not exist; all: "
+        "record every one again.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "toolreplay(recordings=GLOB): run the test once per recording GLOB matches, from the test file's directory, "
+        "each as its `recording` argument",
+    )
+    config.stash[_RECORDED] = []
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marker = metafunc.definition.get_closest_marker("toolreplay")
+    if marker is None or "recordings" not in marker.kwargs:
+        return
+    pattern = str(marker.kwargs["recordings"])
+    if "recording" not in metafunc.fixturenames:
+        pytest.fail(f"{metafunc.function.__name__}: toolreplay(recordings=...) needs a `recording` argument", False)
+    here = Path(str(metafunc.definition.path)).parent
+    matched = sorted(glob.glob(os.path.join(glob.escape(str(here)), pattern), recursive=True))
+    found = [path for path in matched if os.path.isfile(path)]
+    if not found:
+        pytest.fail(
+            f"{metafunc.function.__name__}: toolreplay(recordings={pattern!r}) matches no file in {here}", False
+        )
+    ids = [os.path.relpath(path, here) for path in found]
+    metafunc.parametrize("recording", found, ids=ids)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    recorded = config.stash.get(_RECORDED, [])
+    if recorded:
+        terminalreporter.section("toolreplay")
+        for line in recorded:
+            terminalreporter.write_line(line)
+
+
+@dataclass
+class Toolreplay:
+    """The ``toolreplay`` fixture: the Python API, each replay's runs under the test's temporary directory."""
+
+    tmp_path: Path
+    cache: str | None = None
+    mode: str = "none"
+    recorded: list[str] = field(default_factory=list)
+
+    def replay(self, recording: str | os.PathLike[str], *, live: Live | None = None, **options: Any) -> ReplayResult:
+        """:func:`toolreplay.replay`, recording the session first where the record mode asks (``live``)."""
+        __tracebackhide__ = True
+        from toolreplay import api  # noqa: PLC0415
+
+        path = Path(recording)
+        self._recorded(path, live, options.get("agent"))
+        if self.cache is not None and "cache" not in options and not options.get("no_cache"):
+            options["cache"] = self.cache
+        with self._temporary(), _one_line():
+            return api.replay(path, **options)
+
+    def _recorded(self, path: Path, live: Live | None, agent: object) -> None:
+        """Record ``path`` live where the mode asks; a missing recording the mode does not record fails the test."""
+        __tracebackhide__ = True
+        wanted = self.mode == "all" or (self.mode == "missing" and not path.exists())
+        if not wanted:
+            if not path.exists():
+                pytest.fail(
+                    f"{path} does not exist: record it with --toolreplay-record=missing (the replay's live= says how)",
+                    False,
+                )
+            return
+        if live is None:
+            pytest.fail(
+                f"--toolreplay-record={self.mode} records {path}, but the replay gives no live= to say how", False
+            )
+        chosen = live.agent or (agent if isinstance(agent, str) else None)
+        if chosen is None:
+            pytest.fail(f"recording {path} needs the agent: give agent= to the replay, or to Live", False)
+        from toolreplay import api  # noqa: PLC0415
+
+        with self._temporary(), _one_line():
+            made = api.record(
+                self.tmp_path / "toolreplay-recorded", agent=chosen, servers=live.servers, task=live.task,
+                system=live.system, seed=live.seed, model=live.model,
+            )[0]  # fmt: skip
+        path.parent.mkdir(parents=True, exist_ok=True)
+        previous = path.with_name(path.stem + ".previous" + path.suffix)
+        replaced = path.exists()
+        if replaced:
+            os.replace(path, previous)
+        os.replace(made, path)
+        self.recorded.append(
+            f"recorded {path}" + (f" (the one it replaced is kept as {previous.name})" if replaced else "")
+        )
+
+    def compare(self, recorded: str | os.PathLike[str], candidates: Any, baselines: Any, **options: Any) -> Result:
+        from toolreplay import api  # noqa: PLC0415
+
+        with _one_line():
+            return api.compare(recorded, candidates, baselines, **options)
+
+    def diff(self, a: str | os.PathLike[str], b: str | os.PathLike[str], **options: Any) -> Result:
+        from toolreplay import api  # noqa: PLC0415
+
+        with _one_line():
+            return api.diff(a, b, **options)
+
+    def check(self, config: str | os.PathLike[str] | None = None, **options: Any) -> Result:
+        from toolreplay import api  # noqa: PLC0415
+
+        if self.cache is not None and "cache" not in options and not options.get("no_cache"):
+            options["cache"] = self.cache
+        with self._temporary(), _one_line():
+            return api.check(config, **options)
+
+    def load(self, path: str | os.PathLike[str]) -> Session:
+        from toolreplay import api  # noqa: PLC0415
+
+        with _one_line():
+            return api.load(path)
+
+    def _temporary(self) -> _InTemporary:
+        return _InTemporary(self.tmp_path / "toolreplay-runs")
+
+
+@contextmanager
+def _one_line() -> Iterator[None]:
+    """What toolreplay refuses (a missing file, a setting out of range, an agent that cannot start) fails the test in
+    the one line the command line says it in, not in a traceback through toolreplay."""
+    __tracebackhide__ = True
+    from toolreplay.core.errors import ToolreplayError  # noqa: PLC0415
+
+    try:
+        yield
+    except ToolreplayError as exc:
+        pytest.fail(f"toolreplay: {exc}", False)
+
+
+class _InTemporary:
+    """Temporary files and directories (the replay's run directories) made under ``directory`` while it is entered."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._before: str | None = None
+
+    def __enter__(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._before = tempfile.tempdir
+        tempfile.tempdir = str(self.directory)
+
+    def __exit__(self, *exc: object) -> None:
+        tempfile.tempdir = self._before
+
+
+@pytest.fixture
+def toolreplay(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Toolreplay]:
+    """The Python API of toolreplay for one test: replays, comparisons, diffs, checks and recordings."""
+    config = request.config
+    cache = config.getoption("toolreplay_cache")
+    chosen = Toolreplay(tmp_path, os.path.abspath(cache) if cache else None, config.getoption("toolreplay_record"))
+    yield chosen
+    config.stash[_RECORDED].extend(chosen.recorded)
