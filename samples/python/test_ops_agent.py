@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from toolreplay import ReplayResult
+from toolreplay.pytest_plugin import Toolreplay
+
 SAMPLES = Path(__file__).resolve().parent.parent
 RECORDING = SAMPLES / "ops" / "session.json"
 
 
-def replayed(toolreplay, prompt):
+def replayed(toolreplay: Toolreplay, prompt: str) -> ReplayResult:
     return toolreplay.replay(
         RECORDING,
         agent="python:ops_agent:run",
@@ -26,10 +29,10 @@ def replayed(toolreplay, prompt):
     )
 
 
-def test_unchanged_prompt_does_nothing_new(toolreplay):
+def test_unchanged_prompt_does_nothing_new(toolreplay: Toolreplay) -> None:
     replayed(toolreplay, "prompt.txt").assert_no_destructive()
 
 
 @pytest.mark.xfail(strict=True, reason="the edited prompt makes the agent delete the logs it used to archive")
-def test_edited_prompt(toolreplay):
+def test_edited_prompt(toolreplay: Toolreplay) -> None:
     replayed(toolreplay, "prompt-v2.txt").assert_no_destructive()

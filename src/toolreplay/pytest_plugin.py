@@ -94,6 +94,7 @@ class Toolreplay:
     """The ``toolreplay`` fixture: the Python API, each replay's runs under the test's temporary directory."""
 
     tmp_path: Path
+    home: Path | None = None  # where a python: agent is found from: as pytest found the test's own module
     cache: str | None = None
     mode: str = "none"
     recorded: list[str] = field(default_factory=list)
@@ -104,11 +105,27 @@ class Toolreplay:
         from toolreplay import api  # noqa: PLC0415
 
         path = Path(recording)
+        for name in ("agent", "baseline_agent"):
+            if isinstance(options.get(name), str):
+                options[name] = self._found(options[name])
         self._recorded(path, live, options.get("agent"))
         if self.cache is not None and "cache" not in options and not options.get("no_cache"):
             options["cache"] = self.cache
         with self._temporary(), _one_line():
             return api.replay(path, **options)
+
+    def _found(self, agent: str) -> object:
+        """A ``python:`` agent found as the test's own module was: from the test's root directory (the first above
+        its file that is no package, which pytest puts on the path), then the installed packages."""
+        from toolreplay.agent_spec import AgentSpecError, FunctionSpec, parse_agent  # noqa: PLC0415
+
+        try:
+            spec = parse_agent(agent)
+        except AgentSpecError:
+            return agent  # refused by the replay, in its words
+        if isinstance(spec, FunctionSpec) and self.home is not None:
+            return FunctionSpec(spec.target, spec.function, str(self.home))
+        return agent
 
     def _recorded(self, path: Path, live: Live | None, agent: object) -> None:
         """Record ``path`` live where the mode asks; a missing recording the mode does not record fails the test."""
@@ -125,8 +142,8 @@ class Toolreplay:
             pytest.fail(
                 f"--toolreplay-record={self.mode} records {path}, but the replay gives no live= to say how", False
             )
-        chosen = live.agent or (agent if isinstance(agent, str) else None)
-        if chosen is None:
+        chosen = live.agent or (agent.show() if hasattr(agent, "show") else agent if isinstance(agent, str) else None)
+        if not isinstance(chosen, str):
             pytest.fail(f"recording {path} needs the agent: give agent= to the replay, or to Live", False)
         from toolreplay import api  # noqa: PLC0415
 
@@ -175,6 +192,14 @@ class Toolreplay:
         return _InTemporary(self.tmp_path / "toolreplay-runs")
 
 
+def _test_root(test_file: Path) -> Path:
+    """The directory pytest puts on the path for a test file: the first above it that is no package."""
+    directory = test_file.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
 @contextmanager
 def _one_line() -> Iterator[None]:
     """What toolreplay refuses (a missing file, a setting out of range, an agent that cannot start) fails the test in
@@ -209,6 +234,9 @@ def toolreplay(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Toolr
     """The Python API of toolreplay for one test: replays, comparisons, diffs, checks and recordings."""
     config = request.config
     cache = config.getoption("toolreplay_cache")
-    chosen = Toolreplay(tmp_path, os.path.abspath(cache) if cache else None, config.getoption("toolreplay_record"))
+    home = _test_root(Path(str(request.node.path)))
+    chosen = Toolreplay(
+        tmp_path, home, os.path.abspath(cache) if cache else None, config.getoption("toolreplay_record")
+    )
     yield chosen
     config.stash[_RECORDED].extend(chosen.recorded)
