@@ -25,6 +25,7 @@ from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.settings import SETTINGS, ReplaySettings, SettingError, parse_value, setting_key
 
 if TYPE_CHECKING:
+    from toolreplay.agent_spec import AgentSpec
     from toolreplay.core.model import Session
     from toolreplay.core.outcome import CheckReport
     from toolreplay.replay.drive import ReplayOutcome
@@ -54,7 +55,7 @@ class _Kept(Emitter):
 
     @property
     def wants_runs(self) -> bool:
-        return True
+        return self._reports
 
     @property
     def root(self) -> Path:
@@ -345,6 +346,23 @@ def record(
     """``toolreplay record``: the agent (``cmd:COMMAND`` or ``python:MODULE:FUNCTION``) run live against its real
     servers (by name: a command, as words or one string split as a shell splits it, or a URL), ``runs`` times; one
     session per run in the directory ``output``, numbered on from those there. The sessions' paths, in order."""
+    chosen = (agent, servers, task, system, seed, model, run_timeout)
+    return _recorded(output, *chosen, runs=runs)
+
+
+def _recorded(
+    output: PathLike,
+    agent: str | AgentSpec,
+    servers: Mapping[str, str | Sequence[str]],
+    task: str,
+    system: PathLike | None,
+    seed: int | None,
+    model: str,
+    run_timeout: float,
+    runs: int = 1,
+    placed: Path | None = None,
+) -> list[Path]:
+    """:func:`record`, its one session's paths (``source.here``) written from ``placed``, where it will be moved."""
     import shlex  # noqa: PLC0415
 
     from toolreplay.agent_spec import AgentSpecError, FunctionSpec, ProgramSpec, parse_agent  # noqa: PLC0415
@@ -352,7 +370,7 @@ def record(
     from toolreplay.redact import Redactor  # noqa: PLC0415
 
     try:
-        spec = parse_agent(agent)
+        spec = parse_agent(agent) if isinstance(agent, str) else agent
     except AgentSpecError as exc:
         raise UsageError(f"agent {exc.problem}") from None
     if not isinstance(spec, ProgramSpec | FunctionSpec):
@@ -373,11 +391,12 @@ def record(
     root = Path(output).absolute()
     if root.exists() and not root.is_dir():
         raise UsageError(f"{output}: not a directory")
-    words, function = driven(spec, os.getcwd())
+    here = spec.home if isinstance(spec, FunctionSpec) and spec.home else os.getcwd()
+    words, function = driven(spec, here)
     prompt = read_prompt(os.fspath(system)) if system is not None else ""
     made = LiveRuns(
-        words, tuple(live), task, prompt, model, root, run_timeout, os.getcwd(), Redactor.default(), agent,
-        function=function,
+        words, tuple(live), task, prompt, model, root, run_timeout, here, Redactor.default(), spec.show(),
+        function=function, placed=placed,
     )  # fmt: skip
     first = next_number(root)
     root.mkdir(parents=True, exist_ok=True)

@@ -142,16 +142,24 @@ class Toolreplay:
             pytest.fail(
                 f"--toolreplay-record={self.mode} records {path}, but the replay gives no live= to say how", False
             )
-        chosen = live.agent or (agent.show() if hasattr(agent, "show") else agent if isinstance(agent, str) else None)
-        if not isinstance(chosen, str):
+        chosen: Any = self._found(live.agent) if live.agent is not None else agent
+        if chosen is None:
             pytest.fail(f"recording {path} needs the agent: give agent= to the replay, or to Live", False)
         from toolreplay import api  # noqa: PLC0415
 
-        with self._temporary(), _one_line():
-            made = api.record(
-                self.tmp_path / "toolreplay-recorded", agent=chosen, servers=live.servers, task=live.task,
-                system=live.system, seed=live.seed, model=live.model,
-            )[0]  # fmt: skip
+        made_in = self.tmp_path / "toolreplay-recorded"
+        with self._temporary(), _one_line():  # the one session, its paths from where it goes
+            made = api._recorded(
+                made_in,
+                chosen,
+                live.servers,
+                live.task,
+                live.system,
+                live.seed,
+                live.model,
+                1800.0,
+                placed=path.absolute(),
+            )[0]
         path.parent.mkdir(parents=True, exist_ok=True)
         previous = path.with_name(path.stem + ".previous" + path.suffix)
         replaced = path.exists()

@@ -100,10 +100,11 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_no_modules_import_each_other_round() -> None:
-    """Every import counts, a function's own included: one made inside a function to dodge a cycle is still one."""
+    """Every import counts, a function's own included: one made inside a function to dodge a cycle is still one.
+    Only what the type checker alone reads is none (the package's own names for its lazily loaded API)."""
     import grimp  # noqa: PLC0415 - import-linter's own graph of the package
 
-    graph = grimp.build_graph("toolreplay")
+    graph = grimp.build_graph("toolreplay", exclude_type_checking_imports=True)
     edges = {module: set(graph.find_modules_directly_imported_by(module)) for module in graph.modules}
     assert _cycles(edges) == []
 

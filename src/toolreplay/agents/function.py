@@ -177,6 +177,7 @@ class FunctionWorker:
         if process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, 9)
+            process.wait()  # gone before the next run asks for a worker: it gets a new one
 
     def close(self) -> None:
         process, self._process = self._process, None

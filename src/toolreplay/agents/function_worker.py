@@ -178,7 +178,8 @@ class Worker:
             async with contextlib.AsyncExitStack() as stack:
                 sessions: dict[str, Any] = {}
                 live = message.get("live") or {}
-                for server in message["servers"]:
+                wanted = live or {"session", "sessions"} & set(self.taken)  # a url alone: the function connects
+                for server in message["servers"] if wanted else ():
                     if server in live:
                         sessions[server] = await self.connect_live(live[server], stack)
                     else:
@@ -198,19 +199,37 @@ class Worker:
                 if inspect.iscoroutinefunction(self.function):
                     reply = await self.function(**arguments)
                 else:
-                    reply = await self.sdk.anyio.to_thread.run_sync(lambda: self.function(**arguments))
+                    reply = await self.sdk.anyio.to_thread.run_sync(_caught, self.function, arguments)
+                    if isinstance(reply, _Raised):
+                        raise reply.exc
                 if inspect.isawaitable(reply):
                     reply = await reply
             if reply is not None and not isinstance(reply, str):
                 raise TypeError(f"returned a {type(reply).__name__}, not the final reply's text (a str, or None)")
             self.say({"run": number, "reply": reply})
-        except (Exception, SystemExit) as raised:  # the user's code, whatever it raises (sys.exit too)
+        except BaseException as raised:  # the user's code, whatever it raises (sys.exit too), but a cancellation
+            if isinstance(raised, asyncio.CancelledError):
+                raise
             exc = _innermost(raised)
             self.say({"run": number, "error": _line(exc), "traceback": _traceback(exc)})
         finally:
             for key in [key for key in self.streams if key[0] == number]:
                 self.streams.pop(key).close()
             self.tasks.pop(number, None)
+
+
+class _Raised:
+    """What a sync function raised in its thread, carried out of it (a SystemExit there would end only the thread)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _caught(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    try:
+        return function(**arguments)
+    except BaseException as exc:  # the user's code, whatever it raises
+        return _Raised(exc)
 
 
 async def _cancelled(task: asyncio.Future[None]) -> None:

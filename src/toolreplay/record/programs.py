@@ -103,7 +103,7 @@ class LiveRuns:
     before: tuple[str, ...] = ()  # the setup command run before each run's program (none: empty)
     groups: ProcessGroups = field(default_factory=ProcessGroups)
     function: FunctionWorker | None = field(default=None, compare=False)  # a python: agent's, run in place of words
-    keep_log: bool = True  # whether each session names its run's log (not when the run's directory goes)
+    placed: Path | None = None  # where the one run's session is moved to (pytest's record modes): its paths from there
 
     def paths(self, number: int) -> tuple[Path, Path]:
         """A run's directory and its session file."""
@@ -281,10 +281,13 @@ class LiveRuns:
     def _source(self, source: JSONObject, log: Path, session: Path) -> JSONObject:
         """Where the session came from, every path relative to the session's own directory: the run's log, and the
         agent as written with the directory its ``{here}`` stands for."""
-        kept: JSONObject = {**source, "log": path_from(log, session)} if self.keep_log else dict(source)
+        placed = self.placed or session
+        kept: JSONObject = {key: value for key, value in source.items() if key != "log"}
+        if self.placed is None:
+            kept["log"] = path_from(log, session)
         if self.agent:
             kept["agent"] = self.agent
-            kept["here"] = path_from(self.here, session)
+            kept["here"] = path_from(self.here, placed)
         return kept
 
 

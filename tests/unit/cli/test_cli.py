@@ -84,7 +84,8 @@ def test_the_runtime_dependencies_are_what_the_runtime_imports() -> None:
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 imported.add(node.module.split(".")[0])
     third_party = {name for name in imported - set(sys.stdlib_module_names) if name != "toolreplay"}
-    distributions = {"yaml": "pyyaml", "tomli_w": "tomli-w"}
+    # the python: agent's worker uses anyio as the mcp SDK does (its own dependency); the plugin is pytest's
+    distributions = {"yaml": "pyyaml", "tomli_w": "tomli-w", "anyio": "mcp"}
     assert {distributions.get(name, name) for name in third_party} - extras == declared
 
 
@@ -119,7 +120,8 @@ def test_the_headline_replay_loads_only_what_it_runs() -> None:
     assert "toolreplay.replay.noise" in loaded  # it did run the replay
     unused = ("toolreplay.check", "toolreplay.record", "toolreplay.replay.command", "toolreplay.report.html",
               *(f"toolreplay.agents.providers.{name}" for name in ("anthropic", "bedrock", "vertex", "openai")),
-              "openai", "anthropic", "httpx", "httpx2")  # fmt: skip
+              "openai", "anthropic", "httpx", "httpx2", "pytest", "_pytest", "toolreplay.api",
+              "toolreplay.pytest_plugin", "toolreplay.agents.function")  # fmt: skip
     assert not [name for name in loaded if name in unused or name.startswith(tuple(f"{u}." for u in unused))]
     assert (
         not {

@@ -1,0 +1,51 @@
+"""A python: agent's runs seen from the replay: each run's servers made fresh here, its traffic logged as serve logs
+it, and its calls read back from that log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import ROOT
+from toolreplay.agent_spec import FunctionSpec
+from toolreplay.agents.function import FunctionWorker
+from toolreplay.core.model import Origin
+from toolreplay.formats.recording import load_session
+from toolreplay.replay.command import prepare
+from toolreplay.replay.engine import ReplaySetup
+from toolreplay.replay.functions import FunctionRuns
+from toolreplay.settings import Unrecorded
+
+OPS = ROOT / "samples" / "ops"
+
+
+def test_a_runs_traffic_is_logged_as_serve_logs_it_and_its_calls_read_from_there(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text(
+        "async def run(task, session):\n"
+        "    await session.call_tool('disk_usage', {'host': 'build-04'})\n"
+        "    await session.call_tool('delete_path', {'host': 'build-04', 'path': '/etc'})\n"
+        "    return task\n",
+        encoding="utf-8",
+    )
+    session = load_session(str(OPS / "session.json"))
+    assert session.context is not None
+    setup = ReplaySetup(session, "", session.context.tools, Unrecorded.STUB, None, 50, run_timeout=30)
+    worker = FunctionWorker(FunctionSpec(str(agent), "run"), str(tmp_path), None, None, False)
+    try:
+        runs = FunctionRuns(worker, setup, prepare(setup, Unrecorded.STUB, None), tmp_path, "edited", 30)
+        made = runs.run(3, 7)
+    finally:
+        worker.close()
+    assert (made.number, made.seed, made.ending) == (3, 7, "final reply")
+    assert made.final_reply == (OPS / "task.txt").read_text(encoding="utf-8").removesuffix("\n")
+    assert [(call.tool, origin) for call, origin in zip(made.calls, made.origins, strict=True)] == [
+        ("disk_usage", Origin.RECORDED),
+        ("delete_path", Origin.DEFAULT),  # no stubs file: a default by the call's class
+    ]
+    logged = [json.loads(line) for line in (tmp_path / "edited-0003" / "mcp.log").read_text().splitlines()]
+    assert logged[0]["event"] == "start"
+    assert [entry["request"]["method"] for entry in logged if entry.get("event") == "request"][:2] == [
+        "initialize",
+        "tools/call",
+    ]
