@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from toolreplay.agent_spec import FunctionSpec, ProgramSpec
+from toolreplay.agent_spec import FunctionSpec, ProgramSpec, ScriptSpec
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.analysis.scope import Scope
 from toolreplay.check.plan import Unit
@@ -110,10 +110,12 @@ class Checker:
             untold = untold_task(session, candidate, settings)
             if untold is not None and untold not in self.warnings:
                 self.warnings.append(untold)
-            for script in scripts(candidate, settings):
-                named.append(self.may_run(script, unit, unit.job))
-                self.in_process.append(self.paths.show(script))
             agents = (candidate.agent, candidate.baseline_agent) if settings.noise else (candidate.agent,)
+            scripted = {agent.path for agent in agents if isinstance(agent, ScriptSpec)}
+            for script in scripts(candidate, settings):  # scripted agents' files and python: agents' alike
+                named.append(self.may_run(script, unit, unit.job))
+                if script in scripted:  # run here, or in a worker; a python: agent is named with the programs
+                    self.in_process.append(self.paths.show(script))
             for agent in agents:
                 if isinstance(agent, ProgramSpec | FunctionSpec) and (agent.show(), settings.env) not in self.programs:
                     self.programs.append((agent.show(), settings.env))
