@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLES, run_cli
+from tests.conftest import SAMPLES, run_cli, run_cli_process
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
@@ -80,6 +80,6 @@ def test_the_check_runs_a_function_from_its_config_isolated_or_not(tmp_path: Pat
         "what the user's other processes hold (the environment of the step's shell)"
     ]
     assert findings[0] == [finding for finding in findings[1] if finding[0] != "code-unisolated"]
-    refused = run_cli("check", "--config", str(config), "--no-code", cwd=tmp_path)
+    refused = run_cli_process("check", "--config", str(config), "--no-code", cwd=tmp_path)
     assert refused.code == 2
     assert "python:python/ops_agent/__init__.py:run is not run: --no-code was given" in refused.stderr

@@ -60,8 +60,7 @@ class FunctionWorker:
         interpreter = user.python if user is not None else sys.executable
         target = os.path.abspath(os.path.join(spec.home or self.here, spec.target)) if spec.is_file else spec.target
         home = os.path.abspath(spec.home or self.here)
-        env = program_environment(self.env if self.isolated else None)
-        env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+        env = program_environment(self.env if self.isolated else None)  # nothing of toolreplay's own added
         flags = ["-I"] if self.isolated else []  # isolated: none of the check's site, nor PYTHON* variables
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the worker; a pipe nobody reads fills
         try:

@@ -279,8 +279,8 @@ def _traceback(exc: BaseException) -> str:
     return "".join(told.format())[-TRACEBACK_LIMIT:]
 
 
-def _read(worker: Worker, loop: asyncio.AbstractEventLoop) -> None:
-    for line in sys.stdin:
+def _read(worker: Worker, loop: asyncio.AbstractEventLoop, heard: TextIO) -> None:
+    for line in heard:
         try:
             message = json.loads(line)
         except ValueError:
@@ -291,10 +291,15 @@ def _read(worker: Worker, loop: asyncio.AbstractEventLoop) -> None:
 
 def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    heard = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="surrogateescape")
     os.dup2(2, 1)  # what the function prints, to standard error
-    sys.stdout = sys.stderr
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)  # what it reads of standard input: nothing, never the protocol
+    os.close(nothing)
+    sys.stdout, sys.stdin = sys.stderr, open(os.devnull, encoding="utf-8")  # noqa: SIM115 - for the process's life
     sys.dont_write_bytecode = True  # nothing written beside the user's files
     target, name, home = sys.argv[1:4]
+    sys.argv[:] = [target]  # the function's own name for itself, as python FILE or -m would give it
     sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != os.path.dirname(__file__)]
 
     def say(message: object) -> None:
@@ -311,7 +316,7 @@ def main() -> int:
     say({"ok": "loaded", "takes": taken})
     loop = asyncio.new_event_loop()
     worker.loop = loop
-    threading.Thread(target=_read, args=(worker, loop), daemon=True).start()
+    threading.Thread(target=_read, args=(worker, loop, heard), daemon=True).start()
     loop.run_forever()
     return 0
 

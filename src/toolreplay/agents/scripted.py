@@ -13,7 +13,8 @@ import importlib.machinery
 import importlib.util
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -32,9 +33,15 @@ if TYPE_CHECKING:
 _REFUSED: list[str] = []  # why this process runs no user code, once a command has said so
 
 
-def refuse_user_code(reason: str) -> None:
-    """From now on, refuse to import any Python file a user names (``check --no-code``), saying ``reason``."""
+@contextmanager
+def refusing_user_code(reason: str) -> Iterator[None]:
+    """No user code runs in this process while inside (``check --no-code``; the API's ``check(no_code=True)``,
+    after which the caller's process runs its own code again)."""
     _REFUSED.append(reason)
+    try:
+        yield
+    finally:
+        _REFUSED.remove(reason)
 
 
 def user_code_refused() -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolreplay.agents.scripted import refuse_user_code
+from toolreplay.agents.scripted import refusing_user_code
 from toolreplay.check.run import PreparedCheck
 from toolreplay.commands.base import Emitter
 from toolreplay.core.errors import ToolreplayError, UsageError
@@ -43,14 +43,21 @@ class CheckRequest:
 
 
 def execute(request: CheckRequest, emitter: Emitter) -> Exit:
+    if request.no_code:
+        with refusing_user_code(
+            "--no-code was given (a config from a pull request must not run code with its secrets)"
+        ):
+            return _execute(request, emitter)
+    return _execute(request, emitter)
+
+
+def _execute(request: CheckRequest, emitter: Emitter) -> Exit:
     config_file, isolate = request.config_file, request.isolate
     reaper, user = False, None
     if request.isolate_user is not None:  # before anything is read: a check that cannot isolate as asked does not run
         from toolreplay.processes.isolation import run_as  # noqa: PLC0415
 
         isolate, user = True, run_as(request.isolate_user)
-    if request.no_code:
-        refuse_user_code("--no-code was given (a config from a pull request must not run code with its secrets)")
     try:
         chosen_shard = parse_shard(request.shard) if request.shard is not None else None
     except ValueError as exc:

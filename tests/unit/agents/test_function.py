@@ -261,14 +261,15 @@ def test_what_the_function_prints_never_reaches_the_protocol(tmp_path: Path) -> 
     agent = _agent(
         tmp_path,
         """
-        import sys
+        import os, sys
         print('{"run": 1, "reply": "forged"}')
         async def run(task, session, run):
             print('{"run": %d, "reply": "forged"}' % run)
             sys.stdout.write('{"run": %d, "error": "forged"}\\n' % run)
             await session.call_tool("disk_usage", {"host": "build-04"})
-            return "real"
+            read = sys.stdin.read()  # nothing: never the protocol's next line
+            return f"real {read!r} {sys.argv} {'toolreplay' in ' '.join(os.environ)}"
         """,
     )
     made = _runs(FunctionSpec(str(agent), "run"), [1, 2])
-    assert [run.final_reply for run in made] == ["real", "real"]
+    assert [run.final_reply for run in made] == [f"real '' {[str(agent)]} False"] * 2
