@@ -243,18 +243,18 @@ def test_under_isolation_the_worker_gets_the_allowlist_and_what_env_names(tmp_pa
         """
         import os
         def run(task):
-            return ",".join(sorted(name for name in os.environ if name.startswith("TOOLREPLAY_TEST_")))
+            return ",".join(sorted(name for name in os.environ if name.startswith("FUNCTION_AGENT_TEST_")))
         """,
     )
     spec = FunctionSpec(str(agent), "run")
-    os.environ["TOOLREPLAY_TEST_SECRET"], os.environ["TOOLREPLAY_TEST_GIVEN"] = "s3cret-value", "given"
+    os.environ["FUNCTION_AGENT_TEST_SECRET"], os.environ["FUNCTION_AGENT_TEST_GIVEN"] = "s3cret-value", "given"
     try:
         open_ = _runs(spec, [1])
-        isolated = _runs(spec, [1], ReplaySettings(env=("TOOLREPLAY_TEST_GIVEN",), run_timeout=60), isolate=True)
+        isolated = _runs(spec, [1], ReplaySettings(env=("FUNCTION_AGENT_TEST_GIVEN",), run_timeout=60), isolate=True)
     finally:
-        del os.environ["TOOLREPLAY_TEST_SECRET"], os.environ["TOOLREPLAY_TEST_GIVEN"]
-    assert open_[0].final_reply == "TOOLREPLAY_TEST_GIVEN,TOOLREPLAY_TEST_SECRET"
-    assert isolated[0].final_reply == "TOOLREPLAY_TEST_GIVEN"
+        del os.environ["FUNCTION_AGENT_TEST_SECRET"], os.environ["FUNCTION_AGENT_TEST_GIVEN"]
+    assert open_[0].final_reply == "FUNCTION_AGENT_TEST_GIVEN,FUNCTION_AGENT_TEST_SECRET"
+    assert isolated[0].final_reply == "FUNCTION_AGENT_TEST_GIVEN"
 
 
 def test_what_the_function_prints_never_reaches_the_protocol(tmp_path: Path) -> None:

@@ -124,8 +124,8 @@ def test_every_error_in_a_config_is_said_each_on_its_own_line_in_file_order(here
         ".toolreplay.yml:6: 'mcp-transport' must be one of stdio, http, not 'htp'",
         ".toolreplay.yml:7: 'repeat' must be a whole number, not 'zero'",
         ".toolreplay.yml:8: 'system': no such file: nope.txt",
-        ".toolreplay.yml:10: 'agent' must be a Claude model id, PROVIDER/MODEL, scripted:FILE or cmd:COMMAND, "
-        "as in openai/gpt-4.1 or scripted:agent.py",
+        ".toolreplay.yml:10: 'agent' must be a Claude model id, PROVIDER/MODEL, scripted:FILE, "
+        "python:MODULE:FUNCTION or cmd:COMMAND, as in openai/gpt-4.1 or python:myagent:run",
         ".toolreplay.yml:11: unknown key 'repet' in a replay; expected one of: sessions, system, tools, agent, "
         + said[-2].split("agent, ", 1)[1],
         ".toolreplay.yml:12: unknown key 'sytem' in the config; expected one of: sessions, "
