@@ -9,11 +9,11 @@ prints goes to standard error):
 
 - ``{"op": "run", "run": N, "seed": S, "task": ..., "system": ..., "servers": [NAME, ...], "urls": {NAME: URL}}``
   starts a run: an MCP ``ClientSession`` per server, initialised, whose messages go out as ``{"run": N, "server":
-  NAME, "mcp": MESSAGE}`` and come back the same way (``"closed": true`` ends that server's connection); then the
-  function is called, and its end said as ``{"run": N, "reply": TEXT}`` or ``{"run": N, "error": LINE,
-  "traceback": TEXT}``. With ``"live": {NAME: SERVER}`` (``record``) a session is the SDK's own, with a real
-  server: a command over stdio (``{"command": [...], "env": {...}}``, the recorder's proxy in front of it), or a
-  URL.
+  NAME, "mcp": TEXT}`` (the message's JSON text, as the SDK's stdio client would write it) and come back the
+  same way (``"closed": true`` ends that server's connection); then the function is called, and its end said as
+  ``{"run": N, "reply": TEXT}`` or ``{"run": N, "error": LINE, "traceback": TEXT}``. With ``"live": {NAME:
+  SERVER}`` (``record``) a session is the SDK's own, with a real server: a command over stdio (``{"command":
+  [...], "env": {...}}``, the recorder's proxy in front of it), or a URL.
 
 Runs may overlap (``--concurrency``): an async function's runs are tasks of one event loop, a sync function's run
 in threads of it, and every message carries its run's number. The check answers every message from the recording
@@ -88,16 +88,19 @@ class _Mcp:
         self.ClientSession = mcp.ClientSession
         adapter = getattr(mcp.types, "jsonrpc_message_adapter", None)  # a 2.x SDK; 1.x has a root model
         root_model: Any = mcp.types.JSONRPCMessage
-        self.parse = adapter.validate_python if adapter is not None else root_model.model_validate
+        self.parse = adapter.validate_json if adapter is not None else root_model.model_validate_json
         self.SessionMessage = getattr(mcp.shared.message, "SessionMessage", None)  # none: the streams carry messages
 
-    def incoming(self, message: Any) -> Any:
-        parsed = self.parse(message)
+    def incoming(self, text: str) -> Any:
+        """A message as the session takes it, from its JSON text (validated as the SDK's stdio client does)."""
+        parsed = self.parse(text)
         return self.SessionMessage(parsed) if self.SessionMessage is not None else parsed
 
-    def outgoing(self, item: Any) -> Any:
+    def outgoing(self, item: Any) -> str:
+        """A message the session sends, as JSON text (as the SDK's stdio client writes it)."""
         message = getattr(item, "message", item)
-        return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        text: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+        return text
 
 
 class Worker:
@@ -131,7 +134,7 @@ class Worker:
             stream.close()
             return
         try:
-            stream.send_nowait(self.sdk.incoming(message["mcp"]))
+            stream.send_nowait(self.sdk.incoming(message["mcp"]))  # the message's JSON text
         except Exception as exc:  # the stream is closed, or the message no JSON-RPC: the session's to hear
             with contextlib.suppress(Exception):
                 stream.send_nowait(exc)

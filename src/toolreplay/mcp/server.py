@@ -35,7 +35,7 @@ from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.model import Call, Origin, Session
 from toolreplay.formats.faults import Fault, FaultKind
 from toolreplay.formats.mcp_log.importer import listed_tools
-from toolreplay.formats.mcp_log.log import LogRun, LogWriter
+from toolreplay.formats.mcp_log.log import CallLog, LogRun, LogWriter
 from toolreplay.formats.stubs import Stub
 from toolreplay.mcp.cassette import Cassette, LogSource, RecordMode, SessionSource, session_answer
 from toolreplay.mcp.client import LiveServer
@@ -109,7 +109,7 @@ class ReplayServer:
         self.faults = faults
         self._fault_uses = [0] * len(faults)
         self.log = ServeLog()
-        self.traffic: LogWriter | None = None  # every message, as record-mcp logs it (serve --log)
+        self.traffic: LogWriter | CallLog | None = None  # every message, as record-mcp logs it (serve --log)
         self.answered_by: str | None = None  # how the last call was answered, as its log line says
         self.delay = 0.0  # seconds the last answer is to wait before it goes (a delay fault), the transport's to wait
 
@@ -242,7 +242,7 @@ class ReplayServer:
         return answer
 
 
-def _note(traffic: LogWriter, message: JSONObject, answer: list[JSONObject], answered: str | None) -> None:
+def _note(traffic: LogWriter | CallLog, message: JSONObject, answer: list[JSONObject], answered: str | None) -> None:
     """Log one message and what it got, as record-mcp would have seen them pass, with how a call was answered. A
     message that is neither a request nor a notification (no method) is refused, not logged: no reader of the log
     could take it."""

@@ -17,7 +17,6 @@ the next run starts another.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -28,10 +27,12 @@ from pathlib import Path
 
 from toolreplay.agents.base import Usage
 from toolreplay.agents.function import FunctionWorker
+from toolreplay.core.canonical import JSONObject
 from toolreplay.core.errors import ToolreplayError
-from toolreplay.formats.mcp_log.log import LogWriter, served_calls
+from toolreplay.formats.mcp_log.log import CallLog
 from toolreplay.formats.recording import load_session
 from toolreplay.mcp.server import Dropped, HttpFault, ReplayServer, session_server
+from toolreplay.mcp.wire import encode
 from toolreplay.redact import Redactor
 from toolreplay.replay.command import Served, task_text
 from toolreplay.replay.engine import ReplaySetup, Run
@@ -58,20 +59,17 @@ class FunctionRuns:
         self.redactor = Redactor.default(off=served.redact_off)
         self.task = task_text(setup)
 
-    def _server(self, name: str, log: Path) -> ReplayServer:
-        """A server with a world of its own for one run, logging into the run's log."""
+    def _server(self, name: str, log: CallLog) -> ReplayServer:
+        """A server with a world of its own for one run, its calls kept in the run's log."""
         chosen = name if name in self.served.recorded else None
         server = session_server(
             self.session, self.setup.policy, self.served.on_unrecorded, self.setup.stubs, name=chosen
         )
-        server.traffic = LogWriter(log, self.redactor, "toolreplay serve", new_run=False)
-        server.traffic.start(["toolreplay", "serve", name])
+        server.traffic = log
         return server
 
     def run(self, number: int, seed: int) -> Run:
-        directory = self.root / f"{self.side}-{number:04d}"
-        directory.mkdir(parents=True)
-        log = directory / "mcp.log"
+        log = CallLog(self.redactor)
         try:
             takes = self.worker.ready()
         except ToolreplayError as exc:  # the worker could not start again: this run's end
@@ -80,9 +78,6 @@ class FunctionRuns:
         servers = {name: self._server(name, log) for name in names}
         locks = {name: threading.Lock() for name in names}
         if len(names) > 1 and "session" in takes:
-            for server in servers.values():
-                if server.traffic is not None:
-                    server.traffic.close()
             return _no_calls(
                 number,
                 seed,
@@ -94,10 +89,7 @@ class FunctionRuns:
             if "url" in takes or "urls" in takes:
                 urls = {name: stack.enter_context(_over_http(servers[name], locks[name])) for name in names}
             ended = self._drive(number, seed, servers, locks, urls)
-        for server in servers.values():
-            if server.traffic is not None:
-                server.traffic.close()
-        served = served_calls(log)
+        served = log.calls()
         calls, made = tuple(call for call, _ in served), tuple(origin for _, origin in served)
         if ended.error is not None and not calls:  # it never got going: no evidence of what the agent does
             return _no_calls(number, seed, ended.error, traceback=ended.traceback)
@@ -155,7 +147,9 @@ class FunctionRuns:
         self, number: int, name: str, message: object, server: ReplayServer, lock: threading.Lock, closed: set[str]
     ) -> None:
         """One message of the function's session answered from the recording, as serve answers it."""
-        line = json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if not isinstance(message, str):
+            return  # no message: the worker sends each as its JSON text
+        line = message.encode("utf-8", "surrogatepass")
         with lock:
             try:
                 answers = server.answer_line(line)
@@ -163,14 +157,19 @@ class FunctionRuns:
             except (Dropped, HttpFault) as dropped:  # the connection ends, after what went before the cut
                 sent = dropped.sent if isinstance(dropped, Dropped) else []
                 for item in sent:
-                    self.worker.send({"run": number, "server": name, "mcp": item})
+                    self.worker.send({"run": number, "server": name, "mcp": _text(item)})
                 self.worker.send({"run": number, "server": name, "closed": True})
                 closed.add(name)
                 return
         if delay:
             time.sleep(delay)
         for item in answers:
-            self.worker.send({"run": number, "server": name, "mcp": item})
+            self.worker.send({"run": number, "server": name, "mcp": _text(item)})
+
+
+def _text(message: JSONObject) -> str:
+    """A message as the wire writes it, without its line's end."""
+    return encode(message).decode("utf-8", "surrogatepass").removesuffix("\n")
 
 
 class _Ended:

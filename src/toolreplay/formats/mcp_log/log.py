@@ -243,6 +243,43 @@ def read_log(path: str | Path, notes: LogNotes | None = None) -> list[LogRun]:
     return runs
 
 
+class CallLog:
+    """What ``serve --log`` would log of a run's calls, kept in memory: each call with its answer, redacted as its
+    log line would be, read back as :func:`served_calls` reads a log (a ``python:`` agent's runs are answered in
+    this process, so nothing needs a file between the answer and the report). Several servers of one run share it:
+    the calls in the order they were answered."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._entries: list[JSONValue] = []
+        self.failure: str | None = None
+
+    def start(self, command: Sequence[str]) -> None:
+        return
+
+    def notification(self, side: str, message: JSONObject) -> None:
+        return
+
+    def exchange(self, request: JSONObject, response: JSONObject, answered: str | None = None) -> None:
+        if answered is None or request.get("method") != "tools/call":
+            return
+        said: JSONObject = {"event": "request", "answered": answered}
+        text = json.dumps({**said, "request": request, "response": response, "v": LOG_VERSION})
+        self._entries.append(json.loads(self._redactor.json_text(text)))
+
+    def close(self) -> None:
+        return
+
+    def calls(self) -> list[tuple[Call, Origin]]:
+        """Every call answered, with how, as :func:`served_calls` reads them from a log (numbered from 1)."""
+        found: list[tuple[Call, Origin]] = []
+        for number, entry in enumerate(self._entries, start=1):
+            served = _served_call(entry, len(found), number)
+            if served is not None:
+                found.append(served)
+        return found
+
+
 def served_calls(path: str | Path) -> list[tuple[Call, Origin]]:
     """Every call a program's run asked ``serve`` for, with how it was answered, from the log serve wrote: an error
     answer included (a refused deletion was still asked for), from every server the program started, in the order
