@@ -310,6 +310,13 @@ def main() -> int:
         protocol.flush()
 
     try:
+        import mcp  # noqa: F401, PLC0415 - what every session is made with, before the user's code is loaded
+    except ImportError as exc:
+        say(
+            {"error": f"needs the mcp SDK, which {sys.executable} cannot import ({exc}): pip install 'toolreplay[mcp]'"}
+        )
+        return 1
+    try:
         function = _load(target, name, home)
         taken = _parameters(function)
         worker = Worker(protocol, function, taken)

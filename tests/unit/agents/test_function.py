@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -273,3 +274,21 @@ def test_what_the_function_prints_never_reaches_the_protocol(tmp_path: Path) -> 
     )
     made = _runs(FunctionSpec(str(agent), "run"), [1, 2])
     assert [run.final_reply for run in made] == [f"real '' {[str(agent)]} False"] * 2
+
+
+def test_a_worker_whose_python_cannot_import_the_sdk_says_so_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's interpreter (the isolated user's, under --isolate-user) may lack the mcp SDK: said before any run,
+    with what to install."""
+    real, bare = sys.executable, tmp_path / "python"
+    bare.write_text(f'#!/bin/sh\nexec {real} -S "$@"\n', encoding="utf-8")  # no site-packages: no SDK
+    bare.chmod(0o755)
+    agent = _agent(tmp_path, "def run(task):\n    return 'x'\n")
+    monkeypatch.setattr(sys, "executable", str(bare))
+    with pytest.raises(UsageError) as refused:
+        _runs(FunctionSpec(str(agent), "run"), [1])
+    assert refused.value.message == (
+        f"python:{agent}:run needs the mcp SDK, which {real} cannot import (No module named 'mcp'): "
+        "pip install 'toolreplay[mcp]'"
+    )
