@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import field, replace
 from pathlib import Path
+from typing import Protocol
 
 from toolreplay.agents.base import Usage
 from toolreplay.agents.program import (
@@ -232,10 +233,27 @@ def _no_calls(number: int, seed: int, error: str, usage: Usage | None = None) ->
     return Run(number, seed, (), (), "error", final_reply=None, usage=usage or Usage(), error=error)
 
 
+class Stoppable(Protocol):
+    """What a side's runs end when toolreplay is stopped (a program's process groups, a function's worker)."""
+
+    def stop(self) -> None: ...
+
+    def end_all(self) -> None: ...
+
+
+class NumberedRuns(Protocol):
+    """One side's runs, each made from its number and seed."""
+
+    @property
+    def groups(self) -> Stoppable: ...
+
+    def run(self, number: int, seed: int) -> Run: ...
+
+
 def command_runs(
-    runs: CommandRuns, seeds: Sequence[int], start: int, concurrency: int, done: Callable[[Run], None]
+    runs: NumberedRuns, seeds: Sequence[int], start: int, concurrency: int, done: Callable[[Run], None]
 ) -> list[Run]:
-    """The runs numbered from ``start``, ``concurrency`` at a time, in number order."""
+    """The runs numbered from ``start``, ``concurrency`` at a time, in number order (a program's, or a function's)."""
     lock = threading.Lock()
 
     def one(item: tuple[int, int]) -> Run:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -58,6 +57,7 @@ class FunctionRuns:
         self.session = load_session(session)
         self.redactor = Redactor.default(off=served.redact_off)
         self.task = task_text(setup)
+        self.groups = _WorkerStop(worker)  # what a stop ends: the worker, and the runs it is making
 
     def _server(self, name: str, log: CallLog) -> ReplayServer:
         """A server with a world of its own for one run, its calls kept in the run's log."""
@@ -172,6 +172,19 @@ def _text(message: JSONObject) -> str:
     return encode(message).decode("utf-8", "surrogatepass").removesuffix("\n")
 
 
+class _WorkerStop:
+    """A side's runs stopped (Ctrl-C, SIGTERM): the worker ends, and with it the runs it is making."""
+
+    def __init__(self, worker: FunctionWorker) -> None:
+        self.worker = worker
+
+    def stop(self) -> None:
+        self.worker.stop()
+
+    def end_all(self) -> None:
+        return  # the worker serves the replay's later runs; the replay's workspace closes it
+
+
 class _Ended:
     """How a run's function ended: its reply, or what it raised (and where)."""
 
@@ -201,23 +214,3 @@ def _over_http(server: ReplayServer, lock: threading.Lock) -> Iterator[str]:
 def _no_calls(number: int, seed: int, error: str, traceback: str | None = None) -> Run:
     """A run that made no call: no evidence of what the agent does, and why in one line."""
     return Run(number, seed, (), (), "error", final_reply=None, error=error, traceback=traceback)
-
-
-def function_runs(
-    runs: FunctionRuns, seeds: Sequence[int], start: int, concurrency: int, done: Callable[[Run], None]
-) -> list[Run]:
-    """The runs numbered from ``start``, ``concurrency`` at a time (one worker for all), in number order."""
-    lock = threading.Lock()
-
-    def one(item: tuple[int, int]) -> Run:
-        number, seed = item
-        made = runs.run(number, seed)
-        with lock:
-            done(made)
-        return made
-
-    items = [(start + offset, seed) for offset, seed in enumerate(seeds)]
-    if concurrency <= 1:
-        return [one(item) for item in items]
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        return list(pool.map(one, items))

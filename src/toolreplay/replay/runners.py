@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from toolreplay.agents.function import FunctionWorker
     from toolreplay.agents.remote import ScriptWorker
     from toolreplay.processes.isolation import RunAs
+    from toolreplay.replay.command import Served
 from toolreplay.replay.engine import ReplaySetup, Run, replay_runs, replay_runs_async, replay_runs_batched
 from toolreplay.replay.progress import Progress
 from toolreplay.settings import ReplaySettings
@@ -188,13 +189,9 @@ class ProgramRunner:
         self.side = side  # "edited" or "unchanged": the runs' directories are named by it
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
-        from toolreplay.replay.command import CommandRuns, command_runs, prepare  # noqa: PLC0415 - programs only
+        from toolreplay.replay.command import CommandRuns, command_runs  # noqa: PLC0415 - programs only
 
-        refused = user_code_refused()
-        if refused is not None:
-            raise UsageError(f"agent {self.spec.show()} is not run: {refused}")
-        chosen = self.settings
-        served = prepare(setup, chosen.on_unrecorded, chosen.stubs, self.workspace.redact_off)
+        chosen, served = self.settings, _served(self.spec, self.settings, self.workspace, setup)
         programs = CommandRuns(
             self.spec.words,
             setup,
@@ -221,18 +218,26 @@ class FunctionRunner:
         self.side = side
 
     def runs(self, setup: ReplaySetup, seeds: Sequence[int], start: int, progress: Progress) -> list[Run]:
-        from toolreplay.replay.command import prepare  # noqa: PLC0415 - functions only
-        from toolreplay.replay.functions import FunctionRuns, function_runs  # noqa: PLC0415
+        from toolreplay.replay.command import command_runs  # noqa: PLC0415 - functions only
+        from toolreplay.replay.functions import FunctionRuns  # noqa: PLC0415
 
-        refused = user_code_refused()
-        if refused is not None:
-            raise UsageError(f"agent {self.spec.show()} is not run: {refused}")
-        chosen = self.settings
-        served = prepare(setup, chosen.on_unrecorded, chosen.stubs, self.workspace.redact_off)
+        chosen, served = self.settings, _served(self.spec, self.settings, self.workspace, setup)
         worker = self.workspace.function_worker(self.spec, chosen.env)
         worker.ready()  # a function that cannot be loaded stops the replay before any run, in one line
         made = FunctionRuns(worker, setup, served, self.workspace.root(), self.side, chosen.run_timeout)
-        return function_runs(made, seeds, start, chosen.concurrency, progress.run)
+        return command_runs(made, seeds, start, chosen.concurrency, progress.run)
+
+
+def _served(
+    spec: ProgramSpec | FunctionSpec, settings: ReplaySettings, workspace: Workspace, setup: ReplaySetup
+) -> Served:
+    """What a side of a program's or a function's replay serves, once no refusal of user code stands in the way."""
+    from toolreplay.replay.command import prepare  # noqa: PLC0415 - programs and functions only
+
+    refused = user_code_refused()
+    if refused is not None:
+        raise UsageError(f"agent {spec.show()} is not run: {refused}")
+    return prepare(setup, settings.on_unrecorded, settings.stubs, workspace.redact_off)
 
 
 def runner_for(
