@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,7 +35,9 @@ if TYPE_CHECKING:
     from toolreplay.core.model import Session
 
 MODES = ("none", "missing", "all")
-_RECORDED = pytest.StashKey[list[str]]()
+PREVIOUS = ".previous"  # NAME.previous.json: the recording --toolreplay-record=all replaced
+_MARKS = pytest.StashKey[str]()
+_SAID = "toolreplay recorded"  # the user property a test's recordings are reported under (xdist passes them on)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,7 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "toolreplay(recordings=GLOB): run the test once per recording GLOB matches, from the test file's directory, "
         "each as its `recording` argument",
     )
-    config.stash[_RECORDED] = []
+    run = getattr(config, "workerinput", {}).get("testrunuid") or uuid.uuid4().hex  # xdist's workers share theirs
+    config.stash[_MARKS] = os.path.join(tempfile.gettempdir(), f"toolreplay-recorded-{run}")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -72,7 +77,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         pytest.fail(f"{metafunc.function.__name__}: toolreplay(recordings=...) needs a `recording` argument", False)
     here = Path(str(metafunc.definition.path)).parent
     matched = sorted(glob.glob(os.path.join(glob.escape(str(here)), pattern), recursive=True))
-    found = [path for path in matched if os.path.isfile(path)]
+    found = [path for path in matched if os.path.isfile(path) and not Path(path).stem.endswith(PREVIOUS)]
     if not found:
         pytest.fail(
             f"{metafunc.function.__name__}: toolreplay(recordings={pattern!r}) matches no file in {here}", False
@@ -82,7 +87,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    recorded = config.stash.get(_RECORDED, [])
+    recorded = [  # from each test's report: a worker's, under xdist, as the controller's
+        str(value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for name, value in getattr(report, "user_properties", ())
+        if name == _SAID and getattr(report, "when", "") == "teardown"
+    ]
     if recorded:
         terminalreporter.section("toolreplay")
         for line in recorded:
@@ -98,6 +109,7 @@ class Toolreplay:
     cache: str | None = None
     mode: str = "none"
     recorded: list[str] = field(default_factory=list)
+    marks: str | None = None  # where the test run notes each recording it made (one directory for every worker)
 
     def replay(self, recording: str | os.PathLike[str], *, live: Live | None = None, **options: Any) -> ReplayResult:
         """:func:`toolreplay.replay`, recording the session first where the record mode asks (``live``)."""
@@ -128,7 +140,26 @@ class Toolreplay:
         return agent
 
     def _recorded(self, path: Path, live: Live | None, agent: object) -> None:
-        """Record ``path`` live where the mode asks; a missing recording the mode does not record fails the test."""
+        """Record ``path`` live where the mode asks, once in the whole test run (every xdist worker's included, one
+        at a time); a missing recording the mode does not record fails the test."""
+        __tracebackhide__ = True
+        if self.mode == "none":
+            self._record(path, live, agent)
+            return
+        import fcntl  # noqa: PLC0415 - only a run that records
+        import hashlib  # noqa: PLC0415
+
+        marks = Path(self.marks or tempfile.gettempdir())
+        marks.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(str(path.absolute()).encode("utf-8", "surrogatepass")).hexdigest()
+        with (marks / f"{name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker recording it waits here, then replays what it made
+            made = marks / f"{name}.made"
+            if not made.exists():
+                self._record(path, live, agent)
+                made.touch()
+
+    def _record(self, path: Path, live: Live | None, agent: object) -> None:
         __tracebackhide__ = True
         wanted = self.mode == "all" or (self.mode == "missing" and not path.exists())
         if not wanted:
@@ -161,14 +192,15 @@ class Toolreplay:
                 placed=path.absolute(),
             )[0]
         path.parent.mkdir(parents=True, exist_ok=True)
-        previous = path.with_name(path.stem + ".previous" + path.suffix)
+        previous = path.with_name(path.stem + PREVIOUS + path.suffix)
+        staged = path.with_name(f".{path.name}.recorded")  # beside it: the move into place is one rename
+        shutil.copyfile(made, staged)
         replaced = path.exists()
         if replaced:
             os.replace(path, previous)
-        os.replace(made, path)
-        self.recorded.append(
-            f"recorded {path}" + (f" (the one it replaced is kept as {previous.name})" if replaced else "")
-        )
+        os.replace(staged, path)
+        said = f" (the one it replaced is kept as {previous.name})" if replaced else ""
+        self.recorded.append(f"recorded {path}{said}")
 
     def compare(self, recorded: str | os.PathLike[str], candidates: Any, baselines: Any, **options: Any) -> Result:
         from toolreplay import api  # noqa: PLC0415
@@ -215,10 +247,13 @@ def _one_line() -> Iterator[None]:
     __tracebackhide__ = True
     from toolreplay.core.errors import ToolreplayError  # noqa: PLC0415
 
+    refused: ToolreplayError | None = None
     try:
         yield
     except ToolreplayError as exc:
-        pytest.fail(f"toolreplay: {exc}", False)
+        refused = exc
+    if refused is not None:  # failed outside the handler, so the failure is the one line and nothing chained
+        pytest.fail(f"toolreplay: {refused}", False)
 
 
 class _InTemporary:
@@ -243,8 +278,7 @@ def toolreplay(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Toolr
     config = request.config
     cache = config.getoption("toolreplay_cache")
     home = _test_root(Path(str(request.node.path)))
-    chosen = Toolreplay(
-        tmp_path, home, os.path.abspath(cache) if cache else None, config.getoption("toolreplay_record")
-    )
+    mode = config.getoption("toolreplay_record")
+    chosen = Toolreplay(tmp_path, home, os.path.abspath(cache) if cache else None, mode, marks=config.stash[_MARKS])
     yield chosen
-    config.stash[_RECORDED].extend(chosen.recorded)
+    request.node.user_properties.extend((_SAID, line) for line in chosen.recorded)

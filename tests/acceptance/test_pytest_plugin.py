@@ -160,3 +160,39 @@ def test_the_sample_test_file_passes_and_fails_as_it_says() -> None:
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-2000:]
     assert "1 passed, 1 xfailed" in ran.stdout
+
+
+def test_recording_again_records_each_recording_once_and_keeps_the_one_it_replaced(pytester: pytest.Pytester) -> None:
+    """Two tests sharing a recording, under xdist: --toolreplay-record=all records it once in the session, keeps
+    the recording from before the session beside it, lists what it recorded at the end, and a glob over the
+    recordings never takes the one kept for a recording of its own."""
+    server = [sys.executable, str(SAMPLES / "mcp" / "server.py")]
+    tests = f"""
+import pytest
+from toolreplay import Live
+
+LIVE = Live(servers={{"ops": {server!r}}}, task="Free some disk space.", system={str(OPS / "prompt.txt")!r})
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_shared(toolreplay, n):
+    toolreplay.replay("recordings/shared.json", agent="python:cleaner:run", live=LIVE).assert_passes()
+
+
+@pytest.mark.toolreplay(recordings="recordings/*.json")
+def test_each(toolreplay, recording):
+    assert not recording.endswith(".previous.json")
+"""
+    _project(pytester, tests)
+    recordings = pytester.mkdir("recordings")
+    before = (OPS / "session.json").read_bytes()
+    (recordings / "shared.json").write_bytes(before)
+    ran = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--toolreplay-record=all", "-rA")
+    ran.assert_outcomes(passed=3)
+    said = ran.stdout.str()
+    assert said.count("recorded recordings/shared.json (the one it replaced is kept as shared.previous.json)") == 1
+    assert (recordings / "shared.previous.json").read_bytes() == before  # the one from before the session
+    assert json.loads((recordings / "shared.json").read_text(encoding="utf-8"))["source"]["agent"] == (
+        "python:cleaner:run"
+    )
+    assert not list(recordings.glob(".*"))  # nothing staged left beside them

@@ -53,6 +53,7 @@ class FunctionWorker:
         self._inboxes: dict[int, queue.SimpleQueue[Said | None]] = {}
         self._lock = threading.Lock()  # the inboxes, and one message at a time to the worker
         self.started = 0  # workers started: one, unless one ended
+        self.ended_because: str | None = None  # why toolreplay ended the last worker, when it did
 
     def _start(self) -> None:
         """A worker, started and its function loaded; a function that cannot be loaded stops the replay."""
@@ -60,6 +61,11 @@ class FunctionWorker:
         interpreter = user.python if user is not None else sys.executable
         target = os.path.abspath(os.path.join(spec.home or self.here, spec.target)) if spec.is_file else spec.target
         home = os.path.abspath(spec.home or self.here)
+        if not os.path.isdir(home):
+            raise UsageError(
+                f"{spec.show()} is found from {home}, which is no directory here (a session recorded elsewhere "
+                "names where it was recorded: give --agent)"
+            )
         env = program_environment(self.env if self.isolated else None)  # nothing of toolreplay's own added
         flags = ["-I"] if self.isolated else []  # isolated: none of the check's site, nor PYTHON* variables
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed with the worker; a pipe nobody reads fills
@@ -73,6 +79,7 @@ class FunctionWorker:
             raise UsageError(f"{spec.show()}: its worker could not start: {exc.strerror or exc}") from None
         self._process = process
         self.started += 1
+        self.ended_because = None
         loaded = self._first_line(process)
         if "error" not in loaded and loaded.get("ok") != "loaded":
             loaded = {"error": "its worker answered no message"}
@@ -137,6 +144,11 @@ class FunctionWorker:
         """Hand each message to its run's queue; at the worker's end, tell every run waiting."""
         assert process.stdout is not None
         for line in iter(lambda: process.stdout.readline(MAX_MESSAGE + 1), b""):  # type: ignore[union-attr]
+            if len(line) > MAX_MESSAGE:  # no message: the runs waiting for one end with the worker
+                self.ended_because = f"it sent a message of more than {MAX_MESSAGE >> 20} MiB"
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, 9)
+                break
             try:
                 said = json.loads(line)
             except (ValueError, RecursionError):
@@ -170,9 +182,11 @@ class FunctionWorker:
         ended = "killed by signal " + str(-code) if code is not None and code < 0 else f"exit {code}"
         return one_line(lines[-1])[:300] + f"; {ended}" if lines else ended
 
-    def stop(self) -> None:
-        """End the worker now (a run that would not end); the runs it was making end with it."""
+    def stop(self, why: str = "toolreplay was stopped") -> None:
+        """End the worker now (a run that would not end; toolreplay stopped): the runs it was making end with it,
+        each told ``why``."""
         process = self._process
+        self.ended_because = why
         if process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, 9)

@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 GIVEN = ("task", "system", "session", "sessions", "url", "urls", "seed", "run")  # what a run gives, by name
 TRACEBACK_LIMIT = 8000  # characters of a traceback kept
+REPLY_LIMIT = 100_000  # characters of a final reply kept, as of a program's
 
 
 def _load(target: str, name: str, home: str) -> Callable[..., Any]:
@@ -208,8 +209,8 @@ class Worker:
                 if inspect.isawaitable(reply):
                     reply = await reply
             if reply is not None and not isinstance(reply, str):
-                raise TypeError(f"returned a {type(reply).__name__}, not the final reply's text (a str, or None)")
-            self.say({"run": number, "reply": reply})
+                raise TypeError(f"returned {type(reply).__name__}, not the final reply's text (a str, or None)")
+            self.say({"run": number, "reply": reply[:REPLY_LIMIT] if reply is not None else None})
         except BaseException as raised:  # the user's code, whatever it raises (sys.exit too), but a cancellation
             if isinstance(raised, asyncio.CancelledError):
                 raise
@@ -251,9 +252,17 @@ def _innermost(exc: BaseException) -> BaseException:
     return exc
 
 
+def _said(exc: BaseException) -> str:
+    """What an exception says of itself; one whose ``str`` raises says its type's name, and that."""
+    try:
+        return str(exc)
+    except BaseException:  # the user's __str__, whatever it raises
+        return f"(its str() raised; {type(exc).__name__} at {id(exc):#x})"
+
+
 def _line(exc: BaseException) -> str:
     """What was raised, in one line, with where in the user's code."""
-    said = str(exc).strip().splitlines()
+    said = _said(exc).strip().splitlines()
     line = f"{type(exc).__name__}: {said[0]}" if said else type(exc).__name__
     frames = [
         f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__ and not f.filename.startswith("<")
@@ -277,9 +286,13 @@ def _installed(filename: str) -> bool:
 
 def _traceback(exc: BaseException) -> str:
     """The traceback as Python prints it, from the function's own frames on (none of the worker's)."""
-    told = traceback.TracebackException.from_exception(exc)
-    told.stack = traceback.StackSummary.from_list([frame for frame in told.stack if frame.filename != __file__])
-    return "".join(told.format())[-TRACEBACK_LIMIT:]
+    try:
+        told = traceback.TracebackException.from_exception(exc)
+        told.stack = traceback.StackSummary.from_list([frame for frame in told.stack if frame.filename != __file__])
+        return "".join(told.format())[-TRACEBACK_LIMIT:]
+    except BaseException:  # an exception that cannot even be told (its __str__ raises, say): where it was raised
+        frames = traceback.extract_tb(exc.__traceback__)
+        return "".join(traceback.format_list([f for f in frames if f.filename != __file__]))[-TRACEBACK_LIMIT:]
 
 
 def _read(worker: Worker, loop: asyncio.AbstractEventLoop, heard: TextIO) -> None:
@@ -289,7 +302,7 @@ def _read(worker: Worker, loop: asyncio.AbstractEventLoop, heard: TextIO) -> Non
         except ValueError:
             continue
         loop.call_soon_threadsafe(worker.heard, message)
-    loop.call_soon_threadsafe(loop.stop)  # the check is gone: so is the worker
+    loop.call_soon_threadsafe(loop.stop)  # the replay is gone: so is the worker (main ends it, threads and all)
 
 
 def main() -> int:
@@ -328,7 +341,8 @@ def main() -> int:
     worker.loop = loop
     threading.Thread(target=_read, args=(worker, loop, heard), daemon=True).start()
     loop.run_forever()
-    return 0
+    sys.stderr.flush()
+    os._exit(0)  # a sync function still running in a thread would keep the process alive: nothing outlives the replay
 
 
 if __name__ == "__main__":

@@ -123,12 +123,12 @@ class FunctionRuns:
             while True:
                 try:
                     said = inbox.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    self.worker.stop()  # the only way to end a function that will not: its worker goes
+                except queue.Empty:  # the only way to end a function that will not: its worker goes
+                    self.worker.stop(f"run {number} ran past the run timeout ({self.timeout:g} s)")
                     return _Ended(f"timed out after {self.timeout:g} s", error=f"no reply within {self.timeout:g} s")
-                if said is None:
-                    why = f"its worker ended ({self.worker.last_words()})"
-                    return _Ended("worker ended", error=why)
+                if said is None:  # what it did is cut short by no choice of its own: no evidence
+                    why = self.worker.ended_because or self.worker.last_words()
+                    return _Ended("error", error=f"its worker ended ({why})")
                 if "reply" in said:
                     reply = said["reply"]
                     return _Ended("final reply", reply=reply if isinstance(reply, str) else None)
