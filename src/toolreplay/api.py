@@ -186,9 +186,19 @@ def _value(name: str, value: object) -> object:
         return parse_value(name, str(value.value))
     if isinstance(value, int | float | str):
         return parse_value(name, str(value))
-    if name == "env" and isinstance(value, Iterable):
+    if name == "env" and isinstance(value, Iterable) and not isinstance(value, Mapping):
         return parse_value(name, ",".join(str(item) for item in value))
-    return value
+    if name in ("agent", "baseline_agent"):
+        from toolreplay.agent_spec import FunctionSpec, ModelSpec, ProgramSpec, ScriptSpec  # noqa: PLC0415
+
+        if isinstance(value, ModelSpec | ScriptSpec | ProgramSpec | FunctionSpec):
+            return value
+    if name == "prices" and isinstance(value, tuple):
+        return value
+    raise UsageError(f"{name} must be {'a path or ' if name in _PATH_SETTINGS else ''}text, not {value!r}")
+
+
+_PATH_SETTINGS = ("system", "tools", "stubs", "task_file", "cache")
 
 
 def settings(**given: object) -> ReplaySettings:
@@ -209,8 +219,15 @@ def _fail_on(value: FailOn | str) -> FailOn:
         raise UsageError(f"fail_on must be one of {choices}, not {value!r}") from None
 
 
-def _path(value: PathLike | None) -> str | None:
-    return None if value is None else os.fspath(value)
+def _path(value: PathLike | None, name: str = "rules") -> str | None:
+    return None if value is None else _path_of(name, value)
+
+
+def _path_of(name: str, value: object) -> str:
+    """A path given as text or a path object, else a refusal in one line."""
+    if not isinstance(value, str | os.PathLike):
+        raise UsageError(f"{name} must be a path (a str or a Path), not {value!r}")
+    return os.fspath(value)
 
 
 def replay(
@@ -228,8 +245,10 @@ def replay(
     from toolreplay.commands.replay import ReplayRequest, execute  # noqa: PLC0415
     from toolreplay.formats.kinds import Kind, detect_kind  # noqa: PLC0415
 
+    _typed("strict", strict, bool)
+    _typed("no_cache", no_cache, bool)
     chosen = settings(**options)
-    request = ReplayRequest(os.fspath(recording), chosen, _fail_on(fail_on), _path(rules), strict, no_cache)
+    request = ReplayRequest(_path_of("recording", recording), chosen, _fail_on(fail_on), _path(rules), strict, no_cache)
     audited = detect_kind(request.recording, logs=True) in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT)
     kept = _Kept(repository_root("."), reports=not audited)
     code = execute(request, kept)
@@ -260,9 +279,9 @@ def compare(
     chosen = settings(alpha=alpha, test=test)
     design = Design(alpha=chosen.alpha, test=chosen.test)
     request = CompareRequest(
-        os.fspath(recorded),
-        tuple(os.fspath(path) for path in candidates),
-        tuple(os.fspath(path) for path in baselines),
+        _path_of("recorded", recorded),
+        tuple(_path_of("candidates", path) for path in candidates),
+        tuple(_path_of("baselines", path) for path in baselines),
         design,
         _fail_on(fail_on),
         _path(rules),
@@ -280,7 +299,7 @@ def diff(
     """``toolreplay diff A B``: what recording B did that A did not, call by call."""
     from toolreplay.commands.diff import DiffRequest, execute  # noqa: PLC0415
 
-    request = DiffRequest(os.fspath(a), os.fspath(b), _fail_on(fail_on), _path(rules), strict)
+    request = DiffRequest(_path_of("a", a), _path_of("b", b), _fail_on(fail_on), _path(rules), strict)
     kept = _Kept(repository_root("."))
     code = execute(request, kept)
     return Result(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes))
@@ -303,14 +322,14 @@ def check(
     from toolreplay.commands.check import CheckRequest, execute  # noqa: PLC0415
 
     request = CheckRequest(
-        config_file=_path(config),
-        root=_path(root),
+        config_file=_path(config, "config"),
+        root=_path(root, "root"),
         shard=shard,
         fail_on=_fail_on(fail_on) if fail_on is not None else None,
         base=base,
         policy=policy,
         isolate=isolate,
-        cache=_path(cache),
+        cache=_path(cache, "cache"),
         no_cache=no_cache,
         no_code=no_code,
     )
@@ -346,8 +365,34 @@ def record(
     """``toolreplay record``: the agent (``cmd:COMMAND`` or ``python:MODULE:FUNCTION``) run live against its real
     servers (by name: a command, as words or one string split as a shell splits it, or a URL), ``runs`` times; one
     session per run in the directory ``output``, numbered on from those there. The sessions' paths, in order."""
+    from toolreplay.settings import TIMEOUTS  # noqa: PLC0415
+
+    _typed("agent", agent, str)
+    _typed("task", task, str)
+    _typed("servers", servers, Mapping)
+    _typed("runs", runs, int)
+    if not 1 <= runs <= MAX_RECORDED_RUNS:
+        raise UsageError(f"runs must be between 1 and {MAX_RECORDED_RUNS}, not {runs}")
+    if seed is not None:
+        _typed("seed", seed, int)
+    low, high = TIMEOUTS["run_timeout"]
+    _typed("run_timeout", run_timeout, int | float)
+    if not low <= run_timeout <= high:
+        raise UsageError(f"run_timeout must be between {low:g} and {high:g} seconds, not {run_timeout:g}")
     chosen = (agent, servers, task, system, seed, model, run_timeout)
     return _recorded(output, *chosen, runs=runs)
+
+
+MAX_RECORDED_RUNS = 1000  # as record --runs
+
+
+def _typed(name: str, value: object, kind: Any) -> None:
+    """A keyword of the API's own of the type it takes (a bool is no number), else a refusal in one line."""
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+        raise UsageError(f"{name} must be {_KINDS.get(kind, getattr(kind, '__name__', str(kind)))}, not {value!r}")
+
+
+_KINDS: dict[object, str] = {str: "text (a str)", int: "a whole number", bool: "True or False", Mapping: "a dict"}
 
 
 def _recorded(

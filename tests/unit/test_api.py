@@ -121,6 +121,20 @@ def test_settings_are_the_options_by_name_and_refused_in_their_words() -> None:
     with pytest.raises(toolreplay.Error, match="no such file"):
         toolreplay.replay(OPS / "no-such-session.json")
     assert toolreplay.Error is ToolreplayError
+    for call, said in (
+        (lambda: toolreplay.replay(OPS / "session.json", agent=["x"]), "agent must be text, not ['x']"),
+        (lambda: toolreplay.replay(OPS / "session.json", strict="yes"), "strict must be True or False, not 'yes'"),  # type: ignore[arg-type]
+        (lambda: toolreplay.replay(None), "recording must be a path (a str or a Path), not None"),  # type: ignore[arg-type]
+        (lambda: toolreplay.record("x", agent="cmd:x", servers={"a": "b"}, task="t", runs=0),
+         "runs must be between 1 and 1000, not 0"),
+        (lambda: toolreplay.record("x", agent="cmd:x", servers=["a"], task="t"),  # type: ignore[arg-type]
+         "servers must be a dict, not ['a']"),
+        (lambda: toolreplay.record("x", agent="cmd:x", servers={"a": "b"}, task="t", run_timeout=0),
+         "run_timeout must be between 1 and 86400 seconds, not 0"),
+    ):  # fmt: skip
+        with pytest.raises(toolreplay.Error) as refused:
+            call()
+        assert refused.value.message == said
 
 
 def test_compare_diff_check_and_load_are_their_commands(tmp_path: Path) -> None:

@@ -44,7 +44,9 @@ def _load(target: str, name: str, home: str) -> Callable[..., Any]:
     if target.endswith(".py"):
         path = os.path.abspath(target)
         sys.path.insert(0, os.path.dirname(path))
-        spec = importlib.util.spec_from_file_location("toolreplay_python_agent", path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        named = stem if stem.isidentifier() and stem not in sys.modules else "toolreplay_python_agent"
+        spec = importlib.util.spec_from_file_location(named, path)  # by its own name: a spawned child imports it
         if spec is None or spec.loader is None:
             raise ImportError(f"{target} is not a Python file")
         module = importlib.util.module_from_spec(spec)
@@ -68,7 +70,9 @@ def _parameters(function: Callable[..., Any]) -> list[str]:
     for parameter in inspect.signature(function).parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
-        if parameter.name in GIVEN and parameter.kind is not parameter.POSITIONAL_ONLY:
+        if parameter.name in GIVEN and parameter.kind is parameter.POSITIONAL_ONLY:
+            raise TypeError(f"takes {parameter.name!r} by position only; a run gives it by name")
+        if parameter.name in GIVEN:
             taken.append(parameter.name)
         elif parameter.default is parameter.empty:
             raise TypeError(

@@ -41,8 +41,10 @@ from toolreplay.settings import ReplaySettings
     --rounds, with --alpha spread over the rounds. See docs/verdicts.md. Scripted
     baseline runs use seeds 10000 above the candidate's.
 
-    The candidate is --agent (a Claude model id, scripted:FILE, or a program:
-    cmd:COMMAND, below); by default the agent the session was recorded with. A scripted agent's runs use seeds
+    The candidate is --agent (a Claude model id or PROVIDER/MODEL,
+    scripted:FILE, a Python function given an MCP session:
+    python:MODULE:FUNCTION, or a program: cmd:COMMAND, below); by default the
+    agent the session was recorded with. A scripted agent's runs use seeds
     --seed, --seed+1, ... Exits 1 on a destructive call the recording never
     made, or with --noise on one shown to be the edit's (see --fail-on).
 

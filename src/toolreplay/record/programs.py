@@ -200,10 +200,17 @@ class LiveRuns:
             name: server if isinstance(server, str) else {"command": list(server), "env": passed.get(name, {})}
             for name, server in commands.items()
         }
-        function.ready()
+        takes = function.ready()
+        urls = {name: server for name, server in commands.items() if isinstance(server, str)}  # proxies' addresses
+        if {"url", "urls"} & set(takes) and len(urls) < len(commands):
+            place.errors.write_text(
+                f"{function.spec.show()} takes a url, so its servers are given as URLs (--server NAME=URL)\n",
+                encoding="utf-8",
+            )
+            return Ended(1, self.timeout, how="was not run")
         message = {
             "op": "run", "run": said.number, "seed": said.seed, "task": said.task, "system": self.system,
-            "servers": list(live), "live": live, "urls": {},
+            "servers": list(live), "live": live, "urls": urls,
         }  # fmt: skip
         inbox = function.start(message)
         deadline = time.monotonic() + self.timeout

@@ -198,9 +198,13 @@ def agent_identity(
         # the words as written, this checkout's directory as {here}: another checkout of the same is the same key
         words: list[JSONValue] = [word.replace(here, "{here}") if here else word for word in agent.words]
         identity = {"program": words, "files": files, "transport": transport}
-    elif isinstance(agent, FunctionSpec):  # its file or its module's package, as a program's -m MODULE's
-        module = ("-m", agent.target) if not agent.is_file else ()
-        read = _read_by(agent.files(here), module, agent.home or here, extra)
+    elif isinstance(agent, FunctionSpec):  # its file and those beside it, or its module's package, as -m MODULE's
+        base, named = agent.home or here, agent.files(here)
+        module: tuple[str, ...] = ()
+        if not agent.is_file:
+            single = Path(base) / f"{agent.target.split('.')[0]}.py"
+            named, module = ([str(single)], ()) if single.is_file() else ([], ("-m", agent.target))
+        read = _read_by(named, module, base, extra)
         identity = {"function": agent.show(), "files": [_file_digest(name) for name in read]}
     else:
         identity = {"model": agent.model, "provider": agent.provider}

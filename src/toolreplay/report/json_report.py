@@ -228,7 +228,15 @@ def noise_document(report: NoiseReport) -> JSONObject:
         "candidate": report.baseline.candidate,
         "ran_on": report.baseline.ran_on,
         "runs": [
-            {"run": run.number, "seed": run.seed, "calls": len(run.calls), "ending": run.ending, "cached": run.cached}
+            {
+                "run": run.number,
+                "seed": run.seed,
+                "calls": len(run.calls),
+                "ending": run.ending,
+                "cached": run.cached,
+                "error": run.error,
+                "traceback": run.traceback,
+            }
             for run in report.baseline.runs
         ],
         "spent": spent([run for run in report.baseline.runs if not run.cached]),

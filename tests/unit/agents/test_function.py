@@ -166,7 +166,7 @@ def test_a_function_that_raises_hangs_exits_or_returns_no_text_ends_its_run_only
     assert quit_[0].error == "SystemExit: bye (at agent.py:24 in quits)"
     numbered = _runs(spec("number"), [1])
     assert numbered[0].error is not None
-    assert numbered[0].error.startswith("TypeError: returned a int")
+    assert numbered[0].error.startswith("TypeError: returned int, not the final reply")
 
 
 def test_a_function_that_cannot_be_loaded_or_called_stops_the_replay_in_one_line(tmp_path: Path) -> None:
@@ -292,3 +292,61 @@ def test_a_worker_whose_python_cannot_import_the_sdk_says_so_in_one_line(
         f"python:{agent}:run needs the mcp SDK, which {real} cannot import (No module named 'mcp'): "
         "pip install 'toolreplay[mcp]'"
     )
+
+
+def test_what_an_adversary_tried_ends_its_own_run_and_says_so(tmp_path: Path) -> None:
+    """An exception that cannot say what it is, a reply past the limit, a run ended by another's timeout, a
+    positional-only parameter, and a spawned child process of a file agent."""
+    agent = _agent(
+        tmp_path,
+        """
+        import multiprocessing, time
+
+        class Mute(Exception):
+            def __str__(self):
+                raise RuntimeError("no words")
+
+        async def mute(task, session):
+            await session.call_tool("disk_usage", {"host": "build-04"})
+            raise Mute()
+
+        async def long(task):
+            return "x" * 250_000
+
+        def slow(task, session, seed):
+            session_call = __import__("anyio").from_thread.run
+            session_call(session.call_tool, "disk_usage", {"host": "build-04"})
+            time.sleep(0.5 if seed == 1 else 5)
+            if seed == 1:
+                __import__("os")._exit(4)  # the worker ends under the other run
+            return "late"
+
+        def square(n):
+            return n * n
+
+        def spawned(task):
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                return str(pool.map(square, [3]))
+
+        def only(task, /):
+            return "never"
+        """,
+    )
+
+    def spec(name: str) -> FunctionSpec:
+        return FunctionSpec(str(agent), name)
+
+    muted = _runs(spec("mute"), [1])[0]
+    assert muted.ending == "raised"
+    assert muted.error is not None
+    assert muted.error.startswith("Mute: (its str() raised; Mute at 0x")
+    assert muted.traceback is not None
+    assert "raise Mute()" in muted.traceback
+    assert len(str(_runs(spec("long"), [1])[0].final_reply)) == 100_000
+    both = _runs(spec("slow"), [1, 2], ReplaySettings(concurrency=2, run_timeout=30))
+    assert [run.ending for run in both] == ["error", "error"]  # each cut short by the worker's end: no evidence
+    assert both[1].error == "its worker ended (exit 4)"
+    assert [call.tool for call in both[1].calls] == ["disk_usage"]  # what it did is still there
+    assert _runs(spec("spawned"), [1])[0].final_reply == "[9]"
+    with pytest.raises(UsageError, match="takes 'task' by position only; a run gives it by name"):
+        _runs(spec("only"), [1])

@@ -43,3 +43,19 @@ def test_a_runs_calls_are_kept_as_serve_logs_them_and_read_back_so(tmp_path: Pat
         ("delete_path", Origin.DEFAULT),  # no stubs file: a default by the call's class
     ]
     assert not (tmp_path / "edited-0003").exists()  # the calls are kept in memory: no run writes a log
+
+
+def test_a_function_is_cached_by_its_file_and_those_beside_it(tmp_path: Path) -> None:
+    """A module of one file imports its neighbours: a change to one of them is a change to the agent."""
+    from toolreplay.replay.cache import agent_identity  # noqa: PLC0415
+
+    (tmp_path / "myagent.py").write_text("from helpers import act\nasync def run(task):\n    return act()\n")
+    helpers = tmp_path / "helpers.py"
+    helpers.write_text("def act():\n    return 'archive'\n")
+    spec = FunctionSpec("myagent", "run", str(tmp_path))
+    before = agent_identity(spec, str(tmp_path), "stdio", None)
+    helpers.write_text("def act():\n    return 'delete'\n")
+    after = agent_identity(spec, str(tmp_path), "stdio", None)
+    assert before["function"] == after["function"] == "python:myagent:run"
+    assert before != after
+    assert str(tmp_path) not in str(before)  # never a path of this machine
