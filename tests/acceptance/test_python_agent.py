@@ -67,7 +67,8 @@ def test_the_check_runs_a_function_from_its_config_isolated_or_not(tmp_path: Pat
         encoding="utf-8",
     )
     plain = run_cli("check", "--config", str(config), "--json", "plain.json", cwd=tmp_path)
-    isolated = run_cli("check", "--config", str(config), "--json", "isolated.json", "--isolate", cwd=tmp_path)
+    # in a process of its own: an isolating check makes its process the reaper of, and the end of, all it started
+    isolated = run_cli_process("check", "--config", str(config), "--json", "isolated.json", "--isolate", cwd=tmp_path)
     assert plain.code == isolated.code == 1, plain.stderr + isolated.stderr
     reports = [json.loads((tmp_path / name).read_text(encoding="utf-8")) for name in ("plain.json", "isolated.json")]
     findings = [[(f["rule"], f["message"]) for r in report["results"] for f in r["findings"]] for report in reports]
