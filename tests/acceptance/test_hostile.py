@@ -42,6 +42,9 @@ def toolreplay(
         if limit_file_size is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_size, limit_file_size))
 
+    # A process under a file-size limit writes no bytecode: the interpreter's own writer ignores a short write, and a
+    # cache cut short at the limit would break every later process that imports the module.
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1") if limit_file_size is not None else None
     proc = subprocess.run(
         [sys.executable, "-m", "toolreplay", *args],
         input=stdin,
@@ -49,6 +52,7 @@ def toolreplay(
         cwd=cwd,
         timeout=120,
         check=False,
+        env=env,
         preexec_fn=limit if limit_file_size is not None else None,
     )
     return Completed(proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace"))
