@@ -63,7 +63,7 @@ def test_a_replay_through_the_api_gives_the_json_the_command_line_prints() -> No
     edited = toolreplay.replay(OPS / "session.json", agent=agent, system=OPS / "prompt-v2.txt", **options)
     shown = run_cli(
         "replay", "ops/session.json", "--agent", "python:ops_agent:run", "--system", "ops/prompt-v2.txt",
-        "--repeat", "20", "--noise", "20", "--on-unrecorded", "stub", "--stubs", "ops/stubs.json", "--json",
+        "--on-unrecorded", "stub", "--stubs", "ops/stubs.json", "--noise", "20", "--repeat", "20", "--json",
         cwd=SAMPLES,
         env={"PYTHONPATH": str(SAMPLES / "python")},
     )  # fmt: skip
