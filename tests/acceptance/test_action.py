@@ -154,7 +154,8 @@ def test_check_writes_the_summary_outputs_and_annotations(github: dict[str, str]
     outputs = _outputs(github["GITHUB_OUTPUT"])
     assert outputs["verdict"] == "FAIL"
     assert outputs["exit-code"] == "1"
-    assert outputs["findings"] == "8"  # the seven of the samples, and that their scripted agent ran unisolated
+    # the nine of the samples (two of them the policy the edit breaks), and that their scripted agent ran unisolated
+    assert outputs["findings"] == "10"
     assert Path(outputs["sarif-file"]).is_file()
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")
     assert summary.startswith("## toolreplay check: ❌ FAIL")

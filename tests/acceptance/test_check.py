@@ -70,6 +70,7 @@ def test_every_analysis_runs_on_the_samples(reports: dict[str, str]) -> None:
         "destructive-call",
         "permission-overreach",
         "annotation-mismatch",
+        "policy-violation",
         "non-determinism",
         "redundant-call",
     }
@@ -92,7 +93,12 @@ def test_sarif_validates_against_the_official_schema(reports: dict[str, str]) ->
 def test_sarif_is_what_code_scanning_needs(reports: dict[str, str]) -> None:
     run = json.loads(reports["sarif"])["runs"][0]
     rules = run["tool"]["driver"]["rules"]
-    assert len(rules) == len(Rule)
+    # a rule for every kind of finding, then one for each policy of the samples' policy file
+    assert [rule["id"] for rule in rules[: len(Rule)]] == [rule.value for rule in Rule]
+    assert [rule["id"] for rule in rules[len(Rule) :]] == [
+        "policy/backup-before-delete", "policy/look-before-cleanup", "policy/never-outside-logs",
+        "policy/measure-the-disk", "policy/disk-usage-twice",
+    ]  # fmt: skip
     for rule in rules:
         assert rule["shortDescription"]["text"]
         assert rule["fullDescription"]["text"]

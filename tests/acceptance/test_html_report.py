@@ -132,10 +132,18 @@ def test_the_samples_grid_shows_the_deletion_in_9_edited_runs_and_no_unchanged_o
     assert len(columns) == 40
     assert ["b" in css for css, _, _ in columns] == [False] * 20 + [True] * 20  # b: unchanged
     assert [text for _, text, _ in columns] == [str(n) for n in range(1, 21)] * 2
-    rows = [row for row in grid.find_elements(By.CSS_SELECTOR, "tbody tr") if "delete_path" in row.text]
+    every = grid.find_elements(By.CSS_SELECTOR, "tbody tr")
+    rows = [row for row in every if "delete_path" in row.text and "backup-before-delete" not in row.text]
     assert len(rows) == 1
     row = rows[0]
     cells = _drawn(browser, row.find_elements(By.TAG_NAME, "td")[1:41])  # after the behaviour's number: one per run
+    # the policy the deletions break has a row of its own, filled in the very runs that deleted
+    broken = [row for row in every if "backup-before-delete" in row.text]
+    assert len(broken) == 1
+    policy_cells = _drawn(browser, broken[0].find_elements(By.TAG_NAME, "td")[1:41])
+    assert ["h" in css for css, _, _ in policy_cells] == ["h" in css for css, _, _ in cells]
+    assert "VIOLATED" in broken[0].text
+    assert "9/20 vs 0/20" in broken[0].text
     assert len(cells) == 40
     assert all("b" in css for css, _, _ in cells[20:])
     assert [text == "■" for _, text, _ in cells].count(True) == 9

@@ -20,6 +20,9 @@ bytes, with a digest of its first response and the index it was made at.
   destructive class, else the auditor's default list of mutating tools.
 - Annotation mismatch: a tool its annotations call read-only, but a rule says
   writes or destroys.
+- Policy violation: a call that breaks a policy of the policy file (an order, a
+  count, a flow: :mod:`toolreplay.analysis.policies`), judged in the same pass; a
+  ``require`` no call met is reported at the recording's end.
 
 "Identical" is decided by the classifier's argument matching.
 """
@@ -30,6 +33,7 @@ import hashlib
 from collections.abc import Iterable
 
 from toolreplay.analysis.classify import Classifier
+from toolreplay.analysis.policies import RunJudge, Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.model import Call, Finding, FindingKind, sorted_findings
 from toolreplay.core.records import record
@@ -46,6 +50,7 @@ class AuditReport:
     calls: int
     divergence: int | None
     findings: tuple[Finding, ...]
+    violations: tuple[Violation, ...] = ()  # the policies broken, each also one of the findings
 
 
 def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful: bool = False) -> AuditReport:
@@ -53,6 +58,7 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
     classifier = Classifier() if classifier is None else classifier
     identify = classifier.policy.matcher.identifier()
     check_rules = bool(classifier.policy.rules)
+    judge = RunJudge(classifier.policy.policies) if classifier.policy.policies else None
     # call digest -> response digest + index of the occurrence compared with + the number of state
     # changes before it, packed into one bytes object: about 160 bytes per distinct call in all.
     first_seen: dict[bytes, bytes] = {}
@@ -107,9 +113,27 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
             mismatch = _annotation_mismatch(call, classifier)
             if mismatch is not None:
                 findings.append(mismatch)
+        if judge is not None:
+            judge.see(call)
         last_identity, last_response, last_index = identity, response, call.index
-    # Findings come in call order, one per call, unless a rule adds a mismatch beside another finding.
-    return AuditReport(count, divergence, sorted_findings(findings) if check_rules else tuple(findings))
+    broken = tuple(judge.end(replied=True)) if judge is not None else ()
+    findings += (_violation_finding(found, count) for found in broken)
+    # Findings come in call order, one per call, unless a rule or a policy adds one beside another finding.
+    ordered = sorted_findings(findings) if check_rules or broken else tuple(findings)
+    return AuditReport(count, divergence, ordered, broken)
+
+
+def _violation_finding(found: Violation, calls: int) -> Finding:
+    """A policy broken, as the audit says it: at the call that broke it (a require no call met, at the end)."""
+    policy = found.policy
+    index = found.index if found.index >= 0 else calls
+    earlier = (
+        f" (the earlier call: index {found.earlier_index}, line {found.earlier_line})" if found.earlier_line else ""
+    )
+    if found.earlier_index is not None and not found.earlier_line:
+        earlier = f" (the earlier call: index {found.earlier_index})"
+    detail = f"policy '{policy.id}' ({policy.level.value}): {found.detail}{earlier}: {policy.why}"
+    return Finding(index, FindingKind.POLICY_VIOLATION, detail, found.line)
 
 
 def _annotation_mismatch(call: Call, classifier: Classifier) -> Finding | None:

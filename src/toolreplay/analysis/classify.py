@@ -26,6 +26,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from toolreplay.analysis.matching import EXACT, Matcher, args_match
+from toolreplay.analysis.policies import NO_POLICIES, PolicySet
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.model import Call, CallClass, McpServer, SessionContext, ToolDef
 from toolreplay.core.records import record
@@ -55,7 +56,8 @@ class ClassRule:
 
 @record
 class Policy:
-    """Rules, argument matching and strictness, as one rules file gives them."""
+    """Rules, argument matching and strictness, as one rules file gives them; and the policies over a run's calls,
+    as a policy file gives them (judging runs, never answering them: no part of a run's cache key)."""
 
     rules: tuple[ClassRule, ...] = ()
     matcher: Matcher = EXACT
@@ -63,6 +65,7 @@ class Policy:
     source: str | None = None
     # other rules whose readings count too (the base's, under check --base), each with what to call it
     also: tuple[tuple[str, Policy], ...] = ()
+    policies: PolicySet = NO_POLICIES
 
 
 @record

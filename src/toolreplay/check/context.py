@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay.agent_spec import FunctionSpec, ProgramSpec, ScriptSpec
 from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.policies import NO_POLICIES, PolicySet
 from toolreplay.analysis.scope import Scope
 from toolreplay.check.plan import Unit
 from toolreplay.core.canonical import canonical_bytes
@@ -72,6 +73,10 @@ class Checker:
             self.policy = replace(
                 self.policy, also=(("the base's rules", read_rules(config.base_rules, config.strict)),)
             )
+        self.unjudged = self.policy  # for a recording the policies do not apply to
+        self.judged = frozenset(config.policies_for)
+        if config.policies or config.base_policies:
+            self.policy = replace(self.policy, policies=self._policies(config, paths))
         self.sessions: dict[str, Session] = {}
         self.candidates: dict[str, Candidate] = {}  # each replay unit's, by its key
         self.in_process: list[str] = []  # the Python files of the pull request's that run in this process
@@ -80,6 +85,19 @@ class Checker:
         self.kinds: dict[str, Kind] = {}
         self.warnings: list[str] = []  # what to tell the user once the check ran
         self.caches: dict[str, RunCache] = {}  # one per directory, shared by the replays that name it
+
+    @staticmethod
+    def _policies(config: Config, paths: Paths) -> PolicySet:
+        """The policies the check judges by: the config's file, and under --base the base's beside it (each of the
+        base's holds as the base states it; the pull request's own hold too, each the base does not state)."""
+        from toolreplay.formats.policies import read_policies  # noqa: PLC0415 - only a check with policies
+
+        own = read_policies(config.policies, paths.show(config.policies)) if config.policies else NO_POLICIES
+        if not config.base_policies or config.base_policies == config.policies:
+            return own
+        base = read_policies(config.base_policies, own.source or "the base's policy file")
+        stated = {policy.id for policy in base.policies}
+        return replace(base, policies=(*base.policies, *(p for p in own.policies if p.id not in stated)))
 
     def cache(self, settings: ReplaySettings) -> RunCache | None:
         if settings.cache is None:
@@ -122,8 +140,12 @@ class Checker:
             named += program_files(candidate)  # a program's files are inputs too
         return named
 
+    def policy_for(self, path: str) -> Policy:
+        """The policy a recording is judged by: the policies apply to every recording, or to those they name."""
+        return self.policy if not self.judged or path in self.judged else self.unjudged
+
     def classifier(self, session: Session) -> Classifier:
-        return Classifier.of(self.policy, session.context)
+        return Classifier.of(self.policy_for(session.path), session.context)
 
     def broken(self, path: str) -> bool:
         """Whether a sealed recording's chain is broken (its verify unit says where)."""
@@ -175,11 +197,12 @@ class Checker:
             session = self.sessions[path]
             return lambda: iter(session.calls), self.classifier(session), True
         kind = self.kinds.get(path)
-        first, classifier, stateful = calls_and_classifier(path, self.policy, kind)
+        policy = self.policy_for(path)
+        first, classifier, stateful = calls_and_classifier(path, policy, kind)
         unread = [first]
 
         def calls() -> Iterator[Call]:
-            return unread.pop() if unread else calls_and_classifier(path, self.policy, kind)[0]
+            return unread.pop() if unread else calls_and_classifier(path, policy, kind)[0]
 
         return calls, classifier, stateful
 

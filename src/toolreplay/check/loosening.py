@@ -114,6 +114,13 @@ def loosenings(base: Config, pr: Config) -> list[Loosening]:
         add("rules", "set", "gone", "rules")
     if base.rules is not None:
         _rules_loosened(base, pr, add)
+    if base.policies is not None and pr.policies is None:
+        add("policies", "set", "gone", "policies")
+    elif base.policies is not None:
+        _policies_loosened(base.policies, pr.policies, add)
+        if pr.policies_for:  # a recording the base's policies judged that the pull request's do not
+            for path in sorted(set(base.policies_for or base.recordings) - set(pr.policies_for)):
+                add("policies recordings", f"judging {shown(path)}", "not judging it", "policies")
     _tools_loosened(base.tools, pr.tools, add)
     _scopes_loosened(base.scopes, pr.scopes, add, base.recordings, pr.recordings)
     for number, job in enumerate(base.replays):
@@ -187,6 +194,42 @@ def _rules_loosened(base: Config, pr: Config, add: _Add) -> None:
                 found_at = now.rule.line if now.rule is not None else 0
                 add(f"rules {name}", f"{was.klass.value}", f"{now.klass.value}", *line, at=(where, found_at))
                 break
+
+
+def _policies_loosened(base: str, pr: str | None, add: _Add) -> None:
+    """Each policy of the base's that the pull request's policy file drops, lowers or changes: a change the base's
+    words do not make stricter (a lower count, a higher level, a shorter flow) is a loosening, at the policy's line."""
+    from toolreplay.analysis.policies import PolicySet  # noqa: PLC0415
+    from toolreplay.core.findings import Level  # noqa: PLC0415
+    from toolreplay.formats.policies import read_policies  # noqa: PLC0415
+
+    try:
+        before = read_policies(base)
+        after = read_policies(pr) if pr is not None else PolicySet()
+    except InputError:
+        return  # a policy file that does not read is refused where the check reads it
+    ranks = {Level.NOTE: 0, Level.WARNING: 1, Level.ERROR: 2}
+    now = {policy.id: policy for policy in after.policies}
+    for was in before.policies:
+        policy = now.get(was.id)
+        if policy is None:
+            add(f"policy {was.id}", f"stated ({was.text()})", "gone", "policies")
+            continue
+        at = (pr, policy.line)
+        if ranks[policy.level] < ranks[was.level]:
+            add(f"policy {was.id} level", was.level.value, policy.level.value, at=at)
+        same = (was.kind, was.first, was.then) == (policy.kind, policy.first, policy.then)
+        if not same:
+            add(
+                f"policy {was.id}",
+                was.text(),
+                f"{policy.text()} (changed; only the same policy is known as strict)",
+                at=at,
+            )
+        elif policy.count > was.count:
+            add(f"policy {was.id} count", was.count, policy.count, at=at)
+        elif policy.min_length > was.min_length:
+            add(f"policy {was.id} min-length", was.min_length, policy.min_length, at=at)
 
 
 def _tools_loosened(base: ToolsSetting | None, pr: ToolsSetting | None, add: _Add) -> None:

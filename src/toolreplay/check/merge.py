@@ -18,6 +18,8 @@ def merge_reports(reports: Sequence[tuple[str, CheckReport]]) -> CheckReport:
     for path, report in reports:
         if report.config_digest != first.config_digest or report.units != first.units:
             raise InputError("comes from a different check (another config, its files, or toolreplay version)", path)
+        if report.policies != first.policies:
+            raise InputError("was judged by other policies than the first report (another policy file)", path)
         if report.fail_on is not first.fail_on:
             raise InputError(f"was run with fail-on {report.fail_on.value}, the first with {first.fail_on.value}", path)
         for result in report.results:
@@ -30,6 +32,5 @@ def merge_reports(reports: Sequence[tuple[str, CheckReport]]) -> CheckReport:
             f"the reports hold {len(results)} of the check's {count(len(first.units), 'analysis', 'analyses')} "
             f"('{missing[0]}' is missing): merge every shard's report"
         )
-    return CheckReport(
-        first.config, first.config_digest, first.fail_on, first.units, tuple(results[key] for key in first.units)
-    )
+    ordered = tuple(results[key] for key in first.units)
+    return CheckReport(first.config, first.config_digest, first.fail_on, first.units, ordered, policies=first.policies)

@@ -18,11 +18,13 @@ outputs once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay.analysis.audit import audit
+from toolreplay.analysis.policies import Violation
 from toolreplay.analysis.scope import check_scope
 from toolreplay.check.context import Checker, needed
 from toolreplay.check.plan import Unit, config_digest, plan, shard_of
@@ -30,7 +32,8 @@ from toolreplay.check.sealed import base_unit, verify_unit
 from toolreplay.check.tools import tools_unit
 from toolreplay.core.errors import InputError
 from toolreplay.core.findings import Level, Rule
-from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, UnitResult
+from toolreplay.core.model import FindingKind
+from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, PolicyInfo, UnitResult
 from toolreplay.core.wording import count
 from toolreplay.formats.config.model import Config
 from toolreplay.formats.scope import read_scope
@@ -102,17 +105,45 @@ class PreparedCheck:
             keys = (policy.key, *keys)
             if self.shard is None or self.shard[0] == 1:
                 results = (policy, *results)
-        return CheckReport(shown, config_digest(config), config.fail_on, keys, results, self.shard)
+        stated = tuple(PolicyInfo(p.id, p.level, p.why, p.text()) for p in self._checker.policy.policies.policies)
+        return CheckReport(shown, config_digest(config), config.fail_on, keys, results, self.shard, policies=stated)
 
 
 def audit_unit(checker: Checker, unit: Unit) -> UnitResult:
     shown = checker.paths.show(unit.path)
     calls, classifier, stateful = checker.calls(unit.path)
     report = audit(calls(), classifier, stateful)
-    findings = checker.call_findings(checker.at_findings(report.findings, calls), shown)
+    others = tuple(f for f in report.findings if f.kind is not FindingKind.POLICY_VIOLATION)
+    findings = checker.call_findings(checker.at_findings(others, calls), shown)
+    findings += tuple(_violation(found, shown, count_seen) for found, count_seen in _numbered(report.violations))
     summary = count(report.calls, "call")
     summary += f", {count(len(findings), 'finding')}" if findings else ", clean"
     return UnitResult(key=unit.key, analysis=Analysis.AUDIT, subject=shown, summary=summary, findings=findings)
+
+
+def _numbered(found: Iterable[Violation]) -> Iterator[tuple[Violation, int]]:
+    """Each violation with how many of its policy came before it: what tells two of one policy's apart."""
+    seen: Counter[str] = Counter()
+    for violation in found:
+        seen[violation.policy.id] += 1
+        yield violation, seen[violation.policy.id]
+
+
+def _violation(found: Violation, shown: str, number: int) -> CheckFinding:
+    """A policy a recording breaks, at the line of the call that broke it (the earlier call of an order or a flow
+    related), at the policy's level."""
+    policy = found.policy
+    earlier = f" (the earlier call at line {found.earlier_line})" if found.earlier_line else ""
+    related = (Location(shown, found.earlier_line),) if found.earlier_line else ()
+    return CheckFinding(
+        rule=Rule.POLICY_VIOLATION,
+        message=f"policy {policy.id} ({policy.level.value}): {found.detail}{earlier}: {policy.why}",
+        location=Location(shown, found.line or 1),
+        related=related,
+        fingerprint=fingerprint(Rule.POLICY_VIOLATION.value, shown, "policy", policy.id, str(number)),
+        severity=None if policy.level is Rule.POLICY_VIOLATION.level else policy.level,
+        policy=policy.id,
+    )
 
 
 def scope_unit(checker: Checker, unit: Unit) -> UnitResult:
@@ -150,10 +181,11 @@ def replay_unit(checker: Checker, unit: Unit) -> UnitResult:
         )
     session = with_task(checker.session(unit.path), settings)
     candidate = checker.candidates[unit.key]  # resolved before any unit ran
+    policy = checker.policy_for(unit.path)
     outcome = replay_session(
         session,
         settings,
-        checker.policy,
+        policy,
         checker.config.fail_on,
         candidate,
         Progress(settings.repeat + settings.noise),
@@ -166,7 +198,7 @@ def replay_unit(checker: Checker, unit: Unit) -> UnitResult:
     if checker.config.path is not None:
         fallback = Location(checker.paths.show(checker.config.path), job.agent_line)
     where = candidate_inputs(session, settings, candidate, checker.paths, fallback)
-    result = replay_result(unit.key, shown, session, outcome, checker.policy, where, candidate, settings, checker.paths)
+    result = replay_result(unit.key, shown, session, outcome, policy, where, candidate, settings, checker.paths)
     if checker.pool is not None:
         # each model run carries its cost at its own side's price already (a program's, what it said)
         cost, tokens = checker.pool.spend((*outcome.runs, *outcome.baseline_runs), None)
@@ -186,11 +218,12 @@ def compare_unit(checker: Checker, unit: Unit) -> UnitResult:
         )
     edited = [checker.session(path) for path in group.candidates]
     unchanged = [checker.session(path) for path in group.baseline]
-    report = compare_sessions(reference, edited, unchanged, checker.policy, group.design, checker.config.fail_on)
+    policy = checker.policy_for(group.recorded)
+    report = compare_sessions(reference, edited, unchanged, policy, group.design, checker.config.fail_on)
     candidates = [checker.paths.show(path) for path in group.candidates]
     baseline = [checker.paths.show(path) for path in group.baseline]
     shown = checker.paths.show(unit.path)
-    return compare_result(unit.key, shown, reference, report, checker.policy, candidates, baseline)
+    return compare_result(unit.key, shown, reference, report, policy, candidates, baseline)
 
 
 def run_unit(checker: Checker, unit: Unit) -> UnitResult:

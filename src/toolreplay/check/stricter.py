@@ -21,8 +21,9 @@ _B = TypeVar("_B", int, float)
 
 def stricter(base: Config, pr: Config) -> Config:
     """What runs under ``--policy base``: every file either config checks, the base's entries at the stricter of
-    each setting, and the pull request's own entries beside them. The base's policy files (rules, scopes, stubs, lock,
-    signers) are its own; the pull request's rules count too, as another reading of each call."""
+    each setting, and the pull request's own entries beside them. The base's policy files (rules, policies, scopes,
+    stubs, lock, signers) are its own; the pull request's rules count too, as another reading of each call, and its
+    policies beside the base's, each one the base does not state."""
     recordings = union(base.recordings, pr.recordings)
     fail_on = pr.fail_on if FAILS_ON[base.fail_on] <= FAILS_ON[pr.fail_on] else base.fail_on
     unsealed = min(base.unsealed_edits, pr.unsealed_edits, key=UNSEALED_EDITS.index)
@@ -54,6 +55,10 @@ def stricter(base: Config, pr: Config) -> Config:
         scopes=tuple(scopes),
         rules=pr.rules if pr.rules is not None else base.rules,
         base_rules=base.rules,
+        policies=pr.policies,
+        base_policies=base.policies,
+        # the policies judge what either config has them judge: every recording, where either says so
+        policies_for=() if not base.policies_for or not pr.policies_for else union(base.policies_for, pr.policies_for),
         strict=base.strict or pr.strict,
         fail_on=fail_on,
         replays=tuple(replays),

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "import-mcp": ("toolreplay.cli.import_mcp", "The same as 'import --from mcp'."),
     "merge": ("toolreplay.cli.merge", "Combine the JSON reports of a sharded check."),
+    "policies": ("toolreplay.cli.policies", "Write a starter policy file from recorded sessions (policies suggest)."),
     "record": ("toolreplay.cli.record", "Run a program live against its MCP servers, N times: a session per run."),
     "record-mcp": ("toolreplay.cli.record_mcp", "Log an MCP server's tool traffic, passing it through unchanged."),
     "replay": (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.emitter import Printer
-from toolreplay.cli.options import ReadWords, fail_on_option, policy_options, refused
+from toolreplay.cli.options import ReadWords, fail_on_option, policies_option, policy_options, refused
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.commands import compare
 from toolreplay.core.verdict import FailOn
@@ -61,6 +61,7 @@ from toolreplay.stats.design import DEFAULT_ALPHA, Design, ExactTest
 @fail_on_option
 @outputs_options
 @policy_options
+@policies_option
 def command(
     recorded: str,
     candidates: tuple[str, ...],
@@ -71,12 +72,15 @@ def command(
     outputs: Outputs,
     rules_file: str | None,
     strict: bool,
+    policies_file: str | None,
 ) -> int:
     compare.once_each(compare.CompareRequest(recorded, candidates, baselines))  # before any file is read
-    outputs.guard([recorded, *candidates, *baselines, rules_file])
+    outputs.guard([recorded, *candidates, *baselines, rules_file, policies_file])
     try:
         design = Design(parse_alpha(alpha), parse_test(test))
     except SettingError as exc:
         raise refused(exc) from None
-    request = compare.CompareRequest(recorded, candidates, baselines, design, FailOn(fail_on), rules_file, strict)
+    request = compare.CompareRequest(
+        recorded, candidates, baselines, design, FailOn(fail_on), rules_file, strict, policies_file
+    )
     return compare.execute(request, Printer(outputs=outputs))

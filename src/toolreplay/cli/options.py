@@ -373,6 +373,17 @@ def policy_options(function: Command) -> Command:
     )(function)
 
 
+def policies_option(function: Command) -> Command:
+    """``--policies FILE``: the policies over the calls the command reads (the command gets ``policies_file``)."""
+    return click.option(
+        "--policies",
+        "policies_file",
+        metavar="FILE",
+        help="A policy file (TOML): what the calls must never do, must do, in what order, how often, and where a "
+        "result may not go. See docs/checks.md.",
+    )(function)
+
+
 EVERY_SHAPE = "\0"  # what a bare --no-redact stands for: no shape's name can be it
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.emitter import Printer
-from toolreplay.cli.options import fail_on_option, policy_options, settings_options
+from toolreplay.cli.options import fail_on_option, policies_option, policy_options, settings_options
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.commands import replay
 from toolreplay.core.verdict import Exit, FailOn
@@ -78,6 +78,7 @@ from toolreplay.settings import ReplaySettings
 @fail_on_option
 @outputs_options
 @policy_options
+@policies_option
 def command(
     recording: str,
     settings: ReplaySettings,
@@ -88,6 +89,9 @@ def command(
     outputs: Outputs,
     rules_file: str | None,
     strict: bool,
+    policies_file: str | None,
 ) -> Exit:
-    request = replay.ReplayRequest(recording, settings, FailOn(fail_on), rules_file, strict, no_cache, keep_runs)
+    request = replay.ReplayRequest(
+        recording, settings, FailOn(fail_on), rules_file, strict, no_cache, keep_runs, policies_file
+    )
     return replay.execute(request, Printer(outputs=outputs, runs_out=runs_out))

@@ -17,11 +17,12 @@ class AuditRequest:
     files: tuple[str, ...]
     rules: str | None = None
     strict: bool = False
+    policies: str | None = None
 
 
 def execute(request: AuditRequest, emitter: Emitter) -> Exit:
     """Audit each file, its report shown before the next is read; a finding in any of them decides the exit."""
-    policy = load_policy(request.rules, request.strict)
+    policy = load_policy(request.rules, request.strict, request.policies)
     found: list[Finding] = []
     for number, path in enumerate(request.files):
         report = audit(*calls_and_classifier(path, policy))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.classify import Policy
@@ -82,9 +83,15 @@ class Emitter:
         return
 
 
-def load_policy(rules_file: str | None, strict: bool) -> Policy:
-    """The classification a command runs with: a rules file's, else the annotations' and the defaults'."""
-    return read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
+def load_policy(rules_file: str | None, strict: bool, policies_file: str | None = None) -> Policy:
+    """The classification a command runs with (a rules file's, else the annotations' and the defaults'), and the
+    policies over its calls a policy file states."""
+    policy = read_rules(rules_file, strict) if rules_file else Policy(strict=strict)
+    if policies_file:
+        from toolreplay.formats.policies import read_policies  # noqa: PLC0415 - only a command given policies
+
+        policy = replace(policy, policies=read_policies(policies_file))
+    return policy
 
 
 class Quiet(Emitter):

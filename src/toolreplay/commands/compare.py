@@ -24,6 +24,7 @@ class CompareRequest:
     fail_on: FailOn = FailOn.DESTRUCTIVE
     rules: str | None = None
     strict: bool = False
+    policies: str | None = None
 
 
 def once_each(request: CompareRequest) -> None:
@@ -39,7 +40,7 @@ def once_each(request: CompareRequest) -> None:
 
 def execute(request: CompareRequest, emitter: Emitter) -> Exit:
     once_each(request)
-    policy = load_policy(request.rules, request.strict)
+    policy = load_policy(request.rules, request.strict, request.policies)
     recorded, candidates, baselines = request.recorded, request.candidates, request.baselines
     reference = load_session(recorded)
     if reference.context is None:

@@ -51,17 +51,26 @@ class ReplayRequest:
     strict: bool = False
     no_cache: bool = False
     keep_runs: str | None = None  # move each program run that ends in no final reply here
+    policies: str | None = None
 
 
 def execute(request: ReplayRequest, emitter: Emitter) -> Exit:
     recording, settings, fail_on = request.recording, request.settings, request.fail_on
     if request.no_cache and settings.cache is not None:
         raise UsageError("--cache and --no-cache: give one")
-    inputs = [recording, request.rules, settings.system, settings.tools, settings.stubs, settings.task_file]
+    inputs = [
+        recording,
+        request.rules,
+        request.policies,
+        settings.system,
+        settings.tools,
+        settings.stubs,
+        settings.task_file,
+    ]
     emitter.guard(inputs)
     keep = _keep_directory(request.keep_runs) if request.keep_runs is not None else None
     kind = detect_kind(recording, logs=True)
-    policy = load_policy(request.rules, request.strict)
+    policy = load_policy(request.rules, request.strict, request.policies)
     if kind in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT):
         if emitter.wants_json or emitter.wants_runs or keep is not None or emitter.wants_reports:
             raise UsageError(

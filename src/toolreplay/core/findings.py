@@ -52,6 +52,8 @@ class Rule(enum.Enum):
     DESTRUCTIVE_CALL = "destructive-call"
     DESTRUCTIVE_SEEN = "destructive-seen"
     PERMISSION_OVERREACH = "permission-overreach"
+    POLICY_VIOLATION = "policy-violation"
+    POLICY_UNATTRIBUTED = "policy-violation-seen"
     BEHAVIOUR_CHANGE = "behaviour-change"
     ANNOTATION_MISMATCH = "annotation-mismatch"
     NON_DETERMINISM = "non-determinism"
@@ -246,6 +248,34 @@ RULES: dict[Rule, RuleInfo] = {
         Level.ERROR,
         "7.5",
         ("security", "scope"),
+    ),
+    Rule.POLICY_VIOLATION: RuleInfo(
+        "PolicyViolation",
+        "The agent's calls break a policy of the policy file.",
+        "A policy says what the agent's calls must never do, must do, in what order, how often, or where a tool's "
+        "result may not go. A recording that breaks it is reported at the call that broke it (and, for an order "
+        "or a flow, the earlier call's line). A replay or comparison reports a policy its edited runs break: with "
+        "no noise baseline, broken in any run; with one, broken significantly more often than by the unchanged "
+        "runs (the same exact test and corrections as the behaviours). SARIF gives each policy a rule of its own "
+        "(policy/ID), at the policy's level.",
+        "Read the policy's reason in the message. If the agent is wrong, fix the prompt, tools or model that made "
+        "it so; if the policy is, change the policy file in a pull request of its own, where the change is reviewed.",
+        Level.ERROR,
+        "7.0",
+        ("security", "policy", "behaviour"),
+        levels=(Level.WARNING, Level.NOTE),  # each policy's own level
+    ),
+    Rule.POLICY_UNATTRIBUTED: RuleInfo(
+        "PolicyViolationNotAttributed",
+        "An error-level policy broken with the change, not shown to be caused by it.",
+        "With a noise baseline, the edited runs broke an error-level policy, but not significantly more often than "
+        "the unchanged runs did: the unchanged agent breaks it too, or the runs were too few to tell ('undecided').",
+        "Look at why the agent breaks the policy at all. If it is undecided, replay with more runs (`rounds`, "
+        "`repeat` and `noise`) to settle whether the change causes it.",
+        Level.WARNING,
+        "5.0",
+        ("security", "policy", "behaviour"),
+        a_change=False,
     ),
     Rule.BEHAVIOUR_CHANGE: RuleInfo(
         "BehaviourChange",

@@ -36,6 +36,7 @@ class FindingKind(enum.Enum):
     REDUNDANT_CALL = "redundant-call"
     PERMISSION_OVERREACH = "permission-overreach"
     ANNOTATION_MISMATCH = "annotation-mismatch"
+    POLICY_VIOLATION = "policy-violation"
 
     @property
     def rank(self) -> int:

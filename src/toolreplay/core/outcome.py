@@ -78,6 +78,7 @@ class CheckFinding:
     absent_from: str | None = None
     fingerprint: str
     severity: Level | None = None  # a level other than its rule's, where the config sets one (never in JSON)
+    policy: str | None = None  # the id of the policy a policy-violation is about (SARIF's rule policy/ID)
 
     @property
     def level(self) -> Level:
@@ -104,6 +105,52 @@ class ChangeRow:
     made_in: tuple[int, ...] = ()  # the edited runs that made it, by number
     baseline_made_in: tuple[int, ...] = ()  # the unchanged runs that made it
     fields: tuple[FieldView, ...] = ()  # a changed call's arguments that differ from the recorded call's
+
+
+@record
+class PolicyRow:
+    """A policy, and how often the runs of a replay or comparison broke it (the baseline's too when one ran):
+    what a report's policies table draws."""
+
+    id: str
+    level: Level
+    why: str
+    says: str  # the policy in a few words: ``archive_path(path={path}) before delete_path(path={path})``
+    hits: int
+    runs: int
+    baseline_hits: int | None
+    baseline_runs: int | None
+    p: float | None
+    q: float | None
+    verdict: ChangeVerdict  # DESTRUCTIVE: an error-level policy shown broken by the edit; CHANGED: another one
+    made_in: tuple[int, ...] = ()  # the edited runs that broke it, by number
+    baseline_made_in: tuple[int, ...] = ()
+    example: str = ""  # how the first of them broke it
+
+    @property
+    def words(self) -> str:
+        """The verdict as every report writes it: VIOLATED, violated, undecided, not shown, or kept."""
+        if not self.hits:
+            return "kept"
+        return POLICY_WORDS[self.verdict]
+
+
+POLICY_WORDS = {
+    ChangeVerdict.DESTRUCTIVE: "VIOLATED",
+    ChangeVerdict.CHANGED: "violated",
+    ChangeVerdict.UNDECIDED: "undecided",
+    ChangeVerdict.NOT_SHOWN: "not shown",
+}
+
+
+@record
+class PolicyInfo:
+    """A policy a check judged by: what SARIF says of its rule (policy/ID)."""
+
+    id: str
+    level: Level
+    why: str
+    says: str
 
 
 @record
@@ -194,6 +241,7 @@ class UnitResult:
     changes: tuple[ChangeRow, ...] = ()
     unrecorded: tuple[UnrecordedRow, ...] = ()
     tools: tuple[ToolChange, ...] = ()  # a replay given other tools: how they differ from the recorded ones
+    policies: tuple[PolicyRow, ...] = ()  # each policy, and the runs that broke it
     # What a picture of a replay or comparison needs: the recorded calls, every run, one diff.
     recording: tuple[CallView, ...] = ()
     runs: tuple[RunView, ...] = ()
@@ -225,6 +273,7 @@ class CheckReport:
     results: tuple[UnitResult, ...]
     shard: tuple[int, int] | None = None
     stated: Statement | None = None
+    policies: tuple[PolicyInfo, ...] = ()  # the policies the check judged by, each a rule of SARIF's
 
     @property
     def findings(self) -> tuple[CheckFinding, ...]:

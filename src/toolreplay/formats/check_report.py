@@ -32,6 +32,8 @@ from toolreplay.core.outcome import (
     DiffView,
     FieldView,
     Location,
+    PolicyInfo,
+    PolicyRow,
     RunView,
     Side,
     ToolChange,
@@ -47,7 +49,8 @@ from toolreplay.formats.parsing.node import Node
 FORMAT = "toolreplay-check"
 # 3: each change's turn and runs, each replay's runs and calls (what the HTML page draws); 4: each finding's
 # absent_from (a call the recording never made has no recorded line); 5: a replay's tools, against the recorded
-VERSION = 6
+# ones; 7: the policies the check judged by, each replay's and comparison's policies, the policy a finding is about
+VERSION = 7
 REPORT_WRAPPING = 16  # levels a check report adds around a call's arguments, with room to spare
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=enum.Enum)
@@ -104,6 +107,7 @@ def check_document(report: CheckReport) -> JSONObject:
         "verdict": report.verdict.value,
         "counts": {rule.value: count for rule, count in report.counts.items()},
         "units": list(report.units),
+        "policies": _encode(report.policies),
         "results": _encode(report.results),
     }
     document["results_digest"] = results_digest(document)
@@ -181,7 +185,40 @@ def _read_finding(node: Node) -> CheckFinding:
         related=tuple(_read_location(place) for place in node.member("related").array().elements()),
         absent_from=_optional(node, "absent_from", Node.string),
         fingerprint=_text(node, "fingerprint"),
+        policy=_optional(node, "policy", Node.string),
     )
+
+
+def _read_policy_row(node: Node) -> PolicyRow:
+    _shape(node, PolicyRow, "a policy's row")
+    row = PolicyRow(
+        _text(node, "id"),
+        _enum(node.member("level"), Level),
+        _text(node, "why"),
+        _text(node, "says"),
+        _count(node, "hits"),
+        _count(node, "runs"),
+        _optional(node, "baseline_hits", _count_node),
+        _optional(node, "baseline_runs", _count_node),
+        _optional(node, "p", _probability),
+        _optional(node, "q", _probability),
+        _enum(node.member("verdict"), ChangeVerdict),
+        _numbers(node.member("made_in")),
+        _numbers(node.member("baseline_made_in")),
+        _text(node, "example"),
+    )
+    if row.hits > row.runs or len(row.made_in) != row.hits:
+        raise node.member("made_in").fail(f"must name the {count(row.hits, 'run')} that broke it, of {row.runs}")
+    if (row.baseline_hits is None) != (row.baseline_runs is None):
+        raise node.member("baseline_hits").fail("and baseline_runs must both be numbers, or both null")
+    if len(row.baseline_made_in) != (row.baseline_hits or 0):
+        raise node.member("baseline_made_in").fail("must name the unchanged runs that broke it")
+    return row
+
+
+def _read_policy_info(node: Node) -> PolicyInfo:
+    _shape(node, PolicyInfo, "a policy")
+    return PolicyInfo(_text(node, "id"), _enum(node.member("level"), Level), _text(node, "why"), _text(node, "says"))
 
 
 def _read_change(node: Node) -> ChangeRow:
@@ -357,6 +394,7 @@ def _unit_result(node: Node) -> UnitResult:
         changes=tuple(_read_change(item) for item in node.member("changes").array().elements()),
         unrecorded=tuple(_read_unrecorded(item) for item in node.member("unrecorded").array().elements()),
         tools=tuple(_read_tool_change(item) for item in node.member("tools").array().elements()),
+        policies=tuple(_read_policy_row(item) for item in node.member("policies").array().elements()),
         inputs=tuple(item.string() for item in node.member("inputs").array().elements()),
         recording=tuple(_read_call(item) for item in node.member("recording").array().elements()),
         runs=tuple(_read_run(item) for item in node.member("runs").array().elements()),
@@ -381,6 +419,7 @@ _TOP_FIELDS = (
     "verdict",
     "counts",
     "units",
+    "policies",
     "results",
     "results_digest",
 )
@@ -426,6 +465,7 @@ def read_check_report(path: str | Path) -> CheckReport:
         units=units,
         results=tuple(results),
         shard=_optional(top, "shard", _read_shard),
+        policies=tuple(_read_policy_info(item) for item in top.member("policies").array().elements()),
     )
     derived = check_document(report)
     for name in ("results_digest", "verdict", "counts"):

@@ -58,8 +58,8 @@ if TYPE_CHECKING:
 
 ENTRY_VERSION = 1
 DAY = 86_400.0
-# fields that say where something came from, never what a run sees
-_UNSEEN = frozenset({"path", "line", "source"})
+# fields that say where something came from, never what a run sees; and the policies, which judge runs only
+_UNSEEN = frozenset({"path", "line", "source", "policies"})
 
 
 def _canonical_part(value: object) -> Any:

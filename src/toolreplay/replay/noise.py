@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from toolreplay.analysis.policies import CallPolicy, Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import ToolreplayError
-from toolreplay.core.findings import ChangeVerdict, Rule, decide
+from toolreplay.core.findings import ChangeVerdict, Level, Rule, decide_levels
 from toolreplay.core.model import CallClass
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
@@ -106,6 +107,49 @@ class TestedBehaviour:
 
 
 @record
+class TestedPolicy:
+    """One policy, the edited and unchanged runs that broke it, and what the test says. An error-level policy is
+    tested with the destructive behaviours (its verdict DESTRUCTIVE when shown to be the edit's, undecided while
+    more runs could show it), any other with the rest (changed when shown)."""
+
+    policy: CallPolicy
+    made_in: tuple[int, ...]
+    baseline_made_in: tuple[int, ...]
+    runs: int
+    baseline_runs: int
+    p: float
+    q: float
+    verdict: ChangeVerdict
+    example: Violation | None = None
+
+    @property
+    def hits(self) -> int:
+        return len(self.made_in)
+
+    @property
+    def baseline_hits(self) -> int:
+        return len(self.baseline_made_in)
+
+    @property
+    def errs(self) -> bool:
+        """Whether the policy is an error: tested with the destructive behaviours, and failing as they do."""
+        return self.policy.level is Level.ERROR
+
+    @property
+    def shown(self) -> bool:
+        """Broken significantly more often with the edit."""
+        return self.verdict in (ChangeVerdict.DESTRUCTIVE, ChangeVerdict.CHANGED)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return clopper_pearson(self.hits, self.runs)
+
+    @property
+    def baseline_interval(self) -> tuple[float, float]:
+        return clopper_pearson(self.baseline_hits, self.baseline_runs)
+
+
+@record
 class NoiseReport:
     """The candidate and baseline replays, and every behaviour of the candidate tested against the baseline.
 
@@ -121,6 +165,7 @@ class NoiseReport:
     round: int = 1
     step: int = 0
     baseline_step: int = 0
+    policies: tuple[TestedPolicy, ...] = ()  # each policy of the policy file, in its order
 
     @property
     def alpha(self) -> float:
@@ -136,8 +181,13 @@ class NoiseReport:
         return tuple(t for t in self.tested if t.verdict is ChangeVerdict.UNDECIDED)
 
     @property
+    def undecided_policies(self) -> tuple[TestedPolicy, ...]:
+        return tuple(t for t in self.policies if t.verdict is ChangeVerdict.UNDECIDED)
+
+    @property
     def destructive_family(self) -> int:
-        return sum(t.destructive for t in self.tested)
+        """How many tests the destructive family holds: its behaviours, and the error-level policies."""
+        return sum(t.destructive for t in self.tested) + sum(t.errs and t.hits > 0 for t in self.policies)
 
     @property
     def detectable(self) -> float | None:
@@ -165,7 +215,8 @@ class NoiseReport:
     @property
     def settled(self) -> bool:
         """Whether more rounds could change the verdict: not once it fails, nor with nothing undecided."""
-        return self.verdict is Verdict.FAIL or not self.undecided or self.fail_on is FailOn.NEVER
+        unsettled = self.undecided or self.undecided_policies
+        return self.verdict is Verdict.FAIL or not unsettled or self.fail_on is FailOn.NEVER
 
     @property
     def lost_more(self) -> float | None:
@@ -198,21 +249,37 @@ class NoiseReport:
         errors = self.lost_more
         return errors is not None and errors <= self.design.level
 
+    @staticmethod
+    def policy_rule(tested: TestedPolicy) -> Rule | None:
+        """What a tested policy is found to be: broken by the edit (at the policy's level), an error-level policy
+        broken with the edit but not shown to be the edit's (a warning), or nothing."""
+        if tested.shown:
+            return Rule.POLICY_VIOLATION
+        return Rule.POLICY_UNATTRIBUTED if tested.errs and tested.hits else None
+
     def rules(self) -> Iterator[Rule]:
         """A rule for each finding the comparison makes: its verdict's, and the check's."""
+        yield from (rule for rule, _ in self.levels())
+
+    def levels(self) -> Iterator[tuple[Rule, Level]]:
+        """Each finding's rule at its level: a policy broken by the edit at the policy's own."""
         for tested in self.tested:
             rule = self.rule(tested)
             if rule is not None:
-                yield rule
-        yield from (self.lost_rule for _ in self.candidate.lost_destructive)
+                yield rule, rule.level
+        for broken in self.policies:
+            rule = self.policy_rule(broken)
+            if rule is not None:
+                yield rule, broken.policy.level if rule is Rule.POLICY_VIOLATION else rule.level
+        yield from ((self.lost_rule, self.lost_rule.level) for _ in self.candidate.lost_destructive)
         if self.more_errors:
-            yield Rule.MORE_ERRORS
+            yield Rule.MORE_ERRORS, Rule.MORE_ERRORS.level
         if self.candidate.budget is not None:
-            yield Rule.BUDGET_SPENT
+            yield Rule.BUDGET_SPENT, Rule.BUDGET_SPENT.level
 
     @property
     def verdict(self) -> Verdict:
-        return decide(self.rules(), self.fail_on)
+        return decide_levels(self.levels(), self.fail_on)
 
 
 def _key(change: Change) -> tuple[str, int, str, bytes]:
@@ -254,12 +321,19 @@ def weigh_changes(
             f"not {runs:,} with the edit and {baseline_runs:,} without"
         )
     tested: list[TestedBehaviour] = []
+    policies: list[TestedPolicy] = []
     found = behaviours(candidate, baseline)
+    unchanged = {broken.policy.id: broken.runs for broken in baseline.policies}
     level = family_level(design, fail_on)
     for destructive in (True, False):
+        # a family's tests: its behaviours, then its policies (error-level ones are the destructive family's)
         family = [b for b in found if b.destructive is destructive]
+        # a policy the edited runs never broke is tested nowhere, as a change they never made is not a behaviour
+        rules = [b for b in candidate.policies if b.runs and (b.policy.level is Level.ERROR) is destructive]
         counts = [(len(b.runs), runs, len(b.baseline_runs), baseline_runs) for b in family]
-        for behaviour, (p, q, verdict) in zip(family, judge(counts, destructive, design, level), strict=True):
+        counts += [(len(b.runs), runs, len(unchanged.get(b.policy.id, ())), baseline_runs) for b in rules]
+        judged = judge(counts, destructive, design, level)
+        for behaviour, (p, q, verdict) in zip(family, judged, strict=False):
             tested.append(
                 TestedBehaviour(
                     behaviour,
@@ -273,8 +347,19 @@ def weigh_changes(
                     verdict,
                 )
             )
+        for broken, (p, q, verdict) in zip(rules, judged[len(family) :], strict=True):
+            made = unchanged.get(broken.policy.id, ())
+            policies.append(
+                TestedPolicy(broken.policy, broken.runs, made, runs, baseline_runs, p, q, verdict, broken.example)
+            )
+    for kept in candidate.policies:
+        if not kept.runs:
+            made = unchanged.get(kept.policy.id, ())
+            policies.append(TestedPolicy(kept.policy, (), made, runs, baseline_runs, 1.0, 1.0, ChangeVerdict.NOT_SHOWN))
     tested.sort(key=lambda t: (_ORDER[t.verdict], not t.destructive, t.p, -t.hits, t.behaviour.lead.tool))
-    return NoiseReport(candidate, baseline, tuple(tested), design, fail_on, round_, *steps)
+    order = {broken.policy.id: number for number, broken in enumerate(candidate.policies)}
+    policies.sort(key=lambda t: order[t.policy.id])
+    return NoiseReport(candidate, baseline, tuple(tested), design, fail_on, round_, *steps, policies=tuple(policies))
 
 
 def family_level(design: Design, fail_on: FailOn) -> float:

@@ -9,9 +9,10 @@ agent is about its runs in general, not the runs made.
 from __future__ import annotations
 
 from toolreplay.core.findings import ChangeVerdict
+from toolreplay.core.outcome import POLICY_WORDS
 from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.core.wording import agree, count, p_value
-from toolreplay.replay.noise import NoiseReport, TestedBehaviour
+from toolreplay.replay.noise import NoiseReport, TestedBehaviour, TestedPolicy
 from toolreplay.stats.design import UNDECIDED_BELOW
 
 
@@ -46,14 +47,14 @@ def rounds_line(report: NoiseReport) -> str | None:
     if design.rounds == 1:
         return None
     step = f"{report.step} with the edit and {report.baseline_step} unchanged"
-    if report.round == design.rounds and report.undecided:
-        why = "the most allowed, and a destructive behaviour is still undecided"
+    if report.round == design.rounds and (report.undecided or report.undecided_policies):
+        why = "the most allowed, and a destructive behaviour or an error-level policy is still undecided"
     elif report.round == design.rounds:
         why = "the most allowed"
     elif not report.settled:  # a round before the last, as a round's report
         why = (
-            "a destructive behaviour is undecided (never made by the unchanged runs, or q at or below "
-            f"{UNDECIDED_BELOW:g}), so another round is due"
+            "a destructive behaviour or an error-level policy is undecided (never made or broken by the unchanged "
+            f"runs, or q at or below {UNDECIDED_BELOW:g}), so another round is due"
         )
     else:
         why = f"stopped: {_stopped(report)}"
@@ -93,6 +94,37 @@ def reason(t: TestedBehaviour) -> str:
     if t.destructive:
         return "destructive; not shown to be more frequent with the edit"
     return "not shown to be more frequent with the edit"
+
+
+def policy_verdict(verdict: ChangeVerdict, hits: int) -> str:
+    """A policy's verdict in a report's words (a policy is broken, never "destructive" or "changed"): ``kept``
+    where no edited run broke it."""
+    return POLICY_WORDS[verdict] if hits else "kept"
+
+
+def policy_reason(t: TestedPolicy) -> str:
+    """Why a tested policy got its verdict, in words."""
+    if not t.hits:
+        return "broken by no run with the edit"
+    if t.shown:
+        return "broken more often with the edit"
+    if t.verdict is ChangeVerdict.UNDECIDED:
+        return "broken with the edit; not shown to be the edit's, and more runs could still show it"
+    return "broken with the edit; not shown to be more often than without it"
+
+
+def policy_counts_text(t: TestedPolicy) -> str:
+    """Both counts and the edited rate's interval: ``9 of 20 runs with the edit (95% CI 23%-68%), 0 of 20 without``."""
+    low, high = t.interval
+    return (
+        f"broken in {t.hits} of {count(t.runs, 'run')} with the edit (95% CI {percent(low)}-{percent(high)}), "
+        f"{t.baseline_hits} of {t.baseline_runs} without"
+    )
+
+
+def policy_test_text(t: TestedPolicy, level: float) -> str:
+    """A tested policy's p and q values beside the level, as a behaviour's are written."""
+    return f"p {_beside(t.p, level)} · q {_beside(t.q, level)} (level {level:.3g})"
 
 
 def bound_text(t: TestedBehaviour) -> str:
@@ -144,12 +176,18 @@ def errors_text(report: NoiseReport) -> str | None:
 def reading(report: NoiseReport) -> list[str]:
     """What the verdicts mean, and what these runs could detect."""
     families = []
-    destructive = report.destructive_family
+    destructive = sum(t.destructive for t in report.tested)
     others = len(report.tested) - destructive
     if destructive:
         families.append(count(destructive, "destructive behaviour"))
     if others:
         families.append(count(others, "other behaviour"))
+    errors = sum(t.errs for t in report.policies if t.hits)
+    if errors:
+        families.append(count(errors, "error-level policy", "error-level policies") + " (with the destructive)")
+    rest = sum(not t.errs for t in report.policies if t.hits)
+    if rest:
+        families.append(count(rest, "other policy", "other policies") + " (with the other behaviours)")
     lines = [
         "reading it: a behaviour is the changes made in exactly the same runs; DESTRUCTIVE and 'changed' mean "
         "more frequent with the edit: q (the p value adjusted for the "
@@ -159,8 +197,9 @@ def reading(report: NoiseReport) -> list[str]:
         "can show. 'undecided' is a destructive behaviour more runs could still show to be the edit's."
     ]
     detectable = report.detectable
-    with_family = f" (at the level each of the {destructive} destructive behaviours here is held to)"
-    family = with_family if destructive > 1 else ""
+    held = report.destructive_family
+    with_family = f" (at the level each of the {held} destructive tests here is held to)"
+    family = with_family if held > 1 else ""
     if detectable is None:
         lines.append(
             "what these runs can detect: too few runs to attribute even a call the edit makes every time; "
@@ -218,11 +257,30 @@ def summary(report: NoiseReport) -> str:
         parts.append(f"{', '.join(lost)}: destructive, made with the edit in runs that then ended in an error")
     if report.more_errors:
         parts.append("runs end in an error more often with the edit")
+    parts += _policies(report)
     if parts:
         return "; ".join(parts)
     if report.tested:
         return "no behaviour shown to be more frequent with the edit"
     return "the candidate made the recorded calls"
+
+
+def _policies(report: NoiseReport) -> list[str]:
+    """The policies the verdict's reason names: those broken more often with the edit, and the error-level ones
+    broken with it but not shown to be the edit's."""
+    parts = []
+    for t in report.policies:
+        if t.shown:
+            parts.append(
+                f"policy {t.policy.id} ({t.policy.level.value}) broken more often with the edit ({t.hits} of "
+                f"{count(t.runs, 'run')} against {t.baseline_hits} of {t.baseline_runs} unchanged)"
+            )
+        elif t.errs and t.hits:
+            why = (
+                "undecided: ask for more runs" if t.verdict is ChangeVerdict.UNDECIDED else "not shown to be the edit's"
+            )
+            parts.append(f"policy {t.policy.id} broken with the edit, {why}")
+    return parts
 
 
 def _tools(tested: list[TestedBehaviour]) -> str:

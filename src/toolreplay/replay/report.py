@@ -17,8 +17,9 @@ from dataclasses import replace
 
 from toolreplay.analysis.classify import Classifier
 from toolreplay.analysis.diff import FieldChange, Pair, compare_with
+from toolreplay.analysis.policies import PolicySet, PolicyViolations, Violation, violated
 from toolreplay.core.canonical import JSONObject, canonical_bytes
-from toolreplay.core.findings import Rule, decide
+from toolreplay.core.findings import Level, Rule, decide_levels
 from toolreplay.core.model import CallClass, Origin, PairKind, Session
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
@@ -84,6 +85,7 @@ class ReplayReport:
     lost_destructive: tuple[LostCall, ...] = ()
     budget: str | None = None  # why the replay stopped before its last run (its budget); None: it ran them all
     ran_on: str = ""  # where a model's runs were asked (its provider's API, and the address given); "": no model
+    policies: tuple[PolicyViolations, ...] = ()  # each policy of the policy file, and the runs that broke it
 
     @property
     def turns(self) -> int:
@@ -111,14 +113,19 @@ class ReplayReport:
 
     def rules(self) -> Iterator[Rule]:
         """A rule for each finding the replay makes: its verdict's, and the check's."""
-        yield from (self.rule(change) for change in self.changes)
-        yield from (self.lost_rule for _ in self.lost_destructive)
+        yield from (rule for rule, _ in self.levels())
+
+    def levels(self) -> Iterator[tuple[Rule, Level]]:
+        """Each finding's rule at its level: a broken policy at the policy's own."""
+        yield from ((rule, rule.level) for rule in map(self.rule, self.changes))
+        yield from ((self.lost_rule, self.lost_rule.level) for _ in self.lost_destructive)
+        yield from ((Rule.POLICY_VIOLATION, broken.policy.level) for broken in self.policies if broken.runs)
         if self.budget is not None:
-            yield Rule.BUDGET_SPENT
+            yield Rule.BUDGET_SPENT, Rule.BUDGET_SPENT.level
 
     @property
     def verdict(self) -> Verdict:
-        return decide(self.rules(), self.fail_on)
+        return decide_levels(self.levels(), self.fail_on)
 
 
 def summarize(
@@ -134,10 +141,14 @@ def summarize(
     found: dict[tuple[int, int, str, bytes], tuple[Change, list[int]]] = {}
     unrecorded: dict[tuple[str, bytes, str], tuple[UnrecordedCall, list[int]]] = {}
     lost: dict[tuple[str, bytes], tuple[LostCall, list[int]]] = {}
+    policies = classify_candidate.policy.policies
+    broken: dict[str, tuple[list[int], list[Violation]]] = {p.id: ([], []) for p in policies.policies}
     for run in runs:
         if not run.answered:  # no evidence of what the agent does, but what it destroyed on the way is reported
             _note_lost(run, classify_candidate, lost)
             continue
+        if policies:
+            _note_broken(run, policies, broken)
         result = compare_with(setup.recording, run.as_session(), classify_recording, classify_candidate, fail_on)
         before = {id(pair): line for pair, line in _recorded_lines(result.pairs, setup.recording)}
         for pair in result.differences:
@@ -175,7 +186,21 @@ def summarize(
             key=lambda c: (-len(c.runs), c.tool, canonical_bytes(c.args)),
         )
     )
-    return ReplayReport(setup, candidate, tuple(runs), tuple(changes), tuple(calls), fail_on, lost_calls)
+    kept = tuple(
+        PolicyViolations(policy, tuple(broken[policy.id][0]), next(iter(broken[policy.id][1]), None))
+        for policy in policies.policies
+    )
+    return ReplayReport(setup, candidate, tuple(runs), tuple(changes), tuple(calls), fail_on, lost_calls, policies=kept)
+
+
+def _note_broken(run: Run, policies: PolicySet, broken: dict[str, tuple[list[int], list[Violation]]]) -> None:
+    """The policies a run broke (a require only of a run that ended with a final reply), and the first way each
+    was broken in the first run that broke it."""
+    for ident, found in violated(run.calls, policies, replied=run.ending == "final reply").items():
+        numbers, first = broken[ident]
+        numbers.append(run.number)
+        if not first:
+            first.append(found)
 
 
 def _note_lost(run: Run, classify: Classifier, lost: dict[tuple[str, bytes], tuple[LostCall, list[int]]]) -> None:

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.escape import for_html
 from toolreplay.core.model import Call, Origin
-from toolreplay.core.outcome import Analysis, CallView, ChangeRow, CheckReport, DiffView, RunView, Side, UnitResult
+from toolreplay.core.outcome import (
+    Analysis,
+    CallView,
+    ChangeRow,
+    CheckReport,
+    DiffView,
+    PolicyRow,
+    RunView,
+    Side,
+    UnitResult,
+)
 from toolreplay.core.records import record
 from toolreplay.core.wording import count, format_call, p_value, tally
 from toolreplay.report.check_text import scope_line, statement
@@ -214,6 +224,33 @@ def _grid(rows: Sequence[ChangeRow], edited: Sequence[int], unchanged: Sequence[
     return tuple(grid)
 
 
+def _policy_grid(
+    rows: Sequence[PolicyRow], edited: Sequence[int], unchanged: Sequence[int], after: int
+) -> tuple[GridRow, ...]:
+    """A row for each policy a run broke, below the behaviours (numbered on from them): a filled cell where that
+    run broke it."""
+    grid = []
+    for number, row in enumerate((row for row in rows if row.hits or row.baseline_hits), start=after + 1):
+        made, baseline_made = set(row.made_in), set(row.baseline_made_in)
+        counts = f"{row.hits}/{row.runs}"
+        if row.baseline_runs is not None:
+            counts += f" vs {row.baseline_hits}/{row.baseline_runs}"
+        grid.append(
+            GridRow(
+                number,
+                (("policy", f"{row.id}: {row.says}", row.level.value),),
+                "policy",
+                tuple(run in made for run in edited),
+                tuple(run in baseline_made for run in unchanged),
+                counts,
+                "-" if row.p is None else p_value(row.p),
+                "-" if row.q is None else p_value(row.q),
+                row.words,
+            )
+        )
+    return tuple(grid)
+
+
 def _endings(runs: Sequence[RunView]) -> tuple[str, ...]:
     lines = []
     for side in (Side.EDITED, Side.UNCHANGED):
@@ -242,7 +279,8 @@ def unit_page(result: UnitResult, groups: Sequence[Sequence[RunView]], limit: in
         tuple(_timeline(members, limit) for members in groups),
         edited,
         unchanged,
-        _grid(result.changes, edited, unchanged),
+        _grid(result.changes, edited, unchanged)
+        + _policy_grid(result.policies, edited, unchanged, len(result.changes)),
         result.diff,
         unrecorded,
         _endings(result.runs),
@@ -251,7 +289,7 @@ def unit_page(result: UnitResult, groups: Sequence[Sequence[RunView]], limit: in
 
 
 def _drawn(result: UnitResult) -> bool:
-    return bool(result.recording or result.runs or result.diff or result.changes)
+    return bool(result.recording or result.runs or result.diff or result.changes or result.policies)
 
 
 def _finalize(value: object) -> object:

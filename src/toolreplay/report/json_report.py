@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import DiffResult, FieldChange, Pair
+from toolreplay.analysis.policies import CallPolicy, Violation
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.core.model import Call, PairKind
 from toolreplay.replay.engine import Run
 from toolreplay.replay.noise import NoiseReport
+from toolreplay.replay.reading import policy_verdict
 from toolreplay.replay.report import ReplayReport
 from toolreplay.surface.drift import Drift
 
@@ -132,7 +134,26 @@ def replay_document(report: ReplayReport) -> JSONObject:
         "on_unrecorded": report.setup.on_unrecorded.value,
         "fail_on": report.fail_on.value,
         "budget": report.budget,
+        **(
+            {"policies": [_broken(b.policy, b.runs, total, b.example) for b in report.policies]}
+            if report.policies
+            else {}
+        ),
         "verdict": report.verdict.value,
+    }
+
+
+def _broken(policy: CallPolicy, runs: Sequence[int], total: int, example: Violation | None) -> JSONObject:
+    """A policy and the runs that broke it, with how the first of them did."""
+    return {
+        "id": policy.id,
+        "level": policy.level.value,
+        "kind": policy.kind.value,
+        "says": policy.text(),
+        "why": policy.why,
+        "runs": list(runs),
+        "rate": round(len(runs) / total, 4) if total else 0.0,
+        "first": None if example is None else {"index": example.index, "detail": example.detail},
     }
 
 
@@ -268,6 +289,21 @@ def noise_document(report: NoiseReport) -> JSONObject:
         }
         for t in report.tested
     ]
+    if report.policies:
+        doc["policies"] = [
+            {
+                **_broken(t.policy, t.made_in, t.runs, t.example),
+                "verdict": policy_verdict(t.verdict, t.hits),
+                "edited": _rate(t.hits, t.runs, t.interval),
+                "unchanged": {
+                    **_rate(t.baseline_hits, t.baseline_runs, t.baseline_interval),
+                    "runs_broken": list(t.baseline_made_in),
+                },
+                "p": t.p,
+                "q": t.q,
+            }
+            for t in report.policies
+        ]
     detectable = report.detectable
     doc["power"] = {
         "detected_80_percent_at": None if detectable is None else round(detectable, 4),

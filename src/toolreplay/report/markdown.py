@@ -124,6 +124,20 @@ def render_markdown(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
         budget,
         out,
     )
+    policies = [
+        f"| {_code(result.subject)} | {row.words} | {_code(row.id)} ({row.level.value}): {_code(row.says)} "
+        f"| {row.hits}/{row.runs} | {_baseline(row.baseline_hits, row.baseline_runs)} | {_maybe_p(row.p)} "
+        f"| {_maybe_p(row.q)} | {_cell(row.why)} |"
+        for result in report.results
+        for row in result.policies
+    ]
+    _table(
+        "Policies",
+        "| session | verdict | policy | runs that broke it | unchanged runs | p | q | why |",
+        policies,
+        budget,
+        out,
+    )
     unrecorded = [
         f"| {_code(result.subject)} | {_code(call_text(row.tool, row.args))} | {row.klass.value} "
         f"| {row.hits}/{row.runs} | {row.answered.words} |"

@@ -1,7 +1,8 @@
 """The check report as SARIF 2.1.0, the way GitHub code scanning reads it.
 
 One run; a rule for every kind of finding, whether or not this check found
-one, so an alert's rule never disappears; every result at a path relative to
+one, so an alert's rule never disappears, and one for each policy the check
+judged by (``policy/ID``, at the policy's level); every result at a path relative to
 the repository root (``%SRCROOT%``) with its line, as related locations the
 recorded call a replay's finding is about (or, for a call the recording never
 made, the recording as a whole file), and a fingerprint made from what the
@@ -21,7 +22,7 @@ from toolreplay import __version__
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.escape import one_line
 from toolreplay.core.findings import Rule
-from toolreplay.core.outcome import CheckFinding, CheckReport, Location, ToolChange
+from toolreplay.core.outcome import CheckFinding, CheckReport, Location, PolicyInfo, ToolChange
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/toolreplay/toolreplay"
@@ -47,6 +48,27 @@ def _rule(rule: Rule) -> JSONObject:
     }
 
 
+def policy_rule_id(policy: str) -> str:
+    """A policy's own rule: ``policy/ID``."""
+    return f"policy/{policy}"
+
+
+def _policy_rule(policy: PolicyInfo) -> JSONObject:
+    """A policy of the policy file as a rule of its own: its id, its reason and its level."""
+    info = Rule.POLICY_VIOLATION.info
+    return {
+        "id": policy_rule_id(policy.id),
+        "name": "Policy_"
+        + "".join(part.capitalize() for part in policy.id.replace(".", "-").replace("_", "-").split("-")),
+        "shortDescription": {"text": _sentence(f"Policy {policy.id}: {policy.says}")},
+        "fullDescription": {"text": _sentence(policy.why)},
+        "help": {"text": info.help, "markdown": f"**{_sentence(policy.why)}** {info.help}"},
+        "helpUri": f"{INFORMATION_URI}/blob/main/docs/checks.md#{Rule.POLICY_VIOLATION.value}",
+        "defaultConfiguration": {"level": policy.level.value},
+        "properties": {"security-severity": info.security_severity, "tags": list(info.tags), "precision": "high"},
+    }
+
+
 def _in_root(location: Location) -> bool:
     """Whether a report path names a file under %SRCROOT%: SARIF never names one elsewhere."""
     path = location.path
@@ -60,10 +82,13 @@ def _physical(location: Location) -> JSONObject:
     }
 
 
-def _result(finding: CheckFinding) -> JSONObject:
+def _result(finding: CheckFinding, policies: dict[str, int]) -> JSONObject:
+    rule_id, index = finding.rule.value, _RULE_INDEX[finding.rule]
+    if finding.rule is Rule.POLICY_VIOLATION and finding.policy in policies:
+        rule_id, index = policy_rule_id(finding.policy), len(_RULE_INDEX) + policies[finding.policy]
     result: JSONObject = {
-        "ruleId": finding.rule.value,
-        "ruleIndex": _RULE_INDEX[finding.rule],
+        "ruleId": rule_id,
+        "ruleIndex": index,
         "level": finding.level.value,
         "message": {"text": _sentence(one_line(finding.message))},
         "locations": [{"physicalLocation": _physical(finding.location)}] if _in_root(finding.location) else [],
@@ -112,6 +137,7 @@ def _tool_change(subject: str, change: ToolChange) -> JSONObject:
 
 
 def sarif_document(report: CheckReport) -> JSONObject:
+    policies = {policy.id: number for number, policy in enumerate(report.policies)}
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -123,13 +149,13 @@ def sarif_document(report: CheckReport) -> JSONObject:
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
-                        "rules": [_rule(rule) for rule in Rule],
+                        "rules": [*(_rule(rule) for rule in Rule), *map(_policy_rule, report.policies)],
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root."}}},
                 "columnKind": "utf16CodeUnits",
                 "results": [
-                    *(_result(finding) for finding in report.findings),
+                    *(_result(finding, policies) for finding in report.findings),
                     *(_tool_change(r.subject, change) for r in report.results for change in r.tools),
                 ],
             }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from toolreplay.analysis.diff import FieldChange
 from toolreplay.core.canonical import JSONObject
 from toolreplay.core.escape import for_terminal, one_line
+from toolreplay.core.findings import ChangeVerdict, Level
 from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
 from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
 from toolreplay.formats.session.shape import Outline
@@ -21,6 +22,7 @@ from toolreplay.results.statements import diff_verdict, noise_verdict, replay_ve
 if TYPE_CHECKING:  # the results rendered here; each command loads only the analysis it runs
     from toolreplay.analysis.audit import AuditReport
     from toolreplay.analysis.diff import DiffResult
+    from toolreplay.analysis.policies import CallPolicy
     from toolreplay.analysis.scope import ScopeReport
     from toolreplay.integrity.chain import Verification
     from toolreplay.integrity.signing import SignatureCheck
@@ -254,11 +256,48 @@ def render_replay(report: ReplayReport, system_source: str | None, tools_source:
     if report.unrecorded:
         lines.append(f"calls the recording never made (--on-unrecorded {setup.on_unrecorded.value}):")
         lines.extend(_unrecorded(item, total) for item in report.unrecorded)
+    if report.policies:
+        lines.append("policies (runs that broke each):")
+        for broken in report.policies:
+            verdict = reading.policy_verdict(_unbaselined(broken.policy), len(broken.runs))
+            lines.append(f"  {len(broken.runs):>3}/{total:<3} {verdict:<9} {_policy(broken.policy)}")
+            if broken.example is not None:
+                lines.append(f"{'':20}first in run {broken.runs[0]}: {broken.example.detail}")
     lines.extend(_spent(runs))
     if report.budget is not None:
         lines.append(f"{report.budget}: what they show is above; the verdict cannot be a pass")
     lines.append(f"verdict: {replay_verdict(report)}")
     return _lines(lines)
+
+
+def _tested_policies(report: NoiseReport, side: str) -> list[str]:
+    """Each policy, with how often both sides broke it and, where the edited runs did, the test's numbers."""
+    if not report.policies:
+        return []
+    lines = [f"policies {side}, each tested against the unchanged runs:"]
+    for tested in report.policies:
+        lines.append(f"  {reading.policy_verdict(tested.verdict, tested.hits):<11} {_policy(tested.policy)}")
+        if tested.hits or tested.baseline_hits:
+            numbers = (
+                f"edited {_share(tested.hits, tested.runs, tested.interval)} · unchanged "
+                f"{_share(tested.baseline_hits, tested.baseline_runs, tested.baseline_interval)}"
+            )
+            test = f" · {reading.policy_test_text(tested, report.level)}" if tested.hits else ""
+            lines.append(f"{'':14}{numbers}{test}")
+        if tested.example is not None and tested.made_in:
+            lines.append(f"{'':14}first in edited run {tested.made_in[0]}: {tested.example.detail}")
+    return lines
+
+
+def _unbaselined(policy: CallPolicy) -> ChangeVerdict:
+    """A broken policy's verdict with no baseline to weigh it against: an error-level one fails, as a new
+    destructive call does."""
+    return ChangeVerdict.DESTRUCTIVE if policy.level is Level.ERROR else ChangeVerdict.CHANGED
+
+
+def _policy(policy: CallPolicy) -> str:
+    """A policy on one line: its id, level and what it says."""
+    return f"{policy.id} ({policy.level.value}): {policy.text()}"
 
 
 def _spent(runs: Sequence[Run], which: str = "") -> list[str]:
@@ -355,6 +394,7 @@ def render_noise(
     if candidate.unrecorded:
         lines.append(f"calls the recording never made, {side} (--on-unrecorded {candidate.setup.on_unrecorded.value}):")
         lines.extend(_unrecorded(item, runs) for item in candidate.unrecorded)
+    lines.extend(_tested_policies(report, side))
     lines.extend(_spent(candidate.runs, f" {side}"))
     lines.extend(_spent(baseline.runs, " unchanged"))
     lines.extend(reading.reading(report))

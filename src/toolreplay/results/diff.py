@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING
 from toolreplay.analysis.diff import DiffResult
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.findings import Rule
-from toolreplay.core.outcome import Analysis, CheckFinding, CheckReport, Location, RunView, Side, Statement, UnitResult
+from toolreplay.core.outcome import (
+    Analysis,
+    CheckFinding,
+    CheckReport,
+    Location,
+    PolicyInfo,
+    RunView,
+    Side,
+    Statement,
+    UnitResult,
+)
 from toolreplay.core.verdict import FailOn
 from toolreplay.core.wording import count, format_call
 from toolreplay.results.locate import fingerprint
@@ -20,7 +30,8 @@ if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check 
 def single_report(result: UnitResult, fail_on: FailOn, stated: Statement) -> CheckReport:
     """One analysis's result as a whole report, with what its command said of it: what ``replay``, ``compare`` and
     ``diff`` render every report kind from."""
-    return CheckReport(None, "", fail_on, (result.key,), (result,), stated=stated)
+    policies = tuple(PolicyInfo(row.id, row.level, row.why, row.says) for row in result.policies)
+    return CheckReport(None, "", fail_on, (result.key,), (result,), stated=stated, policies=policies)
 
 
 def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:

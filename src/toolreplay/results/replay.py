@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import shown_from
 from toolreplay.analysis.classify import Classifier, Policy
+from toolreplay.analysis.policies import CallPolicy
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.model import Call, CallClass, PairKind, Session, ToolDef
@@ -19,6 +20,7 @@ from toolreplay.core.outcome import (
     ChangeRow,
     CheckFinding,
     Location,
+    PolicyRow,
     RunView,
     Side,
     ToolChange,
@@ -145,6 +147,8 @@ def replay_result(
         f"replay {shown}",
         where.edit or Location(shown, 1),
     )
+    at = where.edit or Location(shown, 1)  # a broken policy is the edit's: at the prompt's line, where it changed
+    findings += _policy_findings(outcome.report, outcome.noise, f"replay {shown}", lambda _run, _line: at)
     agent = shown_from(candidate.agent, paths.root.as_posix(), paths.show)  # named from the root, as every report
     edits = [f"system {paths.show(p)}" for p in (settings.system,) if p]
     edits += [f"tools {paths.show(p)}" for p in (settings.tools,) if p]
@@ -174,11 +178,12 @@ def replay_result(
     runs = run_views(outcome.report, Side.EDITED, policy)
     if outcome.noise is not None:
         runs += run_views(outcome.noise.baseline, Side.UNCHANGED, policy)
-    return _behaviours_result(
+    result = _behaviours_result(
         Analysis.REPLAY, key, shown, summary, inputs, findings, rows, runs, (session, outcome.report, policy),
         lambda number: f"edited run {number}", cited=False,  # the run's log is not kept: no line of it is cited
         unrecorded=_unrecorded_rows(outcome.report),
     )  # fmt: skip
+    return replace(result, policies=_policy_rows(outcome.report, outcome.noise))
 
 
 def compare_result(
@@ -199,6 +204,9 @@ def compare_result(
     lost = [run.number for run in report.candidate.runs if not run.answered]
     errors_at = Location(candidates[lost[0] - 1] if lost else shown, 1)
     findings = _change_findings(report.candidate, report, primary, shown, f"compare {shown}", errors_at)
+    findings += _policy_findings(
+        report.candidate, report, f"compare {shown}", lambda run, line: Location(candidates[run - 1], line or 1)
+    )
     summary = (
         f"{count(len(candidates), 'edited session')} against {count(len(baseline), 'unchanged session')}: "
         f"{_change_summary(report.candidate, report)}"
@@ -207,10 +215,11 @@ def compare_result(
     runs = run_views(report.candidate, Side.EDITED, policy, candidates, recorded_lines=True)
     runs += run_views(report.baseline, Side.UNCHANGED, policy, baseline, recorded_lines=True)
     inputs = (*candidates, *baseline)
-    return _behaviours_result(
+    result = _behaviours_result(
         Analysis.COMPARE, key, shown, summary, inputs, findings, rows, runs, (reference, report.candidate, policy),
         lambda number: candidates[number - 1], cited=True,
     )  # fmt: skip
+    return replace(result, policies=_policy_rows(report.candidate, report))
 
 
 def _behaviours_result(
@@ -341,6 +350,91 @@ def _change_findings(
         said = f"The replay {report.budget}: what those runs show is reported, the rest is unknown"
         findings.append(CheckFinding(rule=Rule.BUDGET_SPENT, message=said, location=errors_at, fingerprint=mark))
     return tuple(findings)
+
+
+def _policy_findings(
+    report: ReplayReport, noise: NoiseReport | None, subject: str, place: Callable[[int, int], Location]
+) -> tuple[CheckFinding, ...]:
+    """A finding for each policy the edited runs broke: with no baseline, broken at all (at the policy's level);
+    with one, broken more often with the edit (at its level), or an error-level one broken but not shown to be the
+    edit's (a warning). ``place``: where the finding points, given the first run that broke it and the line of its
+    call in that run's file (0 for a replayed run)."""
+    found: list[tuple[Rule, CallPolicy, str, int, int]] = []
+    if noise is None:
+        runs = report.answered
+        for broken in report.policies:
+            if broken.runs and broken.example is not None:
+                text = f"broken in {len(broken.runs)} of {count(runs, 'run')}: first in run {broken.runs[0]}, "
+                found.append((Rule.POLICY_VIOLATION, broken.policy, text, broken.runs[0], broken.example.line))
+    else:
+        for tested in noise.policies:
+            rule = noise.policy_rule(tested)
+            if rule is None or tested.example is None:
+                continue
+            text = f"{reading.policy_reason(tested)}: {reading.policy_counts_text(tested)}; "
+            text += f"first in edited run {tested.made_in[0]}, "
+            found.append((rule, tested.policy, text, tested.made_in[0], tested.example.line))
+    examples = {b.policy.id: b.example for b in report.policies}
+    findings = []
+    for rule, stated, text, run, line in found:
+        example = examples[stated.id]
+        assert example is not None
+        level = stated.level if rule is Rule.POLICY_VIOLATION else rule.level
+        findings.append(
+            CheckFinding(
+                rule=rule,
+                message=f"policy {stated.id} ({stated.level.value}): {text}{example.detail}: {stated.why}",
+                location=place(run, line),
+                fingerprint=fingerprint(rule.value, subject, "policy", stated.id),
+                severity=None if level is rule.level else level,
+                policy=stated.id,
+            )
+        )
+    return tuple(findings)
+
+
+def _policy_rows(report: ReplayReport, noise: NoiseReport | None) -> tuple[PolicyRow, ...]:
+    """Each policy's row: the runs that broke it, its test's numbers where a baseline ran."""
+    if noise is None:
+        runs = report.answered
+        return tuple(
+            PolicyRow(
+                b.policy.id,
+                b.policy.level,
+                b.policy.why,
+                b.policy.text(),
+                len(b.runs),
+                runs,
+                None,
+                None,
+                None,
+                None,
+                ChangeVerdict.DESTRUCTIVE if b.policy.level is Level.ERROR else ChangeVerdict.CHANGED,
+                b.runs,
+                (),
+                b.example.detail if b.example is not None else "",
+            )
+            for b in report.policies
+        )
+    return tuple(
+        PolicyRow(
+            t.policy.id,
+            t.policy.level,
+            t.policy.why,
+            t.policy.text(),
+            t.hits,
+            t.runs,
+            t.baseline_hits,
+            t.baseline_runs,
+            t.p,
+            t.q,
+            t.verdict,
+            t.made_in,
+            t.baseline_made_in,
+            t.example.detail if t.example is not None else "",
+        )
+        for t in noise.policies
+    )
 
 
 def _change_summary(report: ReplayReport, noise: NoiseReport | None) -> str:

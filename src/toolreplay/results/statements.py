@@ -46,6 +46,13 @@ def replay_verdict(report: ReplayReport) -> str:
         summary = f"destructive calls the recording never made: {named}"
     else:
         summary = _no_destructive(len(report.changes), "the candidate made the recorded calls")
+    broken = [
+        f"policy {b.policy.id} ({b.policy.level.value}) broken in {len(b.runs)} of {count(total, 'run')}"
+        for b in report.policies
+        if b.runs
+    ]
+    if broken:
+        summary = "; ".join(broken) + ("; " + summary if destructive or report.changes else "")
     return _sentence(report.verdict, summary, report.fail_on)
 
 

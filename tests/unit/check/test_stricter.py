@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolreplay.check.context import Checker
 from toolreplay.check.loosening import loosenings
 from toolreplay.check.stricter import stricter
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config.model import Config
 from toolreplay.formats.config.read import read_config
+from toolreplay.results.locate import Paths
 
 
 def _config(config: Path, text: str, rules: str = "") -> Config:
@@ -46,3 +48,51 @@ def test_rules_the_pull_request_drops_still_run(tmp_path: Path) -> None:
     assert stricter(base, pr).rules == base.rules
     assert base.rules is not None
     assert [item.setting for item in loosenings(base, pr)] == ["rules", "rules t"]  # the file, and its rule for t
+
+
+_POLICY = '[[policy]]\nid = "{id}"\nlevel = "{level}"\nwhy = "w"\nat-most = {{ tool = "t", count = {count} }}\n'
+
+
+def test_a_policy_dropped_lowered_or_loosened_is_a_loosening_and_the_bases_still_judge(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text(
+        _POLICY.format(id="kept", level="error", count=1) + _POLICY.format(id="gone", level="error", count=1)
+        + _POLICY.format(id="lowered", level="error", count=1) + _POLICY.format(id="raised", level="error", count=1)
+        + _POLICY.format(id="tighter", level="warning", count=3)
+    )  # fmt: skip
+    (tmp_path / "pr.toml").write_text(
+        _POLICY.format(id="kept", level="error", count=1) + _POLICY.format(id="lowered", level="note", count=1)
+        + _POLICY.format(id="raised", level="error", count=5) + _POLICY.format(id="tighter", level="error", count=2)
+        + _POLICY.format(id="new", level="error", count=0)
+    )  # fmt: skip
+    base = _config(tmp_path / "base.yml", "transcripts: a.jsonl\npolicies: base.toml\n")
+    pr = _config(tmp_path / "pr.yml", "transcripts: a.jsonl\npolicies: pr.toml\n")
+    said = [f"{item.setting}: {item.was} -> {item.now}" for item in loosenings(base, pr)]
+    assert said == [
+        "policy gone: stated (at most 1 t()) -> gone",
+        "policy lowered level: error -> note",
+        "policy raised count: 1 -> 5",
+    ]
+    ran = stricter(base, pr)
+    assert (ran.policies, ran.base_policies) == (pr.policies, base.policies)
+    gone = _config(tmp_path / "none.yml", "transcripts: a.jsonl\n")
+    assert [item.setting for item in loosenings(base, gone)] == ["policies"]
+    narrowed = _config(
+        tmp_path / "narrow.yml", "transcripts: [a.jsonl, b.jsonl]\npolicies: {file: base.toml, recordings: b.jsonl}\n"
+    )
+    [narrowing] = loosenings(base, narrowed)
+    assert narrowing.setting == "policies recordings"
+    assert narrowing.now == "not judging it"
+    assert narrowing.was.startswith("judging ")
+    assert narrowing.was.endswith("/a.jsonl")
+
+
+def test_under_base_the_bases_policies_judge_beside_the_pull_requests_own(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text(_POLICY.format(id="a", level="error", count=1))
+    (tmp_path / "pr.toml").write_text(
+        _POLICY.format(id="a", level="note", count=9) + _POLICY.format(id="b", level="error", count=0)
+    )
+    base = _config(tmp_path / "base.yml", "transcripts: a.jsonl\npolicies: base.toml\n")
+    pr = _config(tmp_path / "pr.yml", "transcripts: a.jsonl\npolicies: pr.toml\n")
+    checker = Checker(stricter(base, pr), Paths(tmp_path))
+    judged = {p.id: (p.level.value, p.count) for p in checker.policy.policies.policies}
+    assert judged == {"a": ("error", 1), "b": ("error", 0)}  # the base's a as the base states it; the new b too

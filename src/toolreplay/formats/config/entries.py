@@ -55,6 +55,17 @@ def read_scopes(reader: ConfigReader, node: Node) -> Iterator[ScopeSetting]:
         yield ScopeSetting(reader.file(entry.member("file"), "file"), applies)
 
 
+def read_policies_entry(reader: ConfigReader, node: Node) -> tuple[str, tuple[str, ...]]:
+    """``policies:``: a policy file, or ``file`` and the ``recordings`` it applies to (every recording, without)."""
+    if not isinstance(node.value, dict):
+        return reader.file(node, "policies"), ()
+    entry = entry_of(node, "the policies", ("file", "recordings"))
+    if "file" not in entry.value:
+        raise InputError("'policies' needs 'file', a policy file", node.path, node.line)
+    applies = reader.globs(entry.member("recordings"), "recordings") if "recordings" in entry.value else ()
+    return reader.file(entry.member("file"), "policies"), applies
+
+
 def read_tools(reader: ConfigReader, node: Node) -> ToolsSetting:
     """``tools:``: ``lock``, ``lint``, ``levels`` (a kind of change: error, warning or note) and ``accept``."""
     entry = entry_of(node, "the tools analysis", ("lock", "lint", "levels", "accept"))

@@ -16,9 +16,10 @@ from toolreplay.stats.design import Design
 
 DEFAULT_CONFIG = ".toolreplay.yml"
 
-# The keys that name the policy's own files (rules, scopes, stubs, the lock, the signers), which ``check --base``
-# reads as the base committed them; every other file a config names is under review, and read from the tree.
-POLICY_KEYS = frozenset({"rules", "scope", "file", "stubs", "lock", "signers"})
+# The keys that name the policy's own files (rules, policies, scopes, stubs, the lock, the signers), which
+# ``check --base`` reads as the base committed them; every other file a config names is under review, and read
+# from the tree.
+POLICY_KEYS = frozenset({"rules", "policies", "scope", "file", "stubs", "lock", "signers"})
 PolicyFiles = Callable[[str], "str | None"]
 
 
@@ -73,6 +74,8 @@ class Config:
     sessions: tuple[str, ...]
     scopes: tuple[ScopeSetting, ...] = ()
     rules: str | None = None
+    policies: str | None = None  # a policy file: what the calls must never do, must do, and in what order
+    policies_for: tuple[str, ...] = ()  # the recordings the policies apply to; every recording when empty
     strict: bool = False
     fail_on: FailOn = FailOn.DESTRUCTIVE
     replays: tuple[ReplayJob, ...] = ()
@@ -88,6 +91,7 @@ class Config:
     tools: ToolsSetting | None = None  # the tools analysis, where the config asks for one
     discovered: str | None = None  # the directory the recordings were found under, with no config
     base_rules: str | None = None  # under check --base, the base's rules: another reading of every call
+    base_policies: str | None = None  # under check --base, the base's policy file: each of its policies holds too
     skipped: tuple[str, ...] = ()  # what a glob matched that is no file (a FIFO, a socket), in words
     max_cost: float | None = None  # dollars the whole check's replays may spend, spread over them
     max_tokens_total: int | None = None  # tokens, likewise
@@ -98,6 +102,7 @@ class Config:
         named += self.recordings
         named += [scope.file for scope in self.scopes]
         named += [self.rules] if self.rules else []
+        named += [self.policies] if self.policies else []
         named += [self.signers] if self.signers else []
         named += [self.tools.lock] if self.tools is not None and self.tools.lock else []
         for job in self.replays:

@@ -12,6 +12,7 @@ from toolreplay.core.files import read_text, repository_root
 from toolreplay.core.verdict import FailOn
 from toolreplay.formats.config.entries import (
     read_compares,
+    read_policies_entry,
     read_prices,
     read_replays,
     read_scopes,
@@ -29,6 +30,7 @@ TOP_KEYS = (
     "sealed",
     "scope",
     "rules",
+    "policies",
     "strict",
     "fail-on",
     "alpha",
@@ -89,7 +91,7 @@ def read_config(
     design = Design(alpha, test or ExactTest.BOSCHLOO)
     get = top.get
     strict, fail_on, rules, html = get("strict"), get("fail-on"), get("rules"), get("html")
-    signers, unsealed = get("signers"), get("unsealed-edits")
+    signers, unsealed, policies = get("signers"), get("unsealed-edits"), get("policies")
     no_prices: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     prices = attempt(lambda: read_prices(top.member("prices")), no_prices) if "prices" in top.value else no_prices
     # read before the recordings are counted: a replay's sessions are recordings the check covers, and an error in
@@ -106,6 +108,8 @@ def read_config(
         patterns += tuple(
             p for item in items if "sessions" in item.value for p in reader.patterns(item.member("sessions"))
         )
+    no_policies: tuple[str | None, tuple[str, ...]] = (None, ())
+    chosen_policies = attempt(lambda: read_policies_entry(reader, policies), no_policies) if policies else no_policies
     config = Config(
         path=path,
         recordings=recordings,
@@ -113,6 +117,8 @@ def read_config(
         sessions=sessions,
         scopes=attempt(lambda: tuple(read_scopes(reader, top.member("scope"))), ()) if "scope" in top.value else (),
         rules=attempt(lambda: reader.file(rules, "rules"), None) if rules is not None else None,
+        policies=chosen_policies[0],
+        policies_for=chosen_policies[1],
         strict=attempt(lambda: reader.named(strict, "strict").boolean(), False) if strict is not None else False,
         fail_on=attempt(lambda: FailOn(reader.choice(fail_on, "fail-on", _FAIL_ON)), FailOn.DESTRUCTIVE)
         if fail_on is not None

@@ -1,0 +1,113 @@
+"""What judging a recording by a policy file adds to its audit: every kind in one pass, linear in the calls.
+
+    python bench/bench_policies.py [--calls 100000] [--rounds 3]
+
+A synthetic transcript (bench/synthetic.py: reads, searches, listings, writes, commands) is audited alone and
+with policy files, each in a process of its own (its wall time and its peak memory), rounds interleaved, medians:
+
+- ``50 policies``: every kind, over the tools the transcript calls, several binding ``{path}``;
+- ``every call a first``: 10 orders whose earlier pattern is ``*`` binding ``{path}`` (each call remembered);
+- ``every call a flow source``: 5 flows from ``*`` to ``*`` (every result's long tokens indexed, every call's
+  arguments looked up).
+
+Each is also run on a quarter of the calls: linear time makes its cost per call the same at both sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.synthetic import write_transcript  # noqa: E402
+
+_KINDS = [
+    'never = {{ tool = "run_command", args = {{ command = "rm -rf *{n}" }} }}',
+    'require = {{ tool = "read_file" }}',
+    'before = {{ first = {{ tool = "read_file", args = {{ path = "{{path}}" }} }}, then = {{ tool = "write_file", '
+    'args = {{ path = "{{path}}" }} }} }}',
+    'immediately-before = {{ first = {{ tool = "search" }}, then = {{ tool = "run_command", args = {{ command = '
+    '"git*{n}" }} }} }}',
+    'not-after = {{ first = {{ tool = "run_command", args = {{ command = "pytest*" }} }}, then = {{ tool = '
+    '"write_file", args = {{ path = "src/pkg{n}/*" }} }} }}',
+    'at-most = {{ tool = "list_dir", args = {{ path = "{{path}}" }}, count = {n} }}',
+    'flow = {{ from = {{ tool = "read_file" }}, to = {{ tool = "run_command" }}, min-length = {length} }}',
+]
+
+
+def _file(policies: list[str]) -> str:
+    return "".join(f'[[policy]]\nid = "p{n}"\nwhy = "w"\n{body}\n\n' for n, body in enumerate(policies))
+
+
+def shapes() -> dict[str, str]:
+    mixed = [_KINDS[n % len(_KINDS)].format(n=n, length=12 + n % 8) for n in range(50)]
+    first = [
+        f'before = {{ first = {{ tool = "*", args = {{ path = "{{path}}" }} }}, then = {{ tool = "write_file{n}", '
+        f'args = {{ path = "{{path}}" }} }} }}'
+        for n in range(10)
+    ]
+    flows = [f'flow = {{ from = {{ tool = "*" }}, to = {{ tool = "*" }}, min-length = {12 + n} }}' for n in range(5)]
+    return {"50 policies": _file(mixed), "every call a first": _file(first), "every call a flow source": _file(flows)}
+
+
+_CHILD = """
+import json, resource, sys, time
+from toolreplay.commands.audit import AuditRequest, execute
+from toolreplay.commands.base import Quiet
+start = time.perf_counter()
+execute(AuditRequest((sys.argv[1],), None, False, sys.argv[2] or None), Quiet())
+print(json.dumps([time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))
+"""
+
+
+def measure(transcript: Path, policies: Path | None) -> tuple[float, float]:
+    """One audit in a process of its own: seconds, and peak memory in MiB."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(transcript), str(policies or "")], capture_output=True, text=True, check=True
+    )
+    seconds, peak = json.loads(done.stdout)
+    return float(seconds), peak / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        here = Path(scratch)
+        files: dict[str, Path] = {}
+        for name, text in shapes().items():
+            files[name] = here / f"{len(files)}.toml"
+            files[name].write_text(text)
+        for calls in (options.calls // 4, options.calls):
+            transcript = here / f"t{calls}.jsonl"
+            write_transcript(transcript, calls)
+            times: dict[str, list[float]] = {"audit": [], **{name: [] for name in files}}
+            peaks: dict[str, float] = {}
+            for _ in range(options.rounds):
+                for name, taken in times.items():
+                    seconds, peak = measure(transcript, files.get(name))
+                    taken.append(seconds)
+                    peaks[name] = max(peaks.get(name, 0.0), peak)
+            plain = statistics.median(times["audit"])
+            print(
+                f"{calls:,} calls: audit {plain:.2f} s ({peaks['audit']:.0f} MiB), {plain / calls * 1e6:.1f} us a call"
+            )
+            for name in files:
+                took = statistics.median(times[name])
+                print(
+                    f"  + {name:<25} {took:.2f} s = {took / plain:.2f}x audit ({peaks[name]:.0f} MiB),"
+                    f" {took / calls * 1e6:.1f} us a call"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,454 @@
+"""Policies over a run's calls: what must never happen, what must happen, in what order, how often, and where a
+tool's result may not go.
+
+A policy file states each policy once (:mod:`toolreplay.formats.policies`); this module judges a run's calls
+against all of them in one pass, in time linear in the calls: each call is looked at only by the policies whose
+tool glob its tool matches (found once per tool name), and every policy keeps only what its kind needs to answer
+for the next call (a set of bound values seen, a counter, the call just before, an index of what earlier results
+held). Nothing compares pairs of calls.
+
+The kinds, for one run (a recording, or one replayed run):
+
+- ``never``: no call matches the pattern;
+- ``require``: a call matches it, in a run that ended with a final reply (a recording is a finished run);
+- ``before``: every call matching ``then`` has an earlier call matching ``first``;
+- ``immediately-before``: the call just before every call matching ``then`` matches ``first``;
+- ``not-after``: no call matching ``then`` comes after a call matching ``first``;
+- ``at-most``: at most ``count`` calls match the pattern;
+- ``flow``: no call matching ``to`` holds, in its arguments' strings, a token of ``min-length`` characters or
+  more that a string of an earlier ``from`` call's result held (a token: a run of letters, digits and
+  ``-_.+~%@``, so a key pasted into a header, a URL's query or a command line is the same token there).
+
+A pattern's argument written ``"{name}"`` binds the value at that path: in an order, ``first`` and ``then`` are
+the same only where the names they share are bound to equal values (a backup of *the same path* before its
+deletion); in ``at-most``, the calls are counted per bound value.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import field
+from fnmatch import fnmatchcase
+
+from toolreplay.analysis.matching import args_match, lookup
+from toolreplay.core.canonical import JSONValue, canonical_bytes
+from toolreplay.core.findings import Level
+from toolreplay.core.model import Call
+from toolreplay.core.records import record
+from toolreplay.core.wording import format_call, format_value
+
+_BINDING = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_TOKEN = re.compile(r"[\w\-.+~%@]{4,}")  # what a flow carries: a secret, a key, a path's part, an address
+_SHORTEST = 4  # the shortest min-length: no token shorter is kept
+DEFAULT_MIN_LENGTH = 12
+MIN_LENGTH_RANGE = (4, 1000)
+
+
+class PolicyKind(enum.Enum):
+    """What a policy says about a run's calls; the values are the policy file's keys."""
+
+    NEVER = "never"
+    REQUIRE = "require"
+    BEFORE = "before"
+    IMMEDIATELY_BEFORE = "immediately-before"
+    NOT_AFTER = "not-after"
+    AT_MOST = "at-most"
+    FLOW = "flow"
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the policy is about two calls (an earlier one and a later one)."""
+        return self in (PolicyKind.BEFORE, PolicyKind.IMMEDIATELY_BEFORE, PolicyKind.NOT_AFTER, PolicyKind.FLOW)
+
+
+def binding_name(value: JSONValue) -> str | None:
+    """The name a pattern's argument binds (``"{path}"``), or None for a value or glob to match."""
+    if isinstance(value, str):
+        found = _BINDING.fullmatch(value)
+        if found is not None:
+            return found.group(1)
+    return None
+
+
+@record
+class Pattern:
+    """Calls to ``tool`` (a glob) whose arguments match ``args`` (dotted paths, each a glob for a string or a value
+    to equal), binding the values at the paths of ``binds`` to their names."""
+
+    tool: str
+    args: tuple[tuple[str, JSONValue], ...] = ()
+    binds: tuple[tuple[str, str], ...] = ()  # (dotted path, name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(name for _, name in self.binds))
+
+    def bound(self, call: Call) -> dict[str, bytes] | None:
+        """The values the call binds, by name (canonical bytes), if the call matches; None if it does not. The
+        tool is matched by the caller (once per tool name)."""
+        if self.args and not args_match(call.args, self.args):
+            return None
+        values: dict[str, bytes] = {}
+        for path, name in self.binds:
+            found, value = lookup(call.args, path)
+            if not found:
+                return None
+            encoded = canonical_bytes(value)
+            if values.setdefault(name, encoded) != encoded:  # one name twice in a pattern: the values must agree
+                return None
+        return values
+
+    def text(self) -> str:
+        """How a report writes the pattern: ``archive_path(path={path})``."""
+        shown = [f"{path}={format_value(value)}" for path, value in self.args]
+        shown += [f"{path}={{{name}}}" for path, name in self.binds]
+        return f"{self.tool}({', '.join(shown)})"
+
+
+@record
+class CallPolicy:
+    """One policy of a policy file: its id, level and reason, its kind, and its patterns.
+
+    ``then`` is the pattern the policy judges (the one of ``never``, ``require`` and ``at-most``; the later call of
+    an order; the ``to`` of a flow); ``first`` the earlier call of an order, or a flow's ``from``.
+    """
+
+    id: str
+    level: Level
+    why: str
+    kind: PolicyKind
+    then: Pattern
+    first: Pattern | None = None
+    count: int = 0  # at-most: how many matching calls a run may make (per bound value)
+    min_length: int = DEFAULT_MIN_LENGTH  # flow: how many characters in a row make a flow
+    line: int = 0  # where the policy file states it
+
+    @property
+    def shared(self) -> tuple[str, ...]:
+        """The names both patterns bind: an order holds between calls that bind them to equal values."""
+        if self.first is None:
+            return ()
+        earlier = set(self.first.names)
+        return tuple(name for name in self.then.names if name in earlier)
+
+    def text(self) -> str:
+        """The policy in a few words: ``archive_path(path={path}) before delete_path(path={path})``."""
+        kind, then = self.kind, self.then.text()
+        if kind is PolicyKind.NEVER:
+            return f"never {then}"
+        if kind is PolicyKind.REQUIRE:
+            return f"require {then}"
+        if kind is PolicyKind.AT_MOST:
+            return f"at most {self.count} {then}"
+        first = self.first.text() if self.first is not None else ""
+        if kind is PolicyKind.FLOW:
+            return f"no flow from {first} to {then} ({self.min_length} characters)"
+        return f"{first} {kind.value.replace('-', ' ')} {then}"
+
+
+@record
+class PolicySet:
+    """The policies a policy file states, in its order, and the file (as reports name it)."""
+
+    policies: tuple[CallPolicy, ...] = ()
+    source: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.policies)
+
+
+NO_POLICIES = PolicySet()
+
+
+@record
+class Violation:
+    """A policy a run broke, at the call that broke it, with the earlier call an order or a flow is about."""
+
+    policy: CallPolicy
+    index: int  # the call's index in the run; -1 for a require no call met (the run as a whole)
+    line: int  # the call's line in the file it was read from (0 for a replayed run's call)
+    detail: str
+    earlier_index: int | None = None
+    earlier_line: int = 0
+
+
+# The state each kind keeps, as small classes with one method per role: ``then`` for the call judged, ``first``
+# for the earlier one. A call matching both is judged first: it is neither before nor after itself.
+
+
+class _Judge:
+    def __init__(self, policy: CallPolicy) -> None:
+        self.policy = policy
+        self.found: list[Violation] = []
+        self.shared = policy.shared  # worked out once: asked of every call
+        self.tokens = _Tokens()  # each call's tokens, cut once for every flow (RunJudge shares one)
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        raise NotImplementedError
+
+    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        return None
+
+    def end(self, replied: bool, last: Call | None) -> None:
+        return None
+
+    def key(self, values: Mapping[str, bytes]) -> tuple[bytes, ...]:
+        return tuple(values[name] for name in self.shared)
+
+    def add(self, call: Call, detail: str, earlier: Call | None = None) -> None:
+        self.found.append(
+            Violation(
+                self.policy,
+                call.index,
+                call.line,
+                detail,
+                earlier.index if earlier is not None else None,
+                earlier.line if earlier is not None else 0,
+            )
+        )
+
+
+def _said(call: Call) -> str:
+    return format_call(call)
+
+
+class _Never(_Judge):
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        self.add(call, f"{_said(call)} must never be called")
+
+
+class _Require(_Judge):
+    met = False
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        self.met = True
+
+    def end(self, replied: bool, last: Call | None) -> None:
+        if replied and not self.met:
+            self.found.append(
+                Violation(
+                    self.policy,
+                    -1 if last is None else last.index,
+                    0 if last is None else last.line,
+                    f"no call matched {self.policy.then.text()}, and the run ended with a reply",
+                )
+            )
+
+
+class _Before(_Judge):
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.seen: set[tuple[bytes, ...]] = set()
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        if self.key(values) not in self.seen:
+            assert self.policy.first is not None
+            self.add(call, f"{_said(call)} with no {self._earlier()} before it")
+
+    def _earlier(self) -> str:
+        assert self.policy.first is not None
+        same = f" of the same {', '.join(self.policy.shared)}" if self.policy.shared else ""
+        return f"{self.policy.first.text()}{same}"
+
+    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        self.seen.add(self.key(values))
+
+
+class _ImmediatelyBefore(_Before):
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.last: tuple[int, tuple[bytes, ...]] | None = None  # the position and key of the last ``first`` call
+        self.previous: Call | None = None
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        if self.last is None or self.last[0] != at - 1 or self.last[1] != self.key(values):
+            just = f", after {_said(self.previous)}" if self.previous is not None else ", as the run's first call"
+            self.add(call, f"{_said(call)} not right after {self._earlier()}{just}", self.previous)
+
+    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        self.last = (at, self.key(values))
+
+
+class _NotAfter(_Judge):
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.seen: dict[tuple[bytes, ...], Call] = {}
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        earlier = self.seen.get(self.key(values))
+        if earlier is not None:
+            self.add(call, f"{_said(call)} after {_said(earlier)} (index {earlier.index})", earlier)
+
+    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        self.seen.setdefault(self.key(values), call)
+
+
+class _AtMost(_Judge):
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.counts: dict[tuple[bytes, ...], int] = {}
+        self.names = policy.then.names
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        key = tuple(values[name] for name in self.names)
+        made = self.counts.get(key, 0) + 1
+        self.counts[key] = made
+        if made == self.policy.count + 1:  # once per run (and bound value): the call that went past the bound
+            bound = self.policy.count
+            self.add(call, f"{_said(call)} is call {made} of {self.policy.then.text()}, at most {bound} allowed")
+
+
+class _Tokens:
+    """The distinct tokens of a call's arguments and of its result (runs of letters, digits and ``-_.+~%@``, at
+    least the shortest ``min-length`` a flow may have), cut once per call whatever the number of flows."""
+
+    def __init__(self) -> None:
+        self.call: Call | None = None
+        self.made: dict[str, frozenset[str]] = {}
+
+    def of(self, call: Call, part: str) -> frozenset[str]:
+        if call is not self.call:
+            self.call, self.made = call, {}
+        found = self.made.get(part)
+        if found is None:
+            value = call.args if part == "args" else call.result
+            found = self.made[part] = frozenset(
+                token for text in _strings(value) if len(text) >= _SHORTEST for token in _TOKEN.findall(text)
+            )
+        return found
+
+
+class _Flow(_Judge):
+    """The tokens of the sources' results of ``min-length`` or more, kept once each with the first call that held
+    them: a later call's argument tokens are each looked up, so each call's strings are cut once, and what is kept
+    is the distinct long tokens, never every window of every result."""
+
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.held: dict[str, Call] = {}
+        self.length = policy.min_length
+
+    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        if not self.held:
+            return
+        size, held = self.length, self.held
+        for token in sorted(self.tokens.of(call, "args")):  # sorted: the same token named whatever the hash seed
+            source = held.get(token) if len(token) >= size else None
+            if source is not None:
+                self.add(call, f"{_said(call)} holds {token!r} from the result of {_said(source)}", source)
+                return
+
+    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+        size, held = self.length, self.held
+        for token in self.tokens.of(call, "result"):
+            if len(token) >= size and token not in held:
+                held[token] = call
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a JSON value, at any depth (iteratively: a result may nest deeply)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+_JUDGES: dict[PolicyKind, type[_Judge]] = {
+    PolicyKind.NEVER: _Never,
+    PolicyKind.REQUIRE: _Require,
+    PolicyKind.BEFORE: _Before,
+    PolicyKind.IMMEDIATELY_BEFORE: _ImmediatelyBefore,
+    PolicyKind.NOT_AFTER: _NotAfter,
+    PolicyKind.AT_MOST: _AtMost,
+    PolicyKind.FLOW: _Flow,
+}
+
+
+@record
+class _Role:
+    judge: _Judge
+    pattern: Pattern
+    judged: bool  # the ``then`` pattern (judged), or the ``first`` (remembered)
+
+
+class RunJudge:
+    """Judges one run's calls against a policy set as they come (:meth:`see`), then its end (:meth:`end`)."""
+
+    def __init__(self, policies: PolicySet) -> None:
+        self.judges = [_JUDGES[policy.kind](policy) for policy in policies.policies]
+        shared = _Tokens()
+        for judge in self.judges:
+            judge.tokens = shared
+        self.by_tool: dict[str, tuple[_Role, ...]] = {}
+        self.seen = 0
+        self.last: Call | None = None
+        self.previous_watchers = [j for j in self.judges if isinstance(j, _ImmediatelyBefore)]
+
+    def _roles(self, tool: str) -> tuple[_Role, ...]:
+        roles = self.by_tool.get(tool)
+        if roles is None:
+            found: list[_Role] = []
+            for judge in self.judges:
+                policy = judge.policy
+                if fnmatchcase(tool, policy.then.tool):
+                    found.append(_Role(judge, policy.then, True))
+                if policy.first is not None and fnmatchcase(tool, policy.first.tool):
+                    found.append(_Role(judge, policy.first, False))
+            roles = self.by_tool[tool] = tuple(found)
+        return roles
+
+    def see(self, call: Call) -> None:
+        at = self.seen
+        for role in self._roles(call.tool):
+            values = role.pattern.bound(call)
+            if values is None:
+                continue
+            if role.judged:
+                role.judge.then(call, values, at)
+            else:
+                role.judge.first(call, values, at)
+        for watcher in self.previous_watchers:
+            watcher.previous = call
+        self.seen += 1
+        self.last = call
+
+    def end(self, replied: bool) -> list[Violation]:
+        """Every violation of the run, in call order (a require's at the end)."""
+        found: list[Violation] = []
+        for judge in self.judges:
+            judge.end(replied, self.last)
+            found += judge.found
+        return sorted(found, key=lambda v: (v.index if v.index >= 0 else self.seen, v.policy.line))
+
+
+def violations(calls: Iterable[Call], policies: PolicySet, replied: bool = True) -> list[Violation]:
+    """Every violation of ``policies`` in one run's calls; ``replied``: whether the run ended with a final reply
+    (a ``require`` holds only of a run that did)."""
+    judge = RunJudge(policies)
+    for call in calls:
+        judge.see(call)
+    return judge.end(replied)
+
+
+def violated(calls: Iterable[Call], policies: PolicySet, replied: bool = True) -> dict[str, Violation]:
+    """The first violation of each policy a run broke, by the policy's id."""
+    first: dict[str, Violation] = {}
+    for found in violations(calls, policies, replied):
+        first.setdefault(found.policy.id, found)
+    return first
+
+
+@record
+class PolicyViolations:
+    """A policy, the runs of a replay that broke it, and what the first of them did."""
+
+    policy: CallPolicy
+    runs: tuple[int, ...]
+    example: Violation | None = field(default=None)
