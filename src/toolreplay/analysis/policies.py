@@ -42,6 +42,8 @@ from toolreplay.core.wording import format_call, format_value
 _BINDING = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _TOKEN = re.compile(r"[\w\-.+~%@]{4,}")  # what a flow carries: a secret, a key, a path's part, an address
 _SHORTEST = 4  # the shortest min-length: no token shorter is kept
+_PENDING = 256  # flow sources waiting to be cut into tokens, at most
+Bound = str | bytes  # a bound argument's value as a key: a string itself, anything else its canonical bytes
 DEFAULT_MIN_LENGTH = 12
 MIN_LENGTH_RANGE = (4, 1000)
 
@@ -85,17 +87,20 @@ class Pattern:
     def names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for _, name in self.binds))
 
-    def bound(self, call: Call) -> dict[str, bytes] | None:
-        """The values the call binds, by name (canonical bytes), if the call matches; None if it does not. The
-        tool is matched by the caller (once per tool name)."""
+    def bound(self, call: Call) -> dict[str, Bound] | None:
+        """The values the call binds, by name, if the call matches; None if it does not. The tool is matched by the
+        caller (once per tool name). A string is its own key; any other value its canonical bytes (never equal to
+        a string, so ``"1"`` and ``1`` stay apart)."""
         if self.args and not args_match(call.args, self.args):
             return None
-        values: dict[str, bytes] = {}
+        values: dict[str, Bound] = {}
+        if not self.binds:
+            return values
         for path, name in self.binds:
             found, value = lookup(call.args, path)
             if not found:
                 return None
-            encoded = canonical_bytes(value)
+            encoded: Bound = value if isinstance(value, str) else canonical_bytes(value)
             if values.setdefault(name, encoded) != encoded:  # one name twice in a pattern: the values must agree
                 return None
         return values
@@ -185,16 +190,16 @@ class _Judge:
         self.shared = policy.shared  # worked out once: asked of every call
         self.tokens = _Tokens()  # each call's tokens, cut once for every flow (RunJudge shares one)
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         raise NotImplementedError
 
-    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
         return None
 
     def end(self, replied: bool, last: Call | None) -> None:
         return None
 
-    def key(self, values: Mapping[str, bytes]) -> tuple[bytes, ...]:
+    def key(self, values: Mapping[str, Bound]) -> tuple[Bound, ...]:
         return tuple(values[name] for name in self.shared)
 
     def add(self, call: Call, detail: str, earlier: Call | None = None) -> None:
@@ -215,14 +220,14 @@ def _said(call: Call) -> str:
 
 
 class _Never(_Judge):
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.add(call, f"{_said(call)} must never be called")
 
 
 class _Require(_Judge):
     met = False
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.met = True
 
     def end(self, replied: bool, last: Call | None) -> None:
@@ -240,58 +245,58 @@ class _Require(_Judge):
 class _Before(_Judge):
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
-        self.seen: set[tuple[bytes, ...]] = set()
+        self.seen: set[tuple[Bound, ...]] = set()
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         if self.key(values) not in self.seen:
             assert self.policy.first is not None
             self.add(call, f"{_said(call)} with no {self._earlier()} before it")
 
     def _earlier(self) -> str:
         assert self.policy.first is not None
-        same = f" of the same {', '.join(self.policy.shared)}" if self.policy.shared else ""
+        same = f" of the same {', '.join(self.shared)}" if self.shared else ""
         return f"{self.policy.first.text()}{same}"
 
-    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.seen.add(self.key(values))
 
 
 class _ImmediatelyBefore(_Before):
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
-        self.last: tuple[int, tuple[bytes, ...]] | None = None  # the position and key of the last ``first`` call
+        self.last: tuple[int, tuple[Bound, ...]] | None = None  # the position and key of the last ``first`` call
         self.previous: Call | None = None
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         if self.last is None or self.last[0] != at - 1 or self.last[1] != self.key(values):
             just = f", after {_said(self.previous)}" if self.previous is not None else ", as the run's first call"
             self.add(call, f"{_said(call)} not right after {self._earlier()}{just}", self.previous)
 
-    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.last = (at, self.key(values))
 
 
 class _NotAfter(_Judge):
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
-        self.seen: dict[tuple[bytes, ...], Call] = {}
+        self.seen: dict[tuple[Bound, ...], Call] = {}
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         earlier = self.seen.get(self.key(values))
         if earlier is not None:
             self.add(call, f"{_said(call)} after {_said(earlier)} (index {earlier.index})", earlier)
 
-    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.seen.setdefault(self.key(values), call)
 
 
 class _AtMost(_Judge):
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
-        self.counts: dict[tuple[bytes, ...], int] = {}
+        self.counts: dict[tuple[Bound, ...], int] = {}
         self.names = policy.then.names
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
         key = tuple(values[name] for name in self.names)
         made = self.counts.get(key, 0) + 1
         self.counts[key] = made
@@ -302,49 +307,87 @@ class _AtMost(_Judge):
 
 class _Tokens:
     """The distinct tokens of a call's arguments and of its result (runs of letters, digits and ``-_.+~%@``, at
-    least the shortest ``min-length`` a flow may have), cut once per call whatever the number of flows."""
+    least the shortest ``min-length`` a flow may have), in the order they come, cut once per call whatever the
+    number of flows."""
 
     def __init__(self) -> None:
         self.call: Call | None = None
-        self.made: dict[str, frozenset[str]] = {}
+        self.made: dict[str, dict[str, None]] = {}
 
-    def of(self, call: Call, part: str) -> frozenset[str]:
+    def of(self, call: Call, part: str) -> dict[str, None]:
         if call is not self.call:
             self.call, self.made = call, {}
         found = self.made.get(part)
         if found is None:
             value = call.args if part == "args" else call.result
-            found = self.made[part] = frozenset(
-                token for text in _strings(value) if len(text) >= _SHORTEST for token in _TOKEN.findall(text)
-            )
+            texts = [text for text in _strings(value) if len(text) >= _SHORTEST]
+            found = self.made[part] = dict.fromkeys(_TOKEN.findall("\0".join(texts))) if texts else {}
         return found
 
 
-class _Flow(_Judge):
-    """The tokens of the sources' results of ``min-length`` or more, kept once each with the first call that held
-    them: a later call's argument tokens are each looked up, so each call's strings are cut once, and what is kept
-    is the distinct long tokens, never every window of every result."""
+class _Sources(_Judge):
+    """The tokens the results of one ``from`` pattern's calls held, each with the first call that held it: one
+    index for every flow from that pattern, whatever their ``min-length`` (each looks up only its own lengths)."""
 
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
-        self.held: dict[str, Call] = {}
-        self.length = policy.min_length
+        self.index: dict[str, Call] = {}
+        self.pending: list[Call] = []  # sources not yet cut into tokens: only a later call a flow judges needs them
+        self.asked: Call | None = None  # the last call whose argument tokens were looked up, and what they share
+        self.common: set[str] = set()
 
-    def then(self, call: Call, values: dict[str, bytes], at: int) -> None:
-        if not self.held:
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
+        return None
+
+    def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
+        self.pending.append(call)
+        if len(self.pending) >= _PENDING:  # a streamed recording is not held in memory for a flow
+            self.held  # noqa: B018 - cut the sources waiting so far
+
+    def shared_with(self, call: Call, tokens: dict[str, None]) -> set[str]:
+        """The tokens of a call's arguments some source held: found once per call for every flow from these
+        sources (in C: most calls share none)."""
+        if call is not self.asked:
+            self.asked, self.common = call, tokens.keys() & self.held.keys()
+        return self.common
+
+    @property
+    def held(self) -> dict[str, Call]:
+        """Every token the sources so far held, with the first that held it."""
+        if self.pending:
+            cut = _Tokens()
+            for source in self.pending:
+                tokens = cut.of(source, "result")
+                if tokens:
+                    self.index.update(dict.fromkeys(tokens.keys() - self.index.keys(), source))
+            self.pending.clear()
+        return self.index
+
+
+class _Flow(_Judge):
+    """A later call's argument tokens of ``min-length`` or more, each looked up in its sources' index: every
+    string is cut once per call, and what is kept is the distinct tokens of the results, never every window of
+    every result."""
+
+    def __init__(self, policy: CallPolicy) -> None:
+        super().__init__(policy)
+        self.length = policy.min_length
+        self.sources = _Sources(policy)  # its own, until the run's judge gives it the one its source pattern shares
+
+    def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
+        held = self.sources.held
+        if not held:
             return
-        size, held = self.length, self.held
-        for token in sorted(self.tokens.of(call, "args")):  # sorted: the same token named whatever the hash seed
-            source = held.get(token) if len(token) >= size else None
-            if source is not None:
+        tokens = self.tokens.of(call, "args")
+        common = self.sources.shared_with(call, tokens)
+        if not common:
+            return
+        size = self.length
+        for token in tokens:  # in the order the arguments hold them: the same one named whatever the hash seed
+            if token in common and len(token) >= size:
+                source = held[token]
                 self.add(call, f"{_said(call)} holds {token!r} from the result of {_said(source)}", source)
                 return
-
-    def first(self, call: Call, values: dict[str, bytes], at: int) -> None:
-        size, held = self.length, self.held
-        for token in self.tokens.of(call, "result"):
-            if len(token) >= size and token not in held:
-                held[token] = call
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -374,8 +417,17 @@ _JUDGES: dict[PolicyKind, type[_Judge]] = {
 @record
 class _Role:
     judge: _Judge
-    pattern: Pattern
+    pattern: int  # which of the tool's distinct patterns it is
     judged: bool  # the ``then`` pattern (judged), or the ``first`` (remembered)
+
+
+@record
+class _ToolRoles:
+    """What a tool's calls are looked at by: its distinct patterns (each matched once per call, however many
+    policies share it), and each policy's role with the pattern it plays it by."""
+
+    patterns: tuple[Pattern, ...]
+    roles: tuple[_Role, ...]
 
 
 class RunJudge:
@@ -384,36 +436,51 @@ class RunJudge:
     def __init__(self, policies: PolicySet) -> None:
         self.judges = [_JUDGES[policy.kind](policy) for policy in policies.policies]
         shared = _Tokens()
+        sources: dict[Pattern, _Sources] = {}
         for judge in self.judges:
             judge.tokens = shared
-        self.by_tool: dict[str, tuple[_Role, ...]] = {}
+            if isinstance(judge, _Flow) and judge.policy.first is not None:  # one index per source pattern
+                judge.sources = sources.setdefault(judge.policy.first, judge.sources)
+                judge.sources.tokens = shared
+        self.sources = list(sources.values())
+        self.by_tool: dict[str, _ToolRoles] = {}
         self.seen = 0
         self.last: Call | None = None
         self.previous_watchers = [j for j in self.judges if isinstance(j, _ImmediatelyBefore)]
 
-    def _roles(self, tool: str) -> tuple[_Role, ...]:
-        roles = self.by_tool.get(tool)
-        if roles is None:
-            found: list[_Role] = []
+    def _roles(self, tool: str) -> _ToolRoles:
+        made = self.by_tool.get(tool)
+        if made is None:
+            found: list[tuple[_Judge, Pattern, bool]] = []
             for judge in self.judges:
                 policy = judge.policy
                 if fnmatchcase(tool, policy.then.tool):
-                    found.append(_Role(judge, policy.then, True))
-                if policy.first is not None and fnmatchcase(tool, policy.first.tool):
-                    found.append(_Role(judge, policy.first, False))
-            roles = self.by_tool[tool] = tuple(found)
-        return roles
+                    found.append((judge, policy.then, True))
+                if policy.first is not None and not isinstance(judge, _Flow) and fnmatchcase(tool, policy.first.tool):
+                    found.append((judge, policy.first, False))
+            for index in self.sources:  # a flow's sources, indexed once for every flow from them
+                assert index.policy.first is not None
+                if fnmatchcase(tool, index.policy.first.tool):
+                    found.append((index, index.policy.first, False))
+            patterns = list(dict.fromkeys(pattern for _, pattern, _ in found))
+            number = {pattern: n for n, pattern in enumerate(patterns)}
+            roles = tuple(_Role(judge, number[pattern], judged) for judge, pattern, judged in found)
+            made = self.by_tool[tool] = _ToolRoles(tuple(patterns), roles)
+        return made
 
     def see(self, call: Call) -> None:
         at = self.seen
-        for role in self._roles(call.tool):
-            values = role.pattern.bound(call)
-            if values is None:
-                continue
-            if role.judged:
-                role.judge.then(call, values, at)
-            else:
-                role.judge.first(call, values, at)
+        looked = self._roles(call.tool)
+        if looked.roles:
+            bound = [pattern.bound(call) for pattern in looked.patterns]
+            for role in looked.roles:
+                values = bound[role.pattern]
+                if values is None:
+                    continue
+                if role.judged:
+                    role.judge.then(call, values, at)
+                else:
+                    role.judge.first(call, values, at)
         for watcher in self.previous_watchers:
             watcher.previous = call
         self.seen += 1

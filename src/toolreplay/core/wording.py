@@ -31,6 +31,9 @@ def tally(names: Iterable[str], noun: str = "run") -> str:
 
 def format_value(value: JSONValue, width: int | None = _ARG_WIDTH) -> str:
     """A JSON value on one line, shortened with an ellipsis past ``width`` characters (None: whole)."""
+    if width is not None and isinstance(value, str) and len(value) > width:
+        # escaping only lengthens, one character at a time: the first width characters say what the cut keeps
+        value = value[:width]
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text if width is None or len(text) <= width else text[: width - 1] + "…"
 
