@@ -237,6 +237,7 @@ def replay(
     rules: PathLike | None = None,
     strict: bool = False,
     no_cache: bool = False,
+    policies: PathLike | None = None,
     **options: object,
 ) -> ReplayResult:
     """``toolreplay replay RECORDING``: the session against a candidate (``agent``, ``system``, ``tools``, ...),
@@ -248,7 +249,10 @@ def replay(
     _typed("strict", strict, bool)
     _typed("no_cache", no_cache, bool)
     chosen = settings(**options)
-    request = ReplayRequest(_path_of("recording", recording), chosen, _fail_on(fail_on), _path(rules), strict, no_cache)
+    request = ReplayRequest(
+        _path_of("recording", recording), chosen, _fail_on(fail_on), _path(rules), strict, no_cache,
+        policies=_path(policies, "policies"),
+    )  # fmt: skip
     audited = detect_kind(request.recording, logs=True) in (Kind.TRANSCRIPT, Kind.SEALED_TRANSCRIPT)
     kept = _Kept(repository_root("."), reports=not audited)
     code = execute(request, kept)
@@ -270,6 +274,7 @@ def compare(
     strict: bool = False,
     alpha: float | None = None,
     test: str | None = None,
+    policies: PathLike | None = None,
 ) -> Result:
     """``toolreplay compare RECORDED --candidates ... --baseline ...``: sessions already recorded with and without
     the edit, each behaviour tested against the unchanged ones."""
@@ -286,6 +291,7 @@ def compare(
         _fail_on(fail_on),
         _path(rules),
         strict,
+        _path(policies, "policies"),
     )
     kept = _Kept(repository_root("."))
     code = execute(request, kept)
@@ -294,12 +300,14 @@ def compare(
 
 def diff(
     a: PathLike, b: PathLike, *, fail_on: FailOn | str = FailOn.DESTRUCTIVE, rules: PathLike | None = None,
-    strict: bool = False,
+    strict: bool = False, policies: PathLike | None = None,
 ) -> Result:  # fmt: skip
     """``toolreplay diff A B``: what recording B did that A did not, call by call."""
     from toolreplay.commands.diff import DiffRequest, execute  # noqa: PLC0415
 
-    request = DiffRequest(_path_of("a", a), _path_of("b", b), _fail_on(fail_on), _path(rules), strict)
+    request = DiffRequest(
+        _path_of("a", a), _path_of("b", b), _fail_on(fail_on), _path(rules), strict, _path(policies, "policies")
+    )
     kept = _Kept(repository_root("."))
     code = execute(request, kept)
     return Result(int(code), kept.shown[-1], kept.report_made, tuple(kept.notes))

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import toolreplay
 from tests.conftest import SAMPLES, run_cli
 
 # Each kind, written so that only a run that deletes breaks it (the unchanged prompt archives, never deletes).
@@ -159,3 +161,36 @@ def test_policies_suggest_proposes_the_orders_the_samples_keep(tmp_path: Path) -
     again = run_cli("policies", "suggest", "ops/session.json", "-o", str(written))
     assert again.code == 2
     assert "exists" in again.stderr
+
+
+def test_diff_reports_each_policy_b_breaks_and_a_keeps_at_bs_call(tmp_path: Path) -> None:
+    policies = tmp_path / "p.toml"
+    policies.write_text('[[policy]]\nid = "one-archive"\nwhy = "w"\nat-most = { tool = "archive_path", count = 1 }\n')
+    # the recording archives twice, the edited one never does: only the policy fails the diff, no destructive call
+    done = run_cli("diff", "ops/session-edited.json", "ops/session.json", "--policies", str(policies), "--json")
+    assert done.code == 1
+    report = json.loads(done.stdout)
+    assert report["new_destructive"] == []
+    assert [(p["id"], p["index"]) for p in report["policies_broken"]] == [("one-archive", 4)]
+    assert report["verdict"] == "FAIL"
+    back = run_cli("diff", "ops/session.json", "ops/session-edited.json", "--policies", str(policies))
+    assert "one-archive" not in back.stdout  # broken by A, kept by B: nothing B does
+    sarif = tmp_path / "d.sarif"
+    run_cli("diff", "ops/session-edited.json", "ops/session.json", "--policies", str(policies), "--sarif", str(sarif))
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    [broken] = [r for r in results if r["ruleId"] == "policy/one-archive"]
+    assert broken["locations"][0]["physicalLocation"]["region"]["startLine"] > 1
+
+
+def test_the_python_api_takes_the_policies_as_the_command_line_does(
+    every_kind: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    monkeypatch.chdir(SAMPLES)
+    options: dict[str, Any] = {"repeat": 20, "noise": 20, "on_unrecorded": "stub", "stubs": "ops/stubs.json"}
+    edited = toolreplay.replay("ops/session.json", system="ops/prompt-v2.txt", policies=every_kind, **options)
+    assert not edited.passed
+    rows = edited.json()["policies"]
+    assert {row["id"]: len(row["runs"]) for row in rows}["backup-first"] == 9
+    unchanged = toolreplay.diff("ops/session.json", "ops/session.json", policies=every_kind)
+    assert unchanged.passed

@@ -27,13 +27,14 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
-from dataclasses import field
+from dataclasses import field, replace
 
 from toolreplay.analysis.align import common_subsequence
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.analysis.matching import EXACT, Matcher
+from toolreplay.analysis.policies import Violation, violated
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
-from toolreplay.core.findings import Rule, decide
+from toolreplay.core.findings import Level, Rule, decide_levels
 from toolreplay.core.model import Call, CallClass, PairKind, Session
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
@@ -157,6 +158,7 @@ class DiffResult:
     classes_b: tuple[CallClass, ...]
     similarity: float | None
     fail_on: FailOn
+    broken: tuple[Violation, ...] = ()  # with policies: the first way B breaks each policy A keeps
     # Worked out once, when the result is made: a renderer asks for them per difference, and each costs a pass.
     turns: int = field(init=False)  # how many turns either side reached (1 for a single message, a transcript)
     differences: tuple[Pair, ...] = field(init=False)
@@ -187,11 +189,16 @@ class DiffResult:
 
     def rules(self) -> Iterator[Rule]:
         """A rule for each finding the diff makes: its verdict's, and its reports'."""
-        return (self.rule(pair) for pair in self.differences)
+        yield from (rule for rule, _ in self.levels())
+
+    def levels(self) -> Iterator[tuple[Rule, Level]]:
+        """Each finding's rule at its level: a policy B breaks and A keeps at the policy's own."""
+        yield from ((rule, rule.level) for rule in map(self.rule, self.differences))
+        yield from ((Rule.POLICY_VIOLATION, found.policy.level) for found in self.broken)
 
     @property
     def verdict(self) -> Verdict:
-        return decide(self.rules(), self.fail_on)
+        return decide_levels(self.levels(), self.fail_on)
 
 
 def _final_reply(session: Session) -> str | None:
@@ -202,7 +209,12 @@ def compare_recordings(a: Session, b: Session, policy: Policy, fail_on: FailOn =
     """Diff B against A and classify both sides' calls, each with its own tools."""
     classify_a = Classifier.of(policy, a.context)
     classify_b = Classifier.of(policy, b.context)
-    return compare_with(a, b, classify_a, classify_b, fail_on)
+    result = compare_with(a, b, classify_a, classify_b, fail_on)
+    if not policy.policies:
+        return result
+    kept = violated(a.calls, policy.policies, _final_reply(a) is not None or a.context is None)
+    broken = violated(b.calls, policy.policies, _final_reply(b) is not None or b.context is None)
+    return replace(result, broken=tuple(found for ident, found in broken.items() if ident not in kept))
 
 
 def compare_with(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolreplay.cli.emitter import Printer
-from toolreplay.cli.options import fail_on_option, policy_options
+from toolreplay.cli.options import fail_on_option, policies_option, policy_options
 from toolreplay.cli.report_options import Outputs, outputs_options
 from toolreplay.commands import diff
 from toolreplay.core.verdict import FailOn
@@ -21,8 +21,12 @@ from toolreplay.core.verdict import FailOn
     'added' (only in B) or 'removed' (only in A). The final replies are
     compared by similarity, as context only.
 
-    Exits 1 when B makes a destructive call A does not (--fail-on destructive,
-    the default), on any difference (--fail-on changed), or never.
+    With --policies, each policy B breaks and A keeps is a finding at the
+    policy's level, at B's call that broke it.
+
+    Exits 1 when B makes a destructive call A does not or breaks an
+    error-level policy A keeps (--fail-on destructive, the default), on any
+    difference (--fail-on changed), or never.
     """,
 )
 @click.argument("a", metavar="A")
@@ -30,6 +34,10 @@ from toolreplay.core.verdict import FailOn
 @fail_on_option
 @outputs_options
 @policy_options
-def command(a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | None, strict: bool) -> int:
-    outputs.guard([a, b, rules_file])
-    return diff.execute(diff.DiffRequest(a, b, FailOn(fail_on), rules_file, strict), Printer(outputs=outputs))
+@policies_option
+def command(
+    a: str, b: str, fail_on: str, outputs: Outputs, rules_file: str | None, strict: bool, policies_file: str | None
+) -> int:
+    outputs.guard([a, b, rules_file, policies_file])
+    request = diff.DiffRequest(a, b, FailOn(fail_on), rules_file, strict, policies_file)
+    return diff.execute(request, Printer(outputs=outputs))

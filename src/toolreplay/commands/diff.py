@@ -21,6 +21,7 @@ class DiffRequest:
     fail_on: FailOn = FailOn.DESTRUCTIVE
     rules: str | None = None
     strict: bool = False
+    policies: str | None = None
 
 
 def read_recording(path: str) -> Session:
@@ -31,7 +32,7 @@ def read_recording(path: str) -> Session:
 
 
 def execute(request: DiffRequest, emitter: Emitter) -> Exit:
-    policy = load_policy(request.rules, request.strict)
+    policy = load_policy(request.rules, request.strict, request.policies)
     recording_a, recording_b = read_recording(request.a), read_recording(request.b)
     with frozen_for_gc():
         result = compare_recordings(recording_a, recording_b, policy, request.fail_on)

@@ -61,8 +61,22 @@ def diff_document(result: DiffResult) -> JSONObject:
         "differences": [_pair(result, pair) for pair in result.differences],
         "new_destructive": [pair.b.index for pair in result.new_destructive if pair.b is not None],
         "final_reply_similarity": None if result.similarity is None else round(result.similarity, 4),
+        **({"policies_broken": [_violation(found) for found in result.broken]} if result.broken else {}),
         "fail_on": result.fail_on.value,
         "verdict": result.verdict.value,
+    }
+
+
+def _violation(found: Violation) -> JSONObject:
+    """A policy B breaks and A keeps, at B's call that broke it."""
+    policy = found.policy
+    return {
+        "id": policy.id,
+        "level": policy.level.value,
+        "says": policy.text(),
+        "why": policy.why,
+        "index": found.index,
+        "detail": found.detail,
     }
 
 

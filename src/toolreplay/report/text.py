@@ -182,6 +182,9 @@ def render_diff(result: DiffResult) -> str:
         turn = f"  (turn {call.turn})" if result.turns > 1 else ""
         lines.append(f"  {pair.kind.value:<8} {left:>4} → {right:<4} {format_call(call)}  {klass.value}{turn}")
         lines.extend(f"{'':20}{_field(change)}" for change in pair.fields)
+    if result.broken:
+        lines.append(f"policies {b.path} breaks and {a.path} keeps:")
+        lines.extend(f"  {_policy(found.policy)}: index {found.index}: {found.detail}" for found in result.broken)
     if result.similarity is not None:
         lines.append(f"final replies: {round(result.similarity * 100)}% similar (context only, not judged)")
     lines.append(f"verdict: {diff_verdict(result)}")

@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import DiffResult
+from toolreplay.analysis.policies import Violation
 from toolreplay.core.canonical import canonical_bytes
-from toolreplay.core.findings import Rule
+from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.outcome import (
     Analysis,
     CheckFinding,
     CheckReport,
     Location,
     PolicyInfo,
+    PolicyRow,
     RunView,
     Side,
     Statement,
@@ -53,6 +55,20 @@ def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
         identity = canonical_bytes(call.args).decode()
         mark = fingerprint(rule.value, f"diff {a} {b}", pair.kind.value, call.tool, identity, str(call.index))
         found.append(CheckFinding(rule=rule, message=text, location=where, related=related, fingerprint=mark))
+    for number, broken in enumerate(result.broken, 1):
+        policy = broken.policy
+        level = None if policy.level is Rule.POLICY_VIOLATION.level else policy.level
+        found.append(
+            CheckFinding(
+                rule=Rule.POLICY_VIOLATION,
+                message=f"policy {policy.id} ({policy.level.value}): {broken.detail}, which {a} does not: {policy.why}",
+                location=Location(b, broken.line or 1),
+                related=(Location(b, broken.earlier_line),) if broken.earlier_line else (),
+                fingerprint=fingerprint(Rule.POLICY_VIOLATION.value, f"diff {a} {b}", "policy", policy.id, str(number)),
+                severity=level,
+                policy=policy.id,
+            )
+        )
     differences = len(result.differences)
     summary = f"{count(len(result.b.calls), 'call')} against {len(result.a.calls)}: "
     summary += f"{count(differences, 'difference')}" if differences else "the same calls"
@@ -68,4 +84,13 @@ def diff_result(result: DiffResult, a: str, b: str) -> UnitResult:
         recording=tuple(call_view(call, klass) for call, klass in zip(result.a.calls, result.classes_a, strict=True)),
         runs=(RunView(Side.COMPARED, 1, b_ending, b, calls),),
         diff=diff_view(result, a, b),
+        policies=tuple(_broken_row(found) for found in result.broken),
     )
+
+
+def _broken_row(found: Violation) -> PolicyRow:
+    """A policy B breaks and A keeps, as a row of the one run B is."""
+    policy = found.policy
+    verdict = ChangeVerdict.DESTRUCTIVE if policy.level is Level.ERROR else ChangeVerdict.CHANGED
+    return PolicyRow(policy.id, policy.level, policy.why, policy.text(), 1, 1, None, None, None, None, verdict, (1,),
+                     (), found.detail)  # fmt: skip

@@ -24,6 +24,9 @@ def diff_verdict(result: DiffResult) -> str:
         summary = f"{b.path} makes {count(len(destructive), 'destructive call')} {a.path} does not: {where}"
     else:
         summary = _no_destructive(len(result.differences), "the two recordings made the same calls")
+    if result.broken:
+        broken = ", ".join(f"{found.policy.id} ({found.policy.level.value})" for found in result.broken)
+        summary += f"; {b.path} breaks policies {a.path} keeps: {broken}"
     return _sentence(result.verdict, summary, result.fail_on)
 
 
