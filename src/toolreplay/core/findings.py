@@ -203,9 +203,12 @@ RULES: dict[Rule, RuleInfo] = {
     Rule.TOOL_TEXT: RuleInfo(
         "ToolTextSuspect",
         "A tool's description, title or instructions hold text aimed at the model.",
-        "Read as a model reads it (escapes decoded, invisible characters removed, case folded), a text of the tool "
-        "surface matches a lint rule: invisible or bidirectional characters, instructions to the model, hidden "
-        "markup, a secret's path, an address, another server's tool, an encoded blob. The message names the rule.",
+        "Read as a model reads it (escapes decoded, invisible characters and accents removed, look-alike letters, "
+        "leetspeak, spacing and encodings undone, hidden markup read), a text of the tool surface matches a lint "
+        "rule: invisible or bidirectional characters, instructions or orders to the model, secrecy toward the user, "
+        "claimed consent, a claim to override other guidance, a role change, steering other tools, a request for "
+        "secrets, hidden markup, a secret's path, an address, another server's tool, an encoded blob. The message "
+        "names the rule and quotes the text as read.",
         "Read the text as the model would. If it is as the server's authors meant it, accept the finding in the "
         "config (`tools: accept:`, with the reason); if not, do not give the agent this server.",
         Level.ERROR,

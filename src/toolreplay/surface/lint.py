@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import html
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from collections.abc import Iterator
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.records import record
 from toolreplay.surface.model import Surface, SurfaceTool
+from toolreplay.surface.reading import entities_decoded, hidden, plain, views
 
 
 class LintRule(enum.Enum):
@@ -32,6 +32,13 @@ class LintRule(enum.Enum):
     ADDRESS = "unexpected-address"
     SHADOWING = "cross-server-reference"
     BLOB = "encoded-blob"
+    ORDER = "order-to-the-model"
+    SECRECY = "secrecy-toward-the-user"
+    CONSENT = "claimed-consent"
+    OVERRIDE = "overrides-other-guidance"
+    ROLE = "role-change"
+    STEERING = "steers-other-tools"
+    SECRET_REQUEST = "asks-for-secrets"
 
 
 RATIONALE: dict[LintRule, str] = {
@@ -44,7 +51,44 @@ RATIONALE: dict[LintRule, str] = {
     LintRule.ADDRESS: "URLs and e-mail addresses, where a description needs none: where data may be sent",
     LintRule.SHADOWING: "a reference to another server's tool, the shape of a server that steers calls to others",
     LintRule.BLOB: "long base64 or hex runs: instructions or data no reviewer can read",
+    LintRule.ORDER: "text addressed to the model reading it (the AI, the assistant, models reading this) that asks "
+    "for an action: a tool's description says what the tool does, it gives its reader no orders",
+    LintRule.SECRECY: "secrecy or urgency toward the person or the operator (quietly, without asking, never reveal, "
+    "keep it between us): what the person must not see is what an attack needs",
+    LintRule.CONSENT: "a claim of consent or authority (already agreed, pre-approved, the owner signed off): a tool "
+    "cannot grant what only the person can",
+    LintRule.OVERRIDE: "a claim to cancel, replace or outrank other instructions, rules or steps (no longer applies, "
+    "supersedes, disregard the earlier guidance)",
+    LintRule.ROLE: "an attempt to change who the model is (treat yourself as, you are now, act as the admin)",
+    LintRule.STEERING: "text that asks for other tools to be called, skipped or replaced, or their traffic routed "
+    "here (prefer this over, instead of the other server's, route its mail through this)",
+    LintRule.SECRET_REQUEST: "a request to put secrets, keys, the conversation, the system prompt or files' contents "
+    "into an argument: the shape of exfiltration",
 }
+
+# Who a text may speak to, be spoken by, and what it may claim to replace, as the behaviour rules name them.
+_READER = (
+    r"(?:ai|a\.i\.|assistants?|models?|agents?|llms?|language models?|chatbots?|bots?|claude|gpt|copilot|"
+    r"automated (?:agent|system|reader)|ai (?:agent|model|assistant|system|reader)s?|machine readers?)"
+)
+_ACTS = (
+    r"(?:send|sends|delete|remove|copy|forward|upload|call|run|execute|email|e-mail|post|transfer|share|add|include|"
+    r"empty|wipe|erase|change|modify|move|push|export|submit|approve|grant|install|disable|purge|drop|collect|gather|"
+    r"attach|append|cc|bcc|invoke|do it|do this|proceed|act|apply|overwrite|rewrite|replace|leak|exfiltrate)"
+)
+_OTHER = (  # another tool, as a text that steers calls away from it names it
+    r"(?:other|another|their|that|built-in|builtin|default|native|original|usual|standard|existing|competing|"
+    r"similar|official)"
+)
+_PERSON = r"(?:user|person|human|operator|owner|customer|requester|them|people|humans|users)"
+_AUTHORITY = (
+    r"(?:owner|admin|administrator|user|operator|team|security(?: team)?|management|manager|maintainer|it department|"
+    r"ceo|cto|supervisor|boss|developer|legal|compliance|the person|human|account holder|you)"
+)
+_GUIDANCE = (
+    r"(?:instructions?|guidance|rules?|guidelines|polic(?:y|ies)|steps?|prompts?|directions|directives|safeguards|"
+    r"restrictions|checks?|confirmations?|warnings?|limits?|constraints|requirements?|protocols?|procedures?)"
+)
 
 _PATTERNS: dict[LintRule, str] = {
     LintRule.INVISIBLE: (  # format characters, fillers, variation selectors, tag characters
@@ -60,7 +104,6 @@ _PATTERNS: dict[LintRule, str] = {
         r"|without (?:telling|informing|asking) the user"
         r"|before (?:using|calling|you use|you call) (?:this|any) tool"
         r"|you (?:must|should) (?:always |first |also )?(?:call|use|read|send|include|pass)"
-        r"|(?:always|first) (?:call|read|send|pass) .{0,40}(?:before|first)"
         r"|(?:system|developer) prompt"
         r"|this is (?:very |extremely )?important"
         r"|(?:keep|it is) (?:this )?(?:a )?secret"
@@ -74,6 +117,148 @@ _PATTERNS: dict[LintRule, str] = {
     # Possessive runs: a long text of dots, dashes or letters never makes either pattern go back over itself.
     LintRule.ADDRESS: (r"\b(?:https?|ftp|wss?)://[^\s)>\]]++|(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++"),
     LintRule.BLOB: (r"[A-Za-z0-9+/_-]{64,}+={0,2}|\b[0-9a-fA-F]{64,}+\b"),
+    # The behaviour rules, matched on every view of the text (toolreplay.surface.reading): plain, lowercase, one
+    # space between words. Each starts at a word, so a long text of anything else fails at once at every place.
+    LintRule.ORDER: (
+        r"\b(?:note|message|instructions?|reminder|memo|directive|request|task|hint|tip|p\.?s\.?)s? (?:for|to) "
+        rf"(?:the |any |all |every |an? )?{_READER}\b"
+        rf"|\b(?:hey|dear|attention|hi|hello|listen|ok),? (?:the |an? )?{_READER}\b"
+        rf"|\b{_READER} (?:reading|processing|seeing|parsing|handling|that reads|who reads|which reads|looking at) "
+        r"(?:this|these|the following)\b"
+        rf"|\bif you are an? (?:\w+ )?{_READER}\b"
+        rf"|\b(?:to|for) (?:whichever|whatever|any) {_READER}\b"
+        r"|\bbefore (?:anything else|doing anything|you (?:do anything|respond|answer|reply|proceed|continue)|"
+        r"(?:responding|answering|replying) to the user)\b"
+        rf"|\b(?:the |an? |any |every )?{_READER} (?:must|should|shall|needs to|has to|is required to|is to|will|is "
+        rf"expected to|is instructed to) (?:\w+ ){{0,2}}{_ACTS}\b"
+        # the reader named as a line's addressee (AI: call ...), not as a word of a sentence (supported model: x)
+        rf"|(?<![a-z0-9,] )(?<![a-z0-9]){_READER}[ \t]*[:\u2014\u2013](?!\S)"
+        r"|\bwho(?:ever)? (?:is )?(?:reading|reads|processes|parses|receives) (?:this|these)\b"
+        r"|\byour (?:very )?(?:first|next|only|initial|primary) (?:action|step|task|move|job|priority)\b"
+        rf"|\byou (?:are|will be|were) (?:required|expected|obliged|instructed|asked) to (?:\w+ ){{0,2}}{_ACTS}\b"
+        r"|(?:^|[.!?]\s)(?:delete|remove|wipe|erase|drop|empty|purge|rm|truncate|overwrite)\b(?:[^.;!?\n]|\.(?=\w))"
+        r"{0,60}\b(?:before|first)\b"
+    ),
+    LintRule.SECRECY: (
+        r"\b(?:secretly|covertly|surreptitiously|stealthily|behind the (?:user's |person's |operator's )?back|"
+        r"under the radar|on the sly)\b"
+        # quietly and silently are what a tool does when nothing is wrong (succeeds silently): an order only beside
+        # something the model is to do
+        rf"|\b(?:quietly|silently|discreetly|invisibly|behind the scenes),? (?:\w+ ){{0,2}}{_ACTS}\b"
+        rf"|\b{_ACTS}\b(?: \w+){{0,4}},? (?:quietly|silently|discreetly|invisibly|behind the scenes)\b"
+        rf"|\bwithout (?:(?:the |your |any )?{_PERSON}(?:'s)? )?(?:telling|informing|notifying|asking|mentioning|"
+        r"saying|alerting|confirming|consent|knowledge|noticing|approval|permission|a word|a trace|prompting|"
+        r"flagging|reporting|disclosing|letting)\b"
+        r"|\b(?:do not|don't|dont|never|no need to|needn't|need not|must not|mustn't|shouldn't|should not|avoid) "
+        r"(?:ever )?(?:tell|telling|inform|informing|notify|notifying|mention|mentioning|reveal|revealing|disclose|"
+        r"disclosing|show|showing|report|reporting|alert|alerting|ask|asking|bother|bothering|confirm|confirming|"
+        rf"surface|surfacing|flag|flagging|let) (?:(?:this|it|that|anything) (?:to|with) )?(?:the |your )?"
+        rf"(?:{_PERSON}|anyone|anybody|this|it|that)\b"
+        r"|\b(?:keep|stays?|remain|kept) (?:this |it |that |the (?:\w+ ){0,2})?(?:strictly )?(?:between (?:us|you and"
+        r" me|ourselves|the tools)|private|confidential|secret|hidden|to yourself|off the record|out of (?:the )?"
+        r"(?:reply|answer|conversation|chat|transcript|logs?))\b"
+        rf"|\b(?:the |your )?{_PERSON}s?(?: \w+){{0,4}} (?:does not|doesn't|need not|needn't|must not|should not|"
+        r"shouldn't|won't|will not|must never|should never|is not to|isn't to) (?:need to |have to |ever )?"
+        r"(?:know|see|be told|find out|notice|be informed|learn|hear|be bothered|be asked)\b"
+        r"|\b(?:no one|nobody) (?:needs to|has to|should|must|will) (?:know|notice|see|find out)\b"
+        r"|\burgent(?:ly)?\b|\bright now,? (?:before|without)\b"
+        r"|\b(?:operate|work|act|proceed|do (?:it|this|so)|go) (?:very )?(?:discreetly|quietly|silently|covertly|"
+        r"invisibly|unnoticed)\b"
+        r"|\bleave (?:[\w']+ ){0,6}out of (?:your|the|any) (?:summary|reply|answer|response|report|output|message)\b"
+        r"|\b(?:do not|don't|never) (?:mention|include|reference|report|list) (?:[\w']+ ){0,4}in (?:your|the|any) "
+        r"(?:summary|reply|answer|response|report|output)\b"
+        r"|\bkeep (?:this|it|that|everything) (?:quiet|hush|hushed|low-key|under wraps|on the down ?low)\b"
+    ),
+    LintRule.CONSENT: (
+        rf"\b(?:{_AUTHORITY})s? (?:has |have |had )?(?:already |previously |explicitly |personally |just )?(?:signed "
+        r"off|approved|agreed|authori[sz]ed|consented|cleared|okayed|ok'd|greenlit|green-lit|allowed|permitted|"
+        r"sanctioned|blessed|given (?:the )?(?:go-ahead|permission|consent|approval))\b"
+        r"|\b(?:already|previously) (?:been )?(?:signed off|approved|agreed(?: to)?|authori[sz]ed|consented|cleared|"
+        r"okayed|sanctioned|green-?lit)\b"
+        r"|\bpre-?(?:approved|authori[sz]ed|cleared|consented|agreed|sanctioned|vetted)\b"
+        r"|\b(?:full|explicit|prior|standing|blanket|advance|written|unconditional) (?:permission|consent|"
+        r"approval|authori[sz]ation|clearance)\b"
+        r"|\b(?:permission|consent|approval|authori[sz]ation|clearance) (?:has been |is |was |were )?(?:already )?"
+        r"(?:granted|given|obtained|secured|confirmed|on file)\b"
+        rf"|\b(?:on behalf of|by order of|at the request of|on the authority of|as instructed by|per) (?:the )?"
+        rf"(?:{_AUTHORITY})\b"
+        r"|\b(?:you are|you're|you have been|you've been) (?:hereby |fully |now )?(?:authori[sz]ed|permitted|allowed|"
+        r"cleared|entitled|empowered)\b"
+        rf"|\b(?:approved|authori[sz]ed|sanctioned|signed off|cleared|okayed) by (?:the |your |its |an? )?(?:end )?"
+        rf"{_AUTHORITY}\b"
+        r"|\bcarr(?:y|ies) (?:their|the|its|his|her|full) authority\b"
+    ),
+    LintRule.OVERRIDE: (
+        r"\b(?:no longer|does not|doesn't|do not|don't|not) (?:apply|applies|applicable|matter|matters|needed|"
+        r"required|relevant|in effect|in force|valid|binding)\b"
+        r"|\b(?:is|are|was|were|has been|have been) (?:now )?(?:obsolete|outdated|void|null and void|superseded|"
+        r"lifted|waived|revoked|rescinded|retired|overridden|no longer in force)\b"
+        r"|\b(?:supersedes?|overrides?|outranks?|replaces?|takes? precedence over|cancels?|voids?|revokes?|nullif(?:y|"
+        r"ies)|trumps?) (?:all |any |the |your |earlier |previous |prior |other |existing |every |each |whatever )+"
+        rf"(?:\w+ ){{0,2}}{_GUIDANCE}\b"
+        r"|\b(?:ignore|disregard|forget|skip|bypass|drop|set aside|discard|override|suspend) (?:about )?(?:all |any |"
+        r"the |your |every |earlier |previous |prior |other |existing |above |usual |standard |normal )+"
+        rf"(?:[\w']+ ){{0,2}}{_GUIDANCE}\b"
+        r"|\b(?:new|updated|revised|latest|real|actual|true) (?:instructions|rules|orders|directives|guidance)\b"
+        r"|\b(?:mentioned|given|stated|described|listed) (?:elsewhere|earlier|above|before|previously)\b"
+        r"|\bfrom (?:now|here|this point) on\b"
+    ),
+    LintRule.ROLE: (
+        r"\b(?:treat|consider|regard|see|think of|imagine) yourself (?:as|to be)\b"
+        r"|\byou are (?:now|hereby|henceforth|no longer|actually|really)\b"
+        r"|\byou're (?:now|no longer|actually)\b"
+        r"|\b(?:act|behave|operate|respond|function) as (?:if you were |though you were )?(?:an? |the |my )?(?:\w+ )?"
+        r"(?:admin|administrator|root|superuser|super-user|developer|system|unrestricted|jailbroken|janitor|owner|"
+        r"operator|sysadmin|maintainer|god|dan|agent of|assistant of)\b"
+        r"|\b(?:your|the) (?:new|true|real|actual|updated) (?:role|identity|persona|purpose|job|task|mission|"
+        r"character|name)\b"
+        r"|\b(?:assume|take on|adopt|play|step into) (?:the |a )?(?:role|part|persona|identity|character|mantle) of\b"
+        r"|\bpretend (?:to be|you are|you're)\b"
+        r"|\bfrom (?:now|here) on,? you\b"
+        r"|\byou (?:have been|were|are being) (?:promoted|reassigned|upgraded|granted (?:admin|root))\b"
+        r"|\bfor the (?:rest|remainder) of (?:the|this) (?:conversation|session|chat|dialogue)\b"
+        rf"|\b(?:an? )?{_READER} with (?:no|without) (?:content )?(?:policy|policies|restrictions|rules|filters|"
+        r"guardrails|limits|obligations|ethics)\b"
+    ),
+    LintRule.STEERING: (
+        r"\b(?:prefer|favou?r|choose|pick|select|use) (?:this(?: one| tool)?|me|it)\b[^.;!?]{0,40}?\b(?:over|instead "
+        rf"of|rather than|in place of) (?:the |any |an? )?{_OTHER}\b"
+        rf"|\b(?:instead of|rather than|in place of|in lieu of) (?:the |any |using |calling )?{_OTHER}\b"
+        r"|\b(?:route|redirect|reroute|forward|divert|pipe|relay|proxy|funnel|channel|mirror|cc|bcc|copy) (?:all |"
+        r"any |every |each )?(?:of )?(?:\w+ ){0,4}(?:through|via|into|to) (?:this(?: tool| server| one)?|here|me)\b"
+        r"|\b(?:never|do not|don't|dont|avoid|stop|refrain from|no longer) (?:use|using|call|calling|invoke|invoking|"
+        r"touch|rely on|trust)\b[^.;!?]{0,40}?\b(?:other|another|their|built-in|builtin|default|original|competing|"
+        r"official|native|separate) (?:\w+ )?(?:tool|server|function|service|api|plugin|integration|one)s?\b"
+        r"|\b(?:this|it) (?:replaces|supersedes|overrides|shadows|takes over from|stands in for|supplants)\b"
+        r"|\bprefer (?:this|me|it)(?: tool| one| server)? (?:over|to)\b"
+        r"|\b(?:use|call|prefer|choose) (?:this|me)(?: tool| one)? (?:instead of|rather than|in place of|over) "
+        r"[a-z0-9]+[_.][a-z0-9_.]+"
+        r"|\b(?:never|do not|don't|avoid|stop) (?:use|using|call|calling|invoke|invoking)\b(?: \w+){0,2} "
+        r"[a-z0-9]+[_.][a-z0-9_.]*[a-z0-9]"
+        r"|\b(?:that|the|any) other (?:server|tool|service|one)s?\b[^.;!?]{0,40}?\b(?:unreliable|broken|unsafe|wrong|"
+        r"compromised|must not be used|should not be used|is not to be used|deprecated)\b"
+        r"|\b(?:is|are) (?:broken|unsafe|compromised|deprecated|disabled|unreliable|down)\b[^.;!?]{0,40}?\buse "
+        r"(?:this|me)\b"
+    ),
+    LintRule.SECRET_REQUEST: (
+        r"\b(?:any|all|every|whatever|each|the)\s(?:\w+\s){0,2}(?:keys?|tokens?|secrets?|passwords?|passphrases?|"
+        r"credentials?|cookies?|api ?keys?)\b[^.;!?]{0,40}?\b(?:you(?:'ve| have| can| know| see| found| hold)|seen|"
+        r"found|know of|have access to|are available|stored|mentioned|shared|typed|given|provided|"
+        r"in (?:the |your )?(?:environment|context|memory|"
+        r"conversation|chat|session))\b"
+        r"|\b(?:fill|put|place|include|insert|pass|add|attach|append|paste|copy|embed|populate|dump|send|stuff|"
+        r"forward|write|echo|encode)\b[^.;!?]{0,60}?\b(?:(?:your |the |its )?system prompt|(?:the |this |our |"
+        r"your |whole |entire |full )*(?:conversation|chat)(?: history| log| so far| transcript)?|(?:the |all |every |"
+        r"your )?(?:previous|prior|earlier|other|preceding) (?:messages|instructions|turns)|message history|"
+        r"(?:full |whole |entire )?transcript|contents? of (?:~|/etc/|\.ssh|\.env|\.aws|id_rsa|the user's|any "
+        r"file)|(?:api |access |secret |private |ssh |aws |auth |session )?(?:keys?|tokens?|secrets?|passwords?|"
+        r"credentials?) (?:you|from|in (?:the |your )?(?:environment|context|memory)|found|of the user|the user))"
+        r"|\b(?:fill|put|place|include|insert|pass|add|attach|append|paste|copy|embed|populate|dump|send|stuff|write|"
+        r"echo|forward)\b(?: [\w']+){0,3} (?:with )?(?:the |your |their |any |all |every )?(?:user's |users' )?"
+        r"(?:(?:env|environment|stored|saved|known|other|\.env) )?(?:secrets|credentials|tokens|passwords?(?! reset)|"
+        r"api keys|private keys|ssh keys|session cookies)\b"
+        r"|\bwith (?:the )?user's (?:passwords?|credentials?|secrets?|tokens?|api keys?|private keys?)\b"
+    ),
 }
 
 
@@ -85,23 +270,7 @@ def _pattern(rule: LintRule) -> re.Pattern[str]:
 
 def unmask(text: str) -> str:
     """The text as a model reads it, whatever a display hides: entities decoded, normalized, folded."""
-    text = _decoded(text)
-    text = _FILLERS.sub(" ", unicodedata.normalize("NFKC", text))  # a filler stands where a space would
-    text = _pattern(LintRule.BIDI).sub("", _pattern(LintRule.INVISIBLE).sub("", text))
-    return re.sub(r"\s+", " ", text.casefold()).strip()
-
-
-_FILLERS = re.compile("[\u115f\u1160\u3164\uffa0]")
-
-
-def _decoded(text: str) -> str:
-    """HTML entities decoded until none is left (at most eight rounds: an entity of an entity of ...)."""
-    for _ in range(8):
-        decoded = html.unescape(text)
-        if decoded == text:
-            break
-        text = decoded
-    return text
+    return plain(text)
 
 
 @record
@@ -117,25 +286,98 @@ class LintFinding:
 
 
 def _texts(tool: SurfaceTool) -> Iterator[tuple[str, str]]:
+    """Every text of a tool a model may read: its name, title and description, and every string of its schemas
+    and annotations (each keyword's value and each property's name, at any depth)."""
+    yield "name", tool.name
     yield "description", tool.description
     if tool.title:
         yield "title", tool.title
-    yield from _schema_texts(tool.input_schema, "inputSchema")
-    if tool.output_schema is not None:
-        yield from _schema_texts(tool.output_schema, "outputSchema")
+    raw = tool.raw
+    for key in ("inputSchema", "outputSchema", "annotations"):
+        if key in raw:
+            yield from _strings_of(raw[key], key)
 
 
-def _schema_texts(value: JSONValue, at: str) -> Iterator[tuple[str, str]]:
-    """Every description and title in a schema, however deep (walked with a stack: the reader bounds the depth)."""
+def _strings_of(value: JSONValue, at: str) -> Iterator[tuple[str, str]]:
+    """Every string in a JSON value and every key of its objects, each with its place (walked with a stack: the
+    reader bounds the depth)."""
     stack: list[tuple[JSONValue, str]] = [(value, at)]
     while stack:
         node, where = stack.pop()
         if isinstance(node, dict):
-            stack.extend((inner, f"{where}.{key}") for key, inner in reversed(node.items()))
+            for key, inner in reversed(node.items()):
+                if (
+                    where.endswith((".properties", ".patternProperties", ".$defs", ".definitions"))
+                    or key not in _KEYWORDS
+                ):
+                    yield f"{where}.{key} (name)", key
+                stack.append((inner, f"{where}.{key}"))
         elif isinstance(node, list):
             stack.extend((inner, f"{where}[{i}]") for i, inner in reversed(list(enumerate(node))))
-        elif isinstance(node, str) and where.endswith((".description", ".title")):
+        elif isinstance(node, str):
             yield where, node
+
+
+# JSON Schema's own keywords and MCP's annotation names: a key that is one is no text an author wrote.
+_KEYWORDS = frozenset(
+    [
+        "type",
+        "properties",
+        "required",
+        "description",
+        "title",
+        "items",
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "format",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "additionalProperties",
+        "patternProperties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "$schema",
+        "$ref",
+        "$defs",
+        "definitions",
+        "$id",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "contentMediaType",
+        "contentEncoding",
+        "multipleOf",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "if",
+        "then",
+        "else",
+        "prefixItems",
+        "contains",
+        "deprecated",
+        "nullable",
+        "discriminator",
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ]
+)
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
@@ -143,25 +385,123 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return ("…" if start > 20 else "") + piece + ("…" if end + 20 < len(text) else "")
 
 
-def lint_text(text: str, others: frozenset[str] = frozenset()) -> Iterator[tuple[LintRule, str]]:
-    """Each rule ``text`` breaks, with an excerpt; ``others``: the other servers' tool names (and server names)."""
-    shown = _decoded(text)  # a character written as an entity is the character, to a model
-    for rule in (LintRule.INVISIBLE, LintRule.BIDI):
-        found = _pattern(rule).search(shown)
+_READ_RULES = (
+    LintRule.INSTRUCTION,
+    LintRule.ORDER,
+    LintRule.SECRECY,
+    LintRule.CONSENT,
+    LintRule.OVERRIDE,
+    LintRule.ROLE,
+    LintRule.STEERING,
+    LintRule.SECRET_REQUEST,
+    LintRule.MARKUP,
+    LintRule.SENSITIVE_PATH,
+    LintRule.ADDRESS,
+)
+
+
+_SHORT = 10  # characters below which a text holds no phrase the behaviour rules read
+_LONG = 2000  # characters past which a rule is tried only where the text holds one of its words
+_WORD = re.compile(r"[a-z]{2,}")
+_SYNTAX = re.compile(r"\\[a-zA-Z]|\\u[0-9a-fA-F]{4}|\[[^\]]*\]|\{\{?\d*,?\d*\}\}?|\(\?[:!=<]+")
+
+
+@functools.cache
+def _triggers(rule: LintRule) -> frozenset[str]:
+    """The first four letters of every word a rule's pattern spells out (``assistants?``, ``authori[sz]ed``: the
+    stems a text's words share with them, whatever ending the pattern allows): a text holding none of them cannot
+    match it (each way the pattern matches needs one), so a long text is read by a rule only where it could be."""
+    return frozenset(word[:4] for word in _WORD.findall(_SYNTAX.sub(" ", _PATTERNS[rule])))
+
+
+def _invisible(text: str) -> str | None:
+    """The first character a person never sees but a model reads, by its property (a format character, a variation
+    selector, a Hangul filler), bidirectional controls apart."""
+    if text.isascii():
+        return None
+    bidi = _pattern(LintRule.BIDI)
+    for position, char in enumerate(text):
+        point = ord(char)
+        unseen = unicodedata.category(char) == "Cf" or 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
+        if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char):
+            return f"U+{point:04X} at character {position}"
+    return None
+
+
+# What kind of text a field holds, and the rules that do not apply to it: server instructions are written for the
+# model, so addressing it is what they are for; a schema's values and its machinery ($schema, format...) may be
+# addresses and encoded data by right; a name is read with its underscores and case changes as spaces.
+_NOT_FOR: dict[str, frozenset[LintRule]] = {
+    "prose": frozenset(),
+    "instructions": frozenset({LintRule.ORDER}),
+    "value": frozenset({LintRule.ADDRESS, LintRule.BLOB}),
+    "machinery": frozenset({LintRule.ADDRESS, LintRule.BLOB}),
+    "name": frozenset({LintRule.ADDRESS, LintRule.BLOB}),
+}
+_MACHINERY = frozenset({"$schema", "$id", "$ref", "$anchor", "format", "type", "pattern", "contentMediaType"})
+_PROSE = frozenset({"description", "title", "$comment"})
+_WORDS_IN_NAME = re.compile(r"[_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def kind_of(field: str) -> str:
+    """What kind of text a field holds (see ``_NOT_FOR``), by its place: ``inputSchema.properties.path.default``."""
+    if field.endswith(" (name)") or field == "name":
+        return "name"
+    if field == "instructions":
+        return "instructions"
+    last = field.rsplit(".", 1)[-1].split("[", 1)[0]
+    if field in ("description", "title") or last in _PROSE:
+        return "prose"
+    return "machinery" if last in _MACHINERY else "value"
+
+
+def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "prose") -> Iterator[tuple[LintRule, str]]:
+    """Each rule ``text`` breaks, with the normalised text it matched (and how it was read, where it was decoded,
+    unspaced or hidden); ``others``: the other servers' tool names (and server names); ``kind``: what the field
+    holds (prose, instructions, a schema's value, its machinery, a name)."""
+    skipped = _NOT_FOR[kind]
+    if kind == "machinery" or len(text) < _SHORT:  # a schema's type or format, or a word or two: only what is unseen
+        shown = entities_decoded(text)
+        invisible = _invisible(shown)
+        if invisible is not None:
+            yield LintRule.INVISIBLE, invisible
+        found = _pattern(LintRule.BIDI).search(shown)
         if found:
-            yield rule, f"U+{ord(found.group()):04X} at character {found.start()}"
-    unmasked = unmask(text)
-    for rule in (LintRule.INSTRUCTION, LintRule.MARKUP, LintRule.SENSITIVE_PATH, LintRule.ADDRESS):
-        found = _pattern(rule).search(unmasked)
-        if found:
-            yield rule, _excerpt(unmasked, found.start(), found.end())
-    found = _pattern(LintRule.BLOB).search(shown)
+            yield LintRule.BIDI, f"U+{ord(found.group()):04X} at character {found.start()}"
+        return
+    if kind == "name":
+        text = _WORDS_IN_NAME.sub(" ", text)
+    shown = entities_decoded(text)  # a character written as an entity is the character, to a model
+    invisible = _invisible(shown)
+    if invisible is not None:
+        yield LintRule.INVISIBLE, invisible
+    found = _pattern(LintRule.BIDI).search(shown)
+    if found:
+        yield LintRule.BIDI, f"U+{ord(found.group()):04X} at character {found.start()}"
+    said: set[LintRule] = set()
+    read = list(views(text))
+    for view in read:
+        how = "" if view.how == "plain" else f" ({view.how})"
+        words = {word[:4] for word in _WORD.findall(view.text)} if len(view.text) > _LONG else None
+        for rule in _READ_RULES:
+            if rule in said or rule in skipped or (words is not None and words.isdisjoint(_triggers(rule))):
+                continue
+            matched = _pattern(rule).search(view.text)
+            if matched:
+                said.add(rule)
+                yield rule, _excerpt(view.text, matched.start(), matched.end()) + how
+    if LintRule.MARKUP not in said:
+        part = next(hidden(text), None)
+        if part is not None:
+            yield LintRule.MARKUP, f"hidden by markup, {part[:120]}"
+    found = _pattern(LintRule.BLOB).search(shown) if LintRule.BLOB not in skipped else None
     if found:
         yield LintRule.BLOB, f"{len(found.group())} characters at character {found.start()}"
     for name in sorted(others):
         # A name alone, or as a client prefixes it (mcp__server__tool): letters, digits or a dash around it are
         # another word's.
-        if len(name) >= 4 and re.search(rf"(?<![a-z0-9-]){re.escape(name.casefold())}(?![a-z0-9-])", unmasked):
+        folded = re.escape(name.casefold())
+        if len(name) >= 4 and any(re.search(rf"(?<![a-z0-9-]){folded}(?![a-z0-9-])", v.text) for v in read):
             yield LintRule.SHADOWING, f"names '{name}', another server's"
             break
 
@@ -182,7 +522,7 @@ def lint_surface(surface: Surface) -> list[LintFinding]:
         for field, text in _texts(tool):
             found += [
                 LintFinding(rule, tool.shown, field, said, tool.path, tool.line)
-                for rule, said in lint_text(text, others)
+                for rule, said in lint_text(text, others, kind_of(field))
             ]
     for item in surface.instructions:
         others = frozenset(
@@ -190,6 +530,6 @@ def lint_surface(surface: Surface) -> list[LintFinding]:
         )
         found += [
             LintFinding(rule, item.server or "(server)", "instructions", said, item.path, item.line)
-            for rule, said in lint_text(item.text, others)
+            for rule, said in lint_text(item.text, others, "instructions")
         ]
     return found

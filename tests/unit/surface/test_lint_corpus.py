@@ -1,0 +1,90 @@
+"""The lint held to a corpus, both ways: poisoned texts of every family (the part the rules were written against,
+the part they were tuned on, and a part written apart and never read while they were made), ordinary texts, and
+the real surfaces of eleven published servers, pinned. Prints the figures docs/checks.md gives, and holds them."""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolreplay.core.canonical import JSONObject
+from toolreplay.surface.lint import LintFinding, lint_surface, lint_text
+from toolreplay.surface.model import Surface, SurfaceTool
+from toolreplay.surface.sources import read_surface
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "lint"
+# The figures measured (docs/checks.md): what each part's cases are caught at, at least.
+HELD = {"seen.toml": 74, "tuning.toml": 61, "held-out.toml": 50}
+
+
+def _cases(name: str) -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = tomllib.loads((CORPUS / name).read_text(encoding="utf-8"))["case"]
+    return cases
+
+
+def _placed(field: str, text: str) -> JSONObject:
+    """A tool holding the text where the case says: its description or title, a schema keyword, a property name."""
+    value: JSONObject = {"type": "string"}
+    tool: JSONObject = {"name": "probe", "description": "A tool.", "inputSchema": {"type": "object"}}
+    properties: JSONObject = {"value": value}
+    if field in ("description", "title"):
+        tool[field] = text
+    elif field in ("default", "$comment"):
+        value[field] = text
+    elif field in ("examples", "enum"):
+        value[field] = [text]
+    elif field == "property-name":
+        properties = {text: value}
+    else:
+        raise ValueError(f"no field {field}")
+    tool["inputSchema"] = {"type": "object", "properties": properties}
+    return tool
+
+
+def findings(case: dict[str, Any]) -> list[Any]:
+    if case["field"] == "instructions":
+        return list(lint_text(case["text"], kind="instructions"))
+    tool = SurfaceTool("probe-server", _placed(case["field"], case["text"]), "corpus.toml", 1)
+    return lint_surface(Surface("corpus.toml", (tool,)))
+
+
+@pytest.mark.parametrize("part", sorted(HELD))
+def test_each_part_of_the_poisoned_corpus_is_caught_at_its_figure(
+    part: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = _cases(part)
+    caught: Counter[str] = Counter()
+    total: Counter[str] = Counter(case["family"] for case in cases)
+    for case in cases:
+        caught[case["family"]] += bool(findings(case))
+    with capsys.disabled():
+        print(f"\n{part}: {sum(caught.values())} of {len(cases)} caught")
+        for family in total:
+            print(f"  {family:<14} {caught[family]}/{total[family]}")
+    assert len(total) == 16  # every family the lint is held to
+    assert sum(caught.values()) >= HELD[part]
+
+
+def test_no_ordinary_text_is_flagged() -> None:
+    flagged = [(case["text"], findings(case)) for case in _cases("benign.toml")]
+    assert len(flagged) >= 40
+    assert [pair for pair in flagged if pair[1]] == []
+
+
+def test_no_tool_of_eleven_published_servers_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
+    locks = sorted((CORPUS / "surfaces").glob("*.lock"))
+    assert len(locks) == 11
+    tools = 0
+    found: list[LintFinding] = []
+    for lock in locks:
+        surface = read_surface(str(lock))
+        tools += len(surface.tools)
+        found += lint_surface(surface)
+    with capsys.disabled():
+        print(f"\nreal surfaces: {len(locks)} servers, {tools} tools, {len(found)} flagged")
+    assert tools == 89
+    assert found == []
