@@ -68,7 +68,7 @@ RATIONALE: dict[LintRule, str] = {
 
 # Who a text may speak to, be spoken by, and what it may claim to replace, as the behaviour rules name them.
 _READER = (
-    r"(?:ai|a\.i\.|assistants?|models?|agents?|llms?|language models?|chatbots?|bots?|claude|gpt|copilot|"
+    r"(?:ai|assistants?|models?|agents?|llms?|language models?|chatbots?|bots?|claude|gpt|copilot|"
     r"automated (?:agent|system|reader)|ai (?:agent|model|assistant|system|reader)s?|machine readers?)"
 )
 _ACTS = (
@@ -120,7 +120,7 @@ _PATTERNS: dict[LintRule, str] = {
     # The behaviour rules, matched on every view of the text (toolreplay.surface.reading): plain, lowercase, one
     # space between words. Each starts at a word, so a long text of anything else fails at once at every place.
     LintRule.ORDER: (
-        r"\b(?:note|message|instructions?|reminder|memo|directive|request|task|hint|tip|p\.?s\.?)s? (?:for|to) "
+        r"\b(?:note|message|instructions?|reminder|memo|directive|request|task|hint|tip)s? (?:for|to) "
         rf"(?:the |any |all |every |an? )?{_READER}\b"
         rf"|\b(?:hey|dear|attention|hi|hello|listen|ok),? (?:the |an? )?{_READER}\b"
         rf"|\b{_READER} (?:reading|processing|seeing|parsing|handling|that reads|who reads|which reads|looking at) "
@@ -401,17 +401,184 @@ _READ_RULES = (
 
 
 _SHORT = 10  # characters below which a text holds no phrase the behaviour rules read
-_LONG = 2000  # characters past which a rule is tried only where the text holds one of its words
 _WORD = re.compile(r"[a-z]{2,}")
-_SYNTAX = re.compile(r"\\[a-zA-Z]|\\u[0-9a-fA-F]{4}|\[[^\]]*\]|\{\{?\d*,?\d*\}\}?|\(\?[:!=<]+")
+_SYNTAX = re.compile(r"s\?|\\[a-zA-Z]|\\u[0-9a-fA-F]{4}|\[[^\]]*\]|\{\{?\d*,?\d*\}\}?|\(\?[:!=<]+")
+
+
+def _stems(pattern: str) -> frozenset[str]:
+    """The first four letters of every word a pattern spells out (``assistants?``, ``authori[sz]ed``: what a text's
+    words share with them, whatever ending the pattern allows)."""
+    return frozenset(word[:4] for word in _WORD.findall(_SYNTAX.sub(" ", pattern)))
+
+
+def _top_level(pattern: str) -> list[str]:
+    """A pattern's alternatives at its top level (split at each ``|`` outside groups and classes)."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*parts, pattern[start:]]
+
+
+def _closing(pattern: str, opening: int) -> int:
+    """The index of the parenthesis that closes the group opened at ``opening``."""
+    depth, index, in_class = 0, opening, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return len(pattern) - 1
+
+
+def _optional_after(pattern: str, index: int) -> bool:
+    """Whether what ends before ``index`` may be left out: a ``?``, a ``*`` or a ``{0,...}`` follows it."""
+    return (
+        pattern[index : index + 1] in ("?", "*") or pattern.startswith("{0", index) or pattern.startswith("{{0", index)
+    )
+
+
+def _required(alternative: str) -> list[frozenset[str]]:
+    """The groups of words an alternative cannot match without (one word of each), as stems: each literal word it
+    holds outside any group, and each group it cannot leave out (one word of any of that group's ways)."""
+    groups: list[frozenset[str]] = []
+    index, literal = 0, ""
+    while index < len(alternative):
+        char = alternative[index]
+        if char == "(":
+            end = _closing(alternative, index)
+            inner = alternative[index + 1 : end]
+            if not inner.startswith(("?<", "?=", "?!")) and not _optional_after(alternative, end + 1):
+                inner = inner[2:] if inner.startswith("?:") else inner
+                ways = [_required(way) for way in _top_level(inner)]
+                if all(ways):
+                    groups.append(frozenset().union(*(min(way, key=_commonness) for way in ways)))
+            groups += [frozenset({word[:4]}) for word in _WORD.findall(_SYNTAX.sub(" ", literal))]
+            literal, index = "", end + 1
+            continue
+        if char == "\\":
+            literal += " "
+            index += 2
+            continue
+        if char == "[":
+            end = alternative.index("]", index + 1) if "]" in alternative[index + 1 :] else len(alternative) - 1
+            literal += " "
+            index = end + 1
+            continue
+        if char in "?*" or (char == "{" and _optional_after(alternative, index)):
+            literal = literal[:-1] + " "  # the character before is optional: the word ends before it
+        literal += char if char.isalpha() else " "
+        index += 1
+    groups += [frozenset({word[:4]}) for word in _WORD.findall(literal)]
+    return groups
+
+
+# Words nearly every text holds: a group of them tells nothing about whether an alternative can match.
+_COMMON = frozenset(
+    [
+        "the",
+        "to",
+        "for",
+        "of",
+        "and",
+        "an",
+        "is",
+        "are",
+        "you",
+        "your",
+        "it",
+        "this",
+        "that",
+        "with",
+        "in",
+        "on",
+        "as",
+        "be",
+        "any",
+        "all",
+        "if",
+        "no",
+        "or",
+        "at",
+        "by",
+        "from",
+        "not",
+        "can",
+        "will",
+        "its",
+        "it's",
+        "has",
+        "have",
+        "use",
+        "used",
+        "when",
+        "into",
+        "only",
+        "each",
+        "more",
+        "one",
+        "new",
+        "do",
+        "does",
+    ]
+)
+
+
+def _commonness(group: frozenset[str]) -> tuple[int, int, int]:
+    """How often a text may hold a word of the group: common words first, then short ones, then how many."""
+    return sum(stem in _COMMON for stem in group), sum(len(stem) < 4 for stem in group), len(group)
 
 
 @functools.cache
-def _triggers(rule: LintRule) -> frozenset[str]:
-    """The first four letters of every word a rule's pattern spells out (``assistants?``, ``authori[sz]ed``: the
-    stems a text's words share with them, whatever ending the pattern allows): a text holding none of them cannot
-    match it (each way the pattern matches needs one), so a long text is read by a rule only where it could be."""
-    return frozenset(word[:4] for word in _WORD.findall(_SYNTAX.sub(" ", _PATTERNS[rule])))
+def _alternatives(rule: LintRule) -> tuple[tuple[re.Pattern[str], tuple[frozenset[str], ...]], ...]:
+    """A rule's alternatives, each compiled with the groups of words it needs (one word of each, as stems): an
+    alternative can match only a text holding a word of every one of its groups, so a text is read only by the
+    alternatives it could match, and most texts by none. A rule with an alternative that needs no word is read
+    whole."""
+    made = []
+    for part in _top_level(_PATTERNS[rule]):
+        needed = _required(part)
+        if not needed:
+            return ((_pattern(rule), ()),)
+        made.append((re.compile(part), tuple(sorted(needed, key=_commonness))))  # the rarest asked first
+    return tuple(made)
+
+
+def _first_match(rule: LintRule, text: str, stems: set[str]) -> re.Match[str] | None:
+    """The earliest place a rule matches the text (whose words' stems are ``stems``), or None."""
+    found: re.Match[str] | None = None
+    for alternative, needs in _alternatives(rule):
+        if any(stems.isdisjoint(group) for group in needs):
+            continue
+        matched = alternative.search(text)
+        if matched is not None and (found is None or matched.start() < found.start()):
+            found = matched
+    return found
 
 
 def _invisible(text: str) -> str | None:
@@ -482,11 +649,11 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
     read = list(views(text))
     for view in read:
         how = "" if view.how == "plain" else f" ({view.how})"
-        words = {word[:4] for word in _WORD.findall(view.text)} if len(view.text) > _LONG else None
+        stems = {word[:4] for word in _WORD.findall(view.text)}
         for rule in _READ_RULES:
-            if rule in said or rule in skipped or (words is not None and words.isdisjoint(_triggers(rule))):
+            if rule in said or rule in skipped:
                 continue
-            matched = _pattern(rule).search(view.text)
+            matched = _first_match(rule, view.text, stems)
             if matched:
                 said.add(rule)
                 yield rule, _excerpt(view.text, matched.start(), matched.end()) + how

@@ -88,3 +88,22 @@ def test_no_tool_of_eleven_published_servers_is_flagged(capsys: pytest.CaptureFi
         print(f"\nreal surfaces: {len(locks)} servers, {tools} tools, {len(found)} flagged")
     assert tools == 89
     assert found == []
+
+
+def test_reading_only_the_alternatives_a_text_could_match_finds_what_reading_them_all_finds() -> None:
+    from toolreplay.surface.lint import _READ_RULES, _WORD, _first_match, _pattern  # noqa: PLC0415
+    from toolreplay.surface.reading import views  # noqa: PLC0415
+
+    texts = [case["text"] for part in (*HELD, "benign.toml") for case in _cases(part)]
+    for lock in sorted((CORPUS / "surfaces").glob("*.lock")):
+        texts += [tool.description for tool in read_surface(str(lock)).tools]
+    compared = 0
+    for text in texts:
+        for view in views(text):
+            stems = {word[:4] for word in _WORD.findall(view.text)}
+            for rule in _READ_RULES:
+                whole = _pattern(rule).search(view.text)
+                filtered = _first_match(rule, view.text, stems)
+                assert (whole is None) == (filtered is None), (rule, view.text)
+                compared += 1
+    assert compared > 4000
