@@ -194,3 +194,23 @@ def test_the_python_api_takes_the_policies_as_the_command_line_does(
     assert {row["id"]: len(row["runs"]) for row in rows}["backup-first"] == 9
     unchanged = toolreplay.diff("ops/session.json", "ops/session.json", policies=every_kind)
     assert unchanged.passed
+
+
+def test_a_policys_words_reach_sarif_safe_and_audit_names_the_line(tmp_path: Path) -> None:
+    policies = tmp_path / "p.toml"
+    policies.write_text(
+        '[[policy]]\nid = "x"\n'
+        'why = "<b>bold</b> | `t` \\u001b[31m [l](javascript:alert(1)) @everyone <!-- toolreplay -->"\n'
+        'never = { tool = "delete_path" }\n'
+    )
+    sarif = tmp_path / "d.sarif"
+    run_cli("diff", "ops/session.json", "ops/session-edited.json", "--policies", str(policies), "--sarif", str(sarif))
+    [rule] = [r for r in json.loads(sarif.read_text())["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "policy/x"]
+    said = json.dumps(rule)
+    assert "\\u001b" not in said
+    assert "<b>" not in rule["help"]["markdown"]
+    assert "<!--" not in rule["help"]["markdown"]
+    assert "@everyone" not in rule["help"]["markdown"]
+    assert "[l](javascript" not in rule["help"]["markdown"]
+    audited = run_cli("audit", "--policies", str(policies), "ops/session-edited.json")
+    assert " at line " in audited.stdout

@@ -33,7 +33,7 @@ import hashlib
 from collections.abc import Iterable
 
 from toolreplay.analysis.classify import Classifier
-from toolreplay.analysis.policies import RunJudge, Violation
+from toolreplay.analysis.policies import PolicyKind, RunJudge, Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.model import Call, Finding, FindingKind, sorted_findings
 from toolreplay.core.records import record
@@ -132,7 +132,11 @@ def _violation_finding(found: Violation, calls: int) -> Finding:
     )
     if found.earlier_index is not None and not found.earlier_line:
         earlier = f" (the earlier call: index {found.earlier_index})"
-    detail = f"policy '{policy.id}' ({policy.level.value}): {found.detail}{earlier}: {policy.why}"
+    if policy.kind is PolicyKind.REQUIRE:  # no call broke it: the recording did, by its end
+        where = f" at the end of the recording (line {found.line})" if calls else " (the recording made no call)"
+    else:
+        where = f" at line {found.line}" if found.line else ""
+    detail = f"policy '{policy.id}' ({policy.level.value}){where}: {found.detail}{earlier}: {policy.why}"
     return Finding(index, FindingKind.POLICY_VIOLATION, detail, found.line)
 
 

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import field
 from fnmatch import fnmatchcase
+from urllib.parse import unquote
 
 from toolreplay.analysis.matching import args_match, lookup
 from toolreplay.core.canonical import JSONValue, canonical_bytes
@@ -40,10 +41,13 @@ from toolreplay.core.records import record
 from toolreplay.core.wording import format_call, format_value
 
 _BINDING = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_TOKEN = re.compile(r"[\w\-.+~%@]{4,}")  # what a flow carries: a secret, a key, a path's part, an address
+# What a flow carries: a secret, a key, a path's or an address's part. A dot, an at sign or a percent sign ends a
+# token: a key ends a sentence, sits in a user:key@host, or after an escaped space, as itself.
+_TOKEN = re.compile(r"[\w\-+~]{4,}")
 _SHORTEST = 4  # the shortest min-length: no token shorter is kept
 _PENDING = 256  # flow sources waiting to be cut into tokens, at most
 Bound = str | bytes  # a bound argument's value as a key: a string itself, anything else its canonical bytes
+MISSING = b"\x00missing"  # what a judged call that lacks a bound argument binds: no value any other call binds
 DEFAULT_MIN_LENGTH = 12
 MIN_LENGTH_RANGE = (4, 1000)
 
@@ -87,7 +91,7 @@ class Pattern:
     def names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for _, name in self.binds))
 
-    def bound(self, call: Call) -> dict[str, Bound] | None:
+    def bound(self, call: Call, judged: bool = False) -> dict[str, Bound] | None:
         """The values the call binds, by name, if the call matches; None if it does not. The tool is matched by the
         caller (once per tool name). A string is its own key; any other value its canonical bytes (never equal to
         a string, so ``"1"`` and ``1`` stay apart)."""
@@ -99,7 +103,10 @@ class Pattern:
         for path, name in self.binds:
             found, value = lookup(call.args, path)
             if not found:
-                return None
+                if not judged:  # an earlier call that lacks it establishes nothing
+                    return None
+                values[name] = MISSING  # a judged call that lacks it is judged all the same, as no value's
+                continue
             encoded: Bound = value if isinstance(value, str) else canonical_bytes(value)
             if values.setdefault(name, encoded) != encoded:  # one name twice in a pattern: the values must agree
                 return None
@@ -280,14 +287,19 @@ class _NotAfter(_Judge):
     def __init__(self, policy: CallPolicy) -> None:
         super().__init__(policy)
         self.seen: dict[tuple[Bound, ...], Call] = {}
+        self.any: Call | None = None  # the first earlier call, whatever it bound
 
     def then(self, call: Call, values: dict[str, Bound], at: int) -> None:
-        earlier = self.seen.get(self.key(values))
+        key = self.key(values)
+        # a call that lacks a bound argument may be the same as any earlier one: the first of them counts
+        earlier = self.seen.get(key) if MISSING not in key else self.any
         if earlier is not None:
             self.add(call, f"{_said(call)} after {_said(earlier)} (index {earlier.index})", earlier)
 
     def first(self, call: Call, values: dict[str, Bound], at: int) -> None:
         self.seen.setdefault(self.key(values), call)
+        if self.any is None:
+            self.any = call
 
 
 class _AtMost(_Judge):
@@ -320,7 +332,7 @@ class _Tokens:
         found = self.made.get(part)
         if found is None:
             value = call.args if part == "args" else call.result
-            texts = [text for text in _strings(value) if len(text) >= _SHORTEST]
+            texts = [unquote(text) if "%" in text else text for text in _strings(value) if len(text) >= _SHORTEST]
             found = self.made[part] = dict.fromkeys(_TOKEN.findall("\0".join(texts))) if texts else {}
         return found
 
@@ -356,10 +368,11 @@ class _Sources(_Judge):
         """Every token the sources so far held, with the first that held it."""
         if self.pending:
             cut = _Tokens()
+            index = self.index
             for source in self.pending:
-                tokens = cut.of(source, "result")
-                if tokens:
-                    self.index.update(dict.fromkeys(tokens.keys() - self.index.keys(), source))
+                for token in cut.of(source, "result"):  # the source's own tokens looked up: never the whole index
+                    if token not in index:
+                        index[token] = source
             self.pending.clear()
         return self.index
 
@@ -391,13 +404,14 @@ class _Flow(_Judge):
 
 
 def _strings(value: object) -> Iterator[str]:
-    """Every string in a JSON value, at any depth (iteratively: a result may nest deeply)."""
+    """Every string in a JSON value, its objects' keys too, at any depth (iteratively: a result may nest deeply)."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             yield item
         elif isinstance(item, dict):
+            yield from item.keys()
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
@@ -426,7 +440,7 @@ class _ToolRoles:
     """What a tool's calls are looked at by: its distinct patterns (each matched once per call, however many
     policies share it), and each policy's role with the pattern it plays it by."""
 
-    patterns: tuple[Pattern, ...]
+    patterns: tuple[tuple[Pattern, bool], ...]  # each distinct pattern, and whether it is the judged one
     roles: tuple[_Role, ...]
 
 
@@ -462,9 +476,9 @@ class RunJudge:
                 assert index.policy.first is not None
                 if fnmatchcase(tool, index.policy.first.tool):
                     found.append((index, index.policy.first, False))
-            patterns = list(dict.fromkeys(pattern for _, pattern, _ in found))
-            number = {pattern: n for n, pattern in enumerate(patterns)}
-            roles = tuple(_Role(judge, number[pattern], judged) for judge, pattern, judged in found)
+            patterns = list(dict.fromkeys((pattern, judged) for _, pattern, judged in found))
+            number = {pair: n for n, pair in enumerate(patterns)}
+            roles = tuple(_Role(judge, number[pattern, judged], judged) for judge, pattern, judged in found)
             made = self.by_tool[tool] = _ToolRoles(tuple(patterns), roles)
         return made
 
@@ -472,7 +486,7 @@ class RunJudge:
         at = self.seen
         looked = self._roles(call.tool)
         if looked.roles:
-            bound = [pattern.bound(call) for pattern in looked.patterns]
+            bound = [pattern.bound(call, judged) for pattern, judged in looked.patterns]
             for role in looked.roles:
                 values = bound[role.pattern]
                 if values is None:

@@ -16,6 +16,7 @@ value, the tools that passed it: nothing compares pairs of calls.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -100,42 +101,49 @@ def suggested_policies(
     bound, earlier, names = seen.bound, seen.earlier, seen.names
     found: list[tuple[CallPolicy, str]] = []
     for tool in sorted(mutators):
-        support = f"{count(calls_of[tool], 'call')} of {tool} in {count(runs_of[tool], 'run')}"
+        support = f"{count(calls_of[tool], 'call')} of {_shown(tool)} in {count(runs_of[tool], 'run')}"
         ordered: set[str] = set()
         for (then, key), tools in sorted(bound.items()):
-            if then != tool or "." in key or not seen.varies(tool, key):  # a dotted name would read as a path
+            # a name a pattern's path reads as itself (no dot, which reads as a path, nor nothing), whose value varied
+            if then != tool or not _PATH_NAME.fullmatch(key) or not seen.varies(tool, key):
                 continue
             name = _name(key)
             for first in sorted(tools):
                 ordered.add(first)
                 ident = _ident(f"{first}-before-{tool}-same-{key}")
-                why = f"each {tool} of a {key} follows a {first} of the same {key}, in every recorded run"
+                why = (
+                    f"each {_shown(tool)} of a {key} follows a {_shown(first)} of the same {key}, in every recorded run"
+                )
                 shared = Pattern(first, (), ((key, name),)), Pattern(tool, (), ((key, name),))
                 found.append((CallPolicy(ident, Level.ERROR, why, PolicyKind.BEFORE, shared[1], shared[0]), support))
         for first in sorted(earlier.get(tool, set()) - ordered - {tool}):
-            why = f"{first} is called before every {tool}, in every recorded run"
+            why = f"{_shown(first)} is called before every {_shown(tool)}, in every recorded run"
             policy_made = CallPolicy(
                 _ident(f"{first}-before-{tool}"), Level.WARNING, why, PolicyKind.BEFORE, Pattern(tool), Pattern(first)
             )
             found.append((policy_made, support))
-        why = f"no recorded run calls {tool} more than {count(most[tool], 'time')}"
+        why = f"no recorded run calls {_shown(tool)} more than {count(most[tool], 'time')}"
         bounded = CallPolicy(
             _ident(f"at-most-{most[tool]}-{tool}"), Level.WARNING, why, PolicyKind.AT_MOST, Pattern(tool)
         )
         found.append((_with_count(bounded, most[tool]), support))
     for source in sorted(n for n in names if _SECRET.search(n)):
         for sink in sorted(n for n in names if _EGRESS.search(n) and n != source):
-            why = f"what {source} returns never goes into {sink}'s arguments"
+            why = f"what {_shown(source)} returns never goes into {_shown(sink)}'s arguments"
             flow = CallPolicy(
                 _ident(f"no-{source}-into-{sink}"), Level.ERROR, why, PolicyKind.FLOW, Pattern(sink), Pattern(source)
             )
             found.append((flow, f"{count(len(sessions), 'run')}, none of them carrying it"))
     kept = [(policy_made, support) for policy_made, support in found if _holds(policy_made, sessions)]
-    ids: dict[str, int] = {}
+    taken: set[str] = set()
     for number, (policy_made, support) in enumerate(kept):  # two names that read alike: told apart by a number
-        ids[policy_made.id] = ids.get(policy_made.id, 0) + 1
-        if ids[policy_made.id] > 1:
-            kept[number] = (replace(policy_made, id=f"{policy_made.id[:90]}-{ids[policy_made.id]}"), support)
+        ident, suffix = policy_made.id, 1
+        while ident in taken:
+            suffix += 1
+            ident = f"{policy_made.id[:90]}-{suffix}"
+        taken.add(ident)
+        if ident != policy_made.id:
+            kept[number] = (replace(policy_made, id=ident), support)
     tables = [table(policy_made) for policy_made, _ in kept]
     return tables, [f"held in every run: {support}" for _, support in kept]
 
@@ -148,6 +156,16 @@ def _ident(text: str) -> str:
     """A policy id from tool and argument names: what a policy file's id may hold, at most 100 characters."""
     made = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-._") or "policy"
     return made[:100]
+
+
+_PATH_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_PLAIN = re.compile(r"[\w.\-]+", re.ASCII)
+
+
+def _shown(name: str) -> str:
+    """A tool's name as a comment line of the file holds it: itself where plain, else as a JSON string (a line
+    break or a control character in a name would end the comment or break the file)."""
+    return name if _PLAIN.fullmatch(name) else json.dumps(name)
 
 
 def _name(key: str) -> str:

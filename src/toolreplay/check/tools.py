@@ -79,7 +79,7 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
                     severity=None if drift_level is Rule.TOOL_CHANGED.level else drift_level,
                 )
             )
-    warned = {LintRule.ADDRESS, LintRule.SHADOWING, LintRule.BLOB}  # the likelier to be meant
+    warned = {LintRule.ADDRESS, LintRule.SHADOWING, LintRule.BLOB, LintRule.JUDGE_FAILED}  # the likelier to be meant
     accepted = {(rule, tool) for rule, tool, _, _ in setting.accept}
     for lint in lint_surface(surface) if setting.lint else []:
         if (lint.rule.value, lint.tool) in accepted:

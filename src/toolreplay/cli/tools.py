@@ -84,18 +84,46 @@ def diff(
 
     {_SOURCES}
 
-    Each description, title, argument description and server instruction is
-    read as a model reads it (entities decoded, invisible characters removed,
-    case folded) against the rules: invisible-character, bidi-control,
-    model-instruction, hidden-markup, sensitive-path, unexpected-address,
-    cross-server-reference, encoded-blob (docs/checks.md says why each). Exits 1
-    on any finding.
+    Every text of a tool a model reads (name, title, description, every
+    schema string and property name) and each server's instructions is read
+    as a model reads it, whatever disguises it (format characters, accents,
+    look-alike letters, leetspeak, spacing, encodings, hidden markup), against
+    rules about how it looks and what it does: orders to the model, secrecy,
+    claimed consent, overriding other guidance, role changes, steering other
+    tools, asking for secrets (docs/checks.md says why each). With --judge,
+    each prose text no rule flagged is also judged by that model. Exits 1 on
+    any finding.
     """,
 )
 @click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @_live_options
-def lint(sources: tuple[str, ...], live: bool, live_url: str | None, server_name: str) -> Exit:
-    return tools.lint(tools.ToolsLintRequest(sources, tools.Reach(live, live_url, server_name)), Printer())
+@click.option(
+    "--judge",
+    metavar="MODEL",
+    help="Also ask MODEL (as --agent names a model: a Claude id, openai/..., bedrock/..., vertex/...) about each "
+    "text the rules let pass, with a fixed rubric. A judge that fails is a warning, never a pass.",
+)
+@click.option(
+    "--judge-url", metavar="URL", help="Where the judge model is asked (its provider's own address, by default)."
+)
+@click.option(
+    "--judge-cache", metavar="FILE", help="Keep the judge's verdicts in FILE (JSON), so a text is judged once."
+)
+def lint(
+    sources: tuple[str, ...],
+    live: bool,
+    live_url: str | None,
+    server_name: str,
+    judge: str | None,
+    judge_url: str | None,
+    judge_cache: str | None,
+) -> Exit:
+    if judge is None and (judge_url is not None or judge_cache is not None):
+        raise UsageError("--judge-url and --judge-cache are for --judge MODEL")
+    if judge_cache is not None:
+        guard_outputs({"--judge-cache": judge_cache}, [] if live else list(sources))
+    request = tools.ToolsLintRequest(sources, tools.Reach(live, live_url, server_name), judge, judge_url, judge_cache)
+    return tools.lint(request, Printer())
 
 
 @command.command(

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
-from pathlib import Path
 
 import tomli_w
 
 from toolreplay.analysis.suggest_policies import suggested_policies
 from toolreplay.commands.base import Emitter, load_policy
 from toolreplay.core.errors import InputError, UsageError
-from toolreplay.core.files import guard_outputs, write_atomic
+from toolreplay.core.files import guard_outputs, write_new
 from toolreplay.core.records import record
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
@@ -29,7 +29,7 @@ class SuggestRequest:
 def suggest(request: SuggestRequest, emitter: Emitter) -> Exit:
     output = request.output
     guard_outputs({"-o": output}, [*request.sessions, *([request.rules] if request.rules else [])])
-    if Path(output).exists():  # a policy file is the user's own work: never written over
+    if os.path.lexists(output):  # a policy file is the user's own work: never written over
         raise UsageError(f"-o {output} exists; policies suggest writes a new file (remove it, or name another)")
     policy = load_policy(request.rules, request.strict)
     loaded = [load_session(path) for path in request.sessions]
@@ -50,6 +50,6 @@ def suggest(request: SuggestRequest, emitter: Emitter) -> Exit:
         raise UsageError(f"the suggested policies would not load ({exc.message}); please report this") from None
     if not same:
         raise UsageError("the suggested policies would not read back as made; please report this")
-    write_atomic(output, [text.encode("utf-8")])
+    write_new(output, [text.encode("utf-8")])  # and never over one made meanwhile
     emitter.say(f"wrote {output}: {count(len(read.policies), 'policy', 'policies')} from {count(len(loaded), 'run')}\n")
     return Exit.CLEAN

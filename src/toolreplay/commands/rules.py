@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
-from pathlib import Path
 
 import tomli_w
 
 from toolreplay.analysis.rules_init import starter_rules
 from toolreplay.commands.base import Emitter
 from toolreplay.core.errors import InputError, UsageError
-from toolreplay.core.files import guard_outputs, write_atomic
+from toolreplay.core.files import guard_outputs, write_new
 from toolreplay.core.records import record
 from toolreplay.core.verdict import Exit
 from toolreplay.core.wording import count
@@ -27,7 +27,7 @@ class RulesInitRequest:
 def init(request: RulesInitRequest, emitter: Emitter) -> Exit:
     output = request.output
     guard_outputs({"-o": output}, list(request.sessions))
-    if Path(output).exists():  # a rules file is the user's own work: never written over
+    if os.path.lexists(output):  # a rules file is the user's own work: never written over
         raise UsageError(f"-o {output} exists; rules init writes a new file (remove it, or name another)")
     loaded = [load_session(path) for path in request.sessions]
     document, header = starter_rules(loaded)
@@ -39,7 +39,7 @@ def init(request: RulesInitRequest, emitter: Emitter) -> Exit:
         raise UsageError(f"the starter rules would not load ({exc.message}); please report this") from None
     if not same:
         raise UsageError("the starter rules would not read back as generated; please report this")
-    write_atomic(output, [text.encode("utf-8")])
+    write_new(output, [text.encode("utf-8")])  # and never over one made meanwhile
     emitter.say(
         f"wrote {output}: {count(len(policy.rules), 'rule')} for the tools of {count(len(loaded), 'session')}\n"
     )

@@ -39,6 +39,9 @@ class ToolsDiffRequest:
 class ToolsLintRequest:
     sources: tuple[str, ...]  # or with --live the server's command
     reach: Reach = Reach()
+    judge: str | None = None  # the model that judges each text the rules let pass
+    judge_url: str | None = None  # where it is asked (None: its SDK's own address)
+    judge_cache: str | None = None  # where its verdicts are kept
 
 
 def diff(request: ToolsDiffRequest, emitter: Emitter) -> Exit:
@@ -69,7 +72,18 @@ def lint(request: ToolsLintRequest, emitter: Emitter) -> Exit:
     together = Surface(
         "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
     )
-    found = lint_surface(together)
+    judge = None
+    if request.judge is not None:
+        from toolreplay.surface.judge import model_judge  # noqa: PLC0415 - only a lint with a judge asks a model
+
+        judge = model_judge(request.judge, request.judge_url, request.judge_cache)
+    found = lint_surface(together, judge)
+    if judge is not None:
+        judge.save()
+        emitter.note(
+            f"judged {judge.asked} text{'s' if judge.asked != 1 else ''} with {judge.model}"
+            + (f"; verdicts kept in {request.judge_cache}" if request.judge_cache else "")
+        )
     emitter.show(LintShown(tuple(found)))
     return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
 

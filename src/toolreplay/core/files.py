@@ -144,6 +144,26 @@ def write_atomic(path: str | Path, chunks: Iterable[bytes]) -> None:
     write_all([(path, chunks)])
 
 
+def write_new(path: str | Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to a new file at ``path``, all or nothing, and never over anything there: the bytes go to
+    a temporary file beside it, which is then linked in at ``path`` only if nothing (no file, no symbolic link,
+    dangling or not) holds the name by then; if something does, :class:`UsageError` says so and nothing is
+    written. What a command writes as a person's own work to keep (a starter rules or policy file) is written so."""
+    target = Path(path)
+    temporary = _staged(target, chunks, path)
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise UsageError(
+            f"{path} exists; a new file is written only where none is (remove it, or name another)"
+        ) from None
+    except OSError as exc:
+        raise _write_error(exc, path) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
 def write_all(files: Sequence[tuple[str | Path, Iterable[bytes]]]) -> None:
     """Write every file, or none of the regular ones: each goes to a temporary file beside it, and all are renamed
     into place only once every one is written (a report that cannot be written leaves the others as they were).

@@ -34,6 +34,7 @@ from toolreplay.core.files import read_text
 from toolreplay.core.findings import Level
 from toolreplay.formats.parsing.node import Node
 
+_LOOKS_BOUND = re.compile(r"\{[^{}]*\}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _LEVELS = {level.value: level for level in Level}
 _KINDS = {kind.value: kind for kind in PolicyKind}
@@ -52,7 +53,7 @@ def parse_policies(text: str, path: str | Path, shown: str | None = None) -> Pol
     """The policies of a policy file's text (``path`` names it in errors)."""
     from toolreplay.formats.parsing.toml_text import parse_toml  # noqa: PLC0415 - tomllib, only with policies
 
-    top = parse_toml(text, path).only(("policy",))
+    top = parse_toml(text.removeprefix("\ufeff"), path).only(("policy",))  # a byte-order mark is no TOML
     policies: list[CallPolicy] = []
     given = top.get("policy")
     if given is not None:
@@ -80,6 +81,8 @@ def _policy(item: Node) -> CallPolicy:
     if "why" not in item.value:
         raise item.fail(f"policy '{ident}' needs 'why', the reason a reviewer reads")
     why = item.member("why").string(non_empty=True)
+    if not why.strip():
+        raise item.member("why").fail(f"policy '{ident}' needs its reason in words, not blanks")
     level = Level.ERROR
     if (given := item.get("level")) is not None:
         name = given.string()
@@ -143,6 +146,11 @@ def _pattern(node: Node, besides: tuple[str, ...] = ()) -> Pattern:
                     f"must be a string (a glob or a {{name}}), a number or a boolean, found {value.describe()}"
                 )
             name = binding_name(value.value)
+            if name is None and isinstance(value.value, str) and _LOOKS_BOUND.fullmatch(value.value):
+                raise value.fail(
+                    f"{value.value!r} is no name a pattern binds: a name is letters, digits and '_', not starting "
+                    "with a digit (write {path}); a glob of braces, as [{]x[}]"
+                )
             if name is not None:
                 binds.append((key, name))
             else:

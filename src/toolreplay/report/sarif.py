@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from toolreplay import __version__
 from toolreplay.core.canonical import JSONObject
-from toolreplay.core.escape import one_line
+from toolreplay.core.escape import for_markdown, one_line
 from toolreplay.core.findings import Rule
 from toolreplay.core.outcome import CheckFinding, CheckReport, Location, PolicyInfo, ToolChange
 
@@ -60,9 +60,14 @@ def _policy_rule(policy: PolicyInfo) -> JSONObject:
         "id": policy_rule_id(policy.id),
         "name": "Policy_"
         + "".join(part.capitalize() for part in policy.id.replace(".", "-").replace("_", "-").split("-")),
-        "shortDescription": {"text": _sentence(f"Policy {policy.id}: {policy.says}")},
-        "fullDescription": {"text": _sentence(policy.why)},
-        "help": {"text": info.help, "markdown": f"**{_sentence(policy.why)}** {info.help}"},
+        # the policy's words are the policy file's, which a pull request may write: text made one line and safe,
+        # markdown made literal, as every report makes a recording's text
+        "shortDescription": {"text": _sentence(one_line(f"Policy {policy.id}: {policy.says}"))},
+        "fullDescription": {"text": _sentence(one_line(policy.why))},
+        "help": {
+            "text": f"{_sentence(one_line(policy.why))} {info.help}",
+            "markdown": f"**{for_markdown(_sentence(policy.why))}** {info.help}",
+        },
         "helpUri": f"{INFORMATION_URI}/blob/main/docs/checks.md#{Rule.POLICY_VIOLATION.value}",
         "defaultConfiguration": {"level": policy.level.value},
         "properties": {"security-severity": info.security_severity, "tags": list(info.tags), "precision": "high"},

@@ -14,11 +14,15 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.records import record
 from toolreplay.surface.model import Surface, SurfaceTool
 from toolreplay.surface.reading import entities_decoded, hidden, plain, views
+
+if TYPE_CHECKING:
+    from toolreplay.surface.judge import Judge
 
 
 class LintRule(enum.Enum):
@@ -39,6 +43,8 @@ class LintRule(enum.Enum):
     ROLE = "role-change"
     STEERING = "steers-other-tools"
     SECRET_REQUEST = "asks-for-secrets"
+    JUDGED = "judged-suspect"
+    JUDGE_FAILED = "judge-failed"
 
 
 RATIONALE: dict[LintRule, str] = {
@@ -64,6 +70,10 @@ RATIONALE: dict[LintRule, str] = {
     "here (prefer this over, instead of the other server's, route its mail through this)",
     LintRule.SECRET_REQUEST: "a request to put secrets, keys, the conversation, the system prompt or files' contents "
     "into an argument: the shape of exfiltration",
+    LintRule.JUDGED: "with --judge, a text no rule flagged that the judge model found to manipulate the model it is "
+    "shown to (its reason is quoted)",
+    LintRule.JUDGE_FAILED: "with --judge, a text the judge could not judge (an error, a refusal, an answer neither "
+    "SAFE nor SUSPECT): a warning, never a pass",
 }
 
 # Who a text may speak to, be spoken by, and what it may claim to replace, as the behaviour rules name them.
@@ -673,8 +683,9 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
             break
 
 
-def lint_surface(surface: Surface) -> list[LintFinding]:
-    """Every lint finding of a surface, tool by tool, then each server's instructions."""
+def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFinding]:
+    """Every lint finding of a surface, tool by tool, then each server's instructions; with a ``judge``, each prose
+    text no rule flagged judged too."""
     servers = {tool.server for tool in surface.tools} | {item.server for item in surface.instructions}
     names_of = {server: {tool.name for tool in surface.tools if tool.server == server} for server in servers}
     found: list[LintFinding] = []
@@ -687,16 +698,33 @@ def lint_surface(surface: Surface) -> list[LintFinding]:
             if name not in names_of.get(tool.server, set())
         )
         for field, text in _texts(tool):
-            found += [
+            kind = kind_of(field)
+            made = [
                 LintFinding(rule, tool.shown, field, said, tool.path, tool.line)
-                for rule, said in lint_text(text, others, kind_of(field))
+                for rule, said in lint_text(text, others, kind)
             ]
+            if judge is not None and not made and kind in ("prose", "instructions") and len(text) >= _SHORT:
+                made += _judged(judge, text, tool.shown, field, tool.path, tool.line)
+            found += made
     for item in surface.instructions:
         others = frozenset(
             name for server, names in names_of.items() if server != item.server and server for name in names
         )
-        found += [
+        made = [
             LintFinding(rule, item.server or "(server)", "instructions", said, item.path, item.line)
             for rule, said in lint_text(item.text, others, "instructions")
         ]
+        if judge is not None and not made and len(item.text) >= _SHORT:
+            made += _judged(judge, item.text, item.server or "(server)", "instructions", item.path, item.line)
+        found += made
     return found
+
+
+def _judged(judge: Judge, text: str, tool: str, field: str, path: str, line: int) -> list[LintFinding]:
+    """What the judge says of a text no rule flagged: nothing when it is safe."""
+    said = judge.judge(text)
+    if said.verdict == "suspect":
+        return [LintFinding(LintRule.JUDGED, tool, field, f"{judge.model}: {said.reason}", path, line)]
+    if said.verdict == "failed":
+        return [LintFinding(LintRule.JUDGE_FAILED, tool, field, f"{judge.model}: {said.reason}", path, line)]
+    return []

@@ -70,6 +70,9 @@ flow = { from = { tool = "read_secret" }, to = { tool = "http_*" }, min-length =
             5,
         ),
         ('id = "a"\nwhy = "w"\nnever = { tool = "x", args = { p = [1] } }', "must be a string", 5),
+        ('id = "a"\nwhy = "w"\nnever = { tool = "x", args = { p = "{file-path}" } }', "is no name a pattern binds", 5),
+        ('id = "a"\nwhy = "w"\nnever = { tool = "x", args = { p = "{1p}" } }', "is no name a pattern binds", 5),
+        ('id = "a"\nwhy = "   "\nnever = { tool = "x" }', "not blanks", 4),
     ],
 )
 def test_a_mistake_is_refused_at_its_line(body: str, said: str, line: int) -> None:
@@ -94,3 +97,9 @@ def test_the_cli_refuses_a_bad_policy_file_in_one_line_with_exit_2(tmp_path: Pat
     assert done.code == 2
     assert done.stderr.count("\n") == 1
     assert "bad.toml:4" in done.stderr
+
+
+def test_a_byte_order_mark_is_read_past() -> None:
+    assert [
+        p.id for p in parse_policies('\ufeff[[policy]]\nid = "a"\nwhy = "w"\nnever = { tool = "x" }\n', "p").policies
+    ] == ["a"]
