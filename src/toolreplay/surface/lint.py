@@ -415,15 +415,10 @@ _WORD = re.compile(r"[a-z]{2,}")
 _SYNTAX = re.compile(r"s\?|\\[a-zA-Z]|\\u[0-9a-fA-F]{4}|\[[^\]]*\]|\{\{?\d*,?\d*\}\}?|\(\?[:!=<]+")
 
 
-def _stems(pattern: str) -> frozenset[str]:
-    """The first four letters of every word a pattern spells out (``assistants?``, ``authori[sz]ed``: what a text's
-    words share with them, whatever ending the pattern allows)."""
-    return frozenset(word[:4] for word in _WORD.findall(_SYNTAX.sub(" ", pattern)))
-
-
-def _top_level(pattern: str) -> list[str]:
-    """A pattern's alternatives at its top level (split at each ``|`` outside groups and classes)."""
-    parts, depth, start, index, in_class = [], 0, 0, 0, False
+def _scan(pattern: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """Each character of a pattern from ``start`` that is neither escaped nor inside a class, with the depth of
+    groups it stands at (a parenthesis counted as it opens or closes)."""
+    depth, index, in_class = 0, start, False
     while index < len(pattern):
         char = pattern[index]
         if char == "\\":
@@ -433,37 +428,27 @@ def _top_level(pattern: str) -> list[str]:
             in_class = char != "]"
         elif char == "[":
             in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
+        else:
+            depth += (char == "(") - (char == ")")
+            yield index, char, depth
+        index += 1
+
+
+def _top_level(pattern: str) -> list[str]:
+    """A pattern's alternatives at its top level (split at each ``|`` outside groups and classes)."""
+    parts, start = [], 0
+    for index, char, depth in _scan(pattern):
+        if char == "|" and depth == 0:
             parts.append(pattern[start:index])
             start = index + 1
-        index += 1
     return [*parts, pattern[start:]]
 
 
 def _closing(pattern: str, opening: int) -> int:
     """The index of the parenthesis that closes the group opened at ``opening``."""
-    depth, index, in_class = 0, opening, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return len(pattern) - 1
+    return next(
+        (index for index, char, depth in _scan(pattern, opening) if char == ")" and depth == 0), len(pattern) - 1
+    )
 
 
 def _optional_after(pattern: str, index: int) -> bool:
