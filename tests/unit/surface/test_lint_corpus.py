@@ -18,7 +18,7 @@ from toolreplay.surface.sources import read_surface
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "lint"
 # The figures measured (docs/checks.md): what each part's cases are caught at, at least.
-HELD = {"seen.toml": 74, "tuning.toml": 61, "held-out.toml": 50}
+HELD = {"seen.toml": 79, "tuning.toml": 61, "held-out.toml": 50}
 
 
 def _cases(name: str) -> list[dict[str, Any]]:
