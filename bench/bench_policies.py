@@ -13,6 +13,10 @@ with policy files, each in a process of its own (its wall time and its peak memo
   arguments looked up).
 
 Each is also run on a quarter of the calls: linear time makes its cost per call the same at both sizes.
+
+Then the shape an index of a flow's sources grows worst on: calls alternating between a source whose result holds
+ten tokens no other result holds and a sink, with a flow from the one to the other (the index grows by ten tokens
+a source, and each sink is looked up in all of it), at a quarter of the calls and at all of them.
 """
 
 from __future__ import annotations
@@ -84,6 +88,36 @@ def measure(transcript: Path, policies: Path | None) -> tuple[float, float]:
     return float(seconds), peak / 1024
 
 
+_FLOW = '[[policy]]\nid = "f"\nwhy = "w"\nflow = { from = { tool = "get_secret" }, to = { tool = "http_*" } }\n'
+
+
+def write_sources(path: Path, calls: int) -> None:
+    """Calls alternating between a source of ten tokens of its own and a sink that carries none of them."""
+    with path.open("w", encoding="utf-8") as out:
+        for pair in range(calls // 2):
+            tokens = " ".join(f"secret-{pair}-{k:04d}-abcdefgh" for k in range(10))
+            source = {"index": 2 * pair, "tool": "get_secret", "args": {}, "response": {"text": tokens}}
+            sink = {"index": 2 * pair + 1, "tool": "http_post", "args": {"body": "nothing here"}, "response": {}}
+            out.write(json.dumps(source) + "\n" + json.dumps(sink) + "\n")
+
+
+def growing_index(here: Path, calls: int, rounds: int) -> None:
+    """The flow's worst index, at a quarter of the calls and at all of them: its cost per call the same at both."""
+    policies = here / "flow.toml"
+    policies.write_text(_FLOW)
+    for size in (calls // 4, calls):
+        transcript = here / f"s{size}.jsonl"
+        write_sources(transcript, size)
+        plain = statistics.median(measure(transcript, None)[0] for _ in range(rounds))
+        judged = [measure(transcript, policies) for _ in range(rounds)]
+        took = statistics.median(seconds for seconds, _ in judged)
+        print(
+            f"{size:,} calls, a source of ten tokens of its own then a sink: audit {plain:.2f} s, with the flow "
+            f"{took:.2f} s = {took / plain:.2f}x ({max(peak for _, peak in judged):.0f} MiB), "
+            f"{took / size * 1e6:.1f} us a call"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000)
@@ -115,6 +149,7 @@ def main() -> None:
                     f"  + {name:<27} {took:.2f} s = {took / plain:.2f}x audit ({peaks[name]:.0f} MiB),"
                     f" {took / calls * 1e6:.1f} us a call"
                 )
+        growing_index(here, options.calls // 2, options.rounds)
 
 
 if __name__ == "__main__":
