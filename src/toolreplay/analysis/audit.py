@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.classify import Classifier
-from toolreplay.analysis.policies import PolicyKind, RunJudge, Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.model import Call, Finding, FindingKind, sorted_findings
 from toolreplay.core.records import record
+
+if TYPE_CHECKING:
+    from toolreplay.analysis.policies import Violation
 
 # 128 bits of SHA-256, as Matcher.identity gives them: two different calls in a
 # million collide with odds of about 1e-27.
@@ -58,7 +61,11 @@ def audit(calls: Iterable[Call], classifier: Classifier | None = None, stateful:
     classifier = Classifier() if classifier is None else classifier
     identify = classifier.policy.matcher.identifier()
     check_rules = bool(classifier.policy.rules)
-    judge = RunJudge(classifier.policy.policies) if classifier.policy.policies else None
+    judge = None
+    if classifier.policy.policies:  # the judging is loaded only with policies to judge by
+        from toolreplay.analysis.policies import RunJudge  # noqa: PLC0415
+
+        judge = RunJudge(classifier.policy.policies)
     # call digest -> response digest + index of the occurrence compared with + the number of state
     # changes before it, packed into one bytes object: about 160 bytes per distinct call in all.
     first_seen: dict[bytes, bytes] = {}
@@ -132,6 +139,8 @@ def _violation_finding(found: Violation, calls: int) -> Finding:
     )
     if found.earlier_index is not None and not found.earlier_line:
         earlier = f" (the earlier call: index {found.earlier_index})"
+    from toolreplay.analysis.policies import PolicyKind  # noqa: PLC0415
+
     if policy.kind is PolicyKind.REQUIRE:  # no call broke it: the recording did, by its end
         where = f" at the end of the recording (line {found.line})" if calls else " (the recording made no call)"
     else:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 
 from toolreplay.analysis.matching import EXACT, Matcher, args_match
-from toolreplay.analysis.policies import NO_POLICIES, PolicySet
+from toolreplay.analysis.policy_set import NO_POLICIES, PolicySet
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.model import Call, CallClass, McpServer, SessionContext, ToolDef
 from toolreplay.core.records import record

@@ -28,16 +28,19 @@ import bisect
 from collections import defaultdict, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import field, replace
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.align import common_subsequence
 from toolreplay.analysis.classify import Classifier, Policy
 from toolreplay.analysis.matching import EXACT, Matcher
-from toolreplay.analysis.policies import Violation, violated
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.findings import Level, Rule, decide_levels
 from toolreplay.core.model import Call, CallClass, PairKind, Session
 from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
+
+if TYPE_CHECKING:
+    from toolreplay.analysis.policies import Violation
 
 
 @record
@@ -212,6 +215,8 @@ def compare_recordings(a: Session, b: Session, policy: Policy, fail_on: FailOn =
     result = compare_with(a, b, classify_a, classify_b, fail_on)
     if not policy.policies:
         return result
+    from toolreplay.analysis.policies import violated  # noqa: PLC0415 - only a diff given policies
+
     kept = violated(a.calls, policy.policies, _final_reply(a) is not None or a.context is None)
     broken = violated(b.calls, policy.policies, _final_reply(b) is not None or b.context is None)
     return replace(result, broken=tuple(found for ident, found in broken.items() if ident not in kept))

@@ -29,11 +29,10 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import field
 from fnmatch import fnmatchcase
-from urllib.parse import unquote
 
 from toolreplay.analysis.matching import args_match, lookup
+from toolreplay.analysis.policy_set import NO_POLICIES, PolicySet, PolicyViolations
 from toolreplay.core.canonical import JSONValue, canonical_bytes
 from toolreplay.core.findings import Level
 from toolreplay.core.model import Call
@@ -158,20 +157,6 @@ class CallPolicy:
         if kind is PolicyKind.FLOW:
             return f"no flow from {first} to {then} ({self.min_length} characters)"
         return f"{first} {kind.value.replace('-', ' ')} {then}"
-
-
-@record
-class PolicySet:
-    """The policies a policy file states, in its order, and the file (as reports name it)."""
-
-    policies: tuple[CallPolicy, ...] = ()
-    source: str | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.policies)
-
-
-NO_POLICIES = PolicySet()
 
 
 @record
@@ -317,6 +302,13 @@ class _AtMost(_Judge):
             self.add(call, f"{_said(call)} is call {made} of {self.policy.then.text()}, at most {bound} allowed")
 
 
+def _unescaped(text: str) -> str:
+    """A text with its percent escapes decoded (urllib loaded only for a text that has one)."""
+    from urllib.parse import unquote  # noqa: PLC0415
+
+    return unquote(text)
+
+
 class _Tokens:
     """The distinct tokens of a call's arguments and of its result (runs of letters, digits and ``-_.+~%@``, at
     least the shortest ``min-length`` a flow may have), in the order they come, cut once per call whatever the
@@ -332,7 +324,7 @@ class _Tokens:
         found = self.made.get(part)
         if found is None:
             value = call.args if part == "args" else call.result
-            texts = [unquote(text) if "%" in text else text for text in _strings(value) if len(text) >= _SHORTEST]
+            texts = [_unescaped(text) if "%" in text else text for text in _strings(value) if len(text) >= _SHORTEST]
             found = self.made[part] = dict.fromkeys(_TOKEN.findall("\0".join(texts))) if texts else {}
         return found
 
@@ -526,10 +518,4 @@ def violated(calls: Iterable[Call], policies: PolicySet, replied: bool = True) -
     return first
 
 
-@record
-class PolicyViolations:
-    """A policy, the runs of a replay that broke it, and what the first of them did."""
-
-    policy: CallPolicy
-    runs: tuple[int, ...]
-    example: Violation | None = field(default=None)
+__all__ = ["NO_POLICIES", "PolicySet", "PolicyViolations"]  # kept apart (policy_set.py), named here too

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay.agent_spec import FunctionSpec, ProgramSpec, ScriptSpec
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.analysis.policies import NO_POLICIES, PolicySet
+from toolreplay.analysis.policy_set import NO_POLICIES, PolicySet
 from toolreplay.analysis.scope import Scope
 from toolreplay.check.plan import Unit
 from toolreplay.core.canonical import canonical_bytes

@@ -24,7 +24,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from toolreplay.analysis.audit import audit
-from toolreplay.analysis.policies import Violation
 from toolreplay.analysis.scope import check_scope
 from toolreplay.check.context import Checker, needed
 from toolreplay.check.plan import Unit, config_digest, plan, shard_of
@@ -49,6 +48,7 @@ from toolreplay.results.locate import Paths, fingerprint
 from toolreplay.results.replay import candidate_inputs, compare_result, replay_result, with_tools_given
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
+    from toolreplay.analysis.policies import Violation
     from toolreplay.check.base import Base
     from toolreplay.check.policy import Governed
     from toolreplay.processes.isolation import RunAs

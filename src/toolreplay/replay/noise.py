@@ -30,8 +30,8 @@ call the unchanged runs never made fails, attributed or not.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from toolreplay.analysis.policies import CallPolicy, Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.errors import ToolreplayError
 from toolreplay.core.findings import ChangeVerdict, Level, Rule, decide_levels
@@ -42,6 +42,9 @@ from toolreplay.replay.report import Change, ReplayReport
 from toolreplay.stats.design import MAX_EXACT_RUNS, UNDECIDED_BELOW, Design
 from toolreplay.stats.exact import benjamini_hochberg, clopper_pearson, upper_bound
 from toolreplay.stats.power import detectable_rate, p_value
+
+if TYPE_CHECKING:
+    from toolreplay.analysis.policies import CallPolicy, Violation
 
 _ORDER = {
     ChangeVerdict.DESTRUCTIVE: 0,

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from toolreplay.analysis.classify import Classifier
 from toolreplay.analysis.diff import FieldChange, Pair, compare_with
-from toolreplay.analysis.policies import PolicySet, PolicyViolations, Violation, violated
+from toolreplay.analysis.policy_set import PolicySet, PolicyViolations
 from toolreplay.core.canonical import JSONObject, canonical_bytes
 from toolreplay.core.findings import Level, Rule, decide_levels
 from toolreplay.core.model import CallClass, Origin, PairKind, Session
@@ -25,6 +26,9 @@ from toolreplay.core.records import record
 from toolreplay.core.verdict import FailOn, Verdict
 from toolreplay.formats.session.shape import person_messages
 from toolreplay.replay.engine import ReplaySetup, Run
+
+if TYPE_CHECKING:
+    from toolreplay.analysis.policies import Violation
 
 _KIND_ORDER = {kind: rank for rank, kind in enumerate(PairKind)}
 
@@ -196,6 +200,8 @@ def summarize(
 def _note_broken(run: Run, policies: PolicySet, broken: dict[str, tuple[list[int], list[Violation]]]) -> None:
     """The policies a run broke (a require only of a run that ended with a final reply), and the first way each
     was broken in the first run that broke it."""
+    from toolreplay.analysis.policies import violated  # noqa: PLC0415 - only a replay given policies
+
     for ident, found in violated(run.calls, policies, replied=run.ending == "final reply").items():
         numbers, first = broken[ident]
         numbers.append(run.number)

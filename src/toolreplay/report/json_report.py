@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import DiffResult, FieldChange, Pair
-from toolreplay.analysis.policies import CallPolicy, Violation
 from toolreplay.core.canonical import JSONObject, JSONValue, json_utf8
 from toolreplay.core.model import Call, PairKind
 from toolreplay.replay.engine import Run
@@ -17,6 +16,7 @@ from toolreplay.replay.report import ReplayReport
 from toolreplay.surface.drift import Drift
 
 if TYPE_CHECKING:
+    from toolreplay.analysis.policies import CallPolicy, Violation
     from toolreplay.replay.drive import ReplayOutcome
     from toolreplay.results.shown import NoiseShown, ReplayShown
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import DiffResult
-from toolreplay.analysis.policies import Violation
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.outcome import (
@@ -26,7 +25,7 @@ from toolreplay.results.locate import fingerprint
 from toolreplay.results.views import call_view, diff_view
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
-    pass
+    from toolreplay.analysis.policies import Violation
 
 
 def single_report(result: UnitResult, fail_on: FailOn, stated: Statement) -> CheckReport:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from toolreplay.agent_spec import shown_from
 from toolreplay.analysis.classify import Classifier, Policy
-from toolreplay.analysis.policies import CallPolicy
 from toolreplay.core.canonical import canonical_bytes
 from toolreplay.core.findings import ChangeVerdict, Level, Rule
 from toolreplay.core.model import Call, CallClass, PairKind, Session, ToolDef
@@ -44,7 +43,7 @@ from toolreplay.results.views import field_view, recording_view, run_diff, run_v
 from toolreplay.settings import ReplaySettings
 
 if TYPE_CHECKING:  # the base and the tools analyses are loaded only by a check that has them
-    pass
+    from toolreplay.analysis.policies import CallPolicy
 
 
 def candidate_inputs(

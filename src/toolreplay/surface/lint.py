@@ -627,29 +627,28 @@ def kind_of(field: str) -> str:
     return "machinery" if last in _MACHINERY else "value"
 
 
-def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "prose") -> Iterator[tuple[LintRule, str]]:
-    """Each rule ``text`` breaks, with the normalised text it matched (and how it was read, where it was decoded,
-    unspaced or hidden); ``others``: the other servers' tool names (and server names); ``kind``: what the field
-    holds (prose, instructions, a schema's value, its machinery, a name)."""
-    skipped = _NOT_FOR[kind]
-    if kind == "machinery" or len(text) < _SHORT:  # a schema's type or format, or a word or two: only what is unseen
-        shown = entities_decoded(text)
-        invisible = _invisible(shown)
-        if invisible is not None:
-            yield LintRule.INVISIBLE, invisible
-        found = _pattern(LintRule.BIDI).search(shown)
-        if found:
-            yield LintRule.BIDI, f"U+{ord(found.group()):04X} at character {found.start()}"
-        return
-    if kind == "name":
-        text = _WORDS_IN_NAME.sub(" ", text)
-    shown = entities_decoded(text)  # a character written as an entity is the character, to a model
+def _unseen(shown: str) -> Iterator[tuple[LintRule, str]]:
+    """The characters of a text a person never sees as the model reads them: invisible ones, bidirectional controls."""
     invisible = _invisible(shown)
     if invisible is not None:
         yield LintRule.INVISIBLE, invisible
     found = _pattern(LintRule.BIDI).search(shown)
     if found:
         yield LintRule.BIDI, f"U+{ord(found.group()):04X} at character {found.start()}"
+
+
+def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "prose") -> Iterator[tuple[LintRule, str]]:
+    """Each rule ``text`` breaks, with the normalised text it matched (and how it was read, where it was decoded,
+    unspaced or hidden); ``others``: the other servers' tool names (and server names); ``kind``: what the field
+    holds (prose, instructions, a schema's value, its machinery, a name)."""
+    skipped = _NOT_FOR[kind]
+    if kind == "machinery" or len(text) < _SHORT:  # a schema's type or format, or a word or two: only what is unseen
+        yield from _unseen(entities_decoded(text))
+        return
+    if kind == "name":
+        text = _WORDS_IN_NAME.sub(" ", text)
+    shown = entities_decoded(text)  # a character written as an entity is the character, to a model
+    yield from _unseen(shown)
     said: set[LintRule] = set()
     read = list(views(text))
     for view in read:

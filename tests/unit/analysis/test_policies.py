@@ -299,3 +299,27 @@ def test_a_judged_call_that_leaves_a_bound_argument_out_is_judged_all_the_same()
     )
     assert [v.index for v in violations(_run(("read", {"to": "a"}), ("send", {})), PolicySet((not_after,)))] == [1]
     assert violations(_run(("read", {}), ("send", {})), PolicySet((not_after,))) == []  # the earlier one bound none
+
+
+def test_what_every_analysis_carries_is_kept_apart_from_the_judging() -> None:
+    from toolreplay.analysis.policy_set import NO_POLICIES, PolicyViolations  # noqa: PLC0415
+
+    assert not NO_POLICIES
+    assert PolicySet((BACKUP,))
+    assert PolicyViolations(BACKUP, (1, 3)).example is None
+
+
+def test_a_command_given_no_policies_loads_no_judging() -> None:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from tests.conftest import SAMPLES  # noqa: PLC0415
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from toolreplay.cli import main; sys.argv = ['toolreplay', 'audit', "
+         "'session-dirty.jsonl']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+         "print('toolreplay.analysis.policies' in sys.modules, 'toolreplay.analysis.policy_set' in sys.modules, "
+         "file=sys.stderr)"],
+        cwd=SAMPLES, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert loaded.stderr.strip().splitlines()[-1] == "False True"
