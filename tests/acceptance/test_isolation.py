@@ -78,7 +78,10 @@ def test_under_isolate_a_program_sees_no_secret_and_nothing_it_leaves_outlives_t
     assert notes.read_text(encoding="utf-8").splitlines() == ["secrets:", "secrets:"]  # two runs, nothing seen
     document = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     isolation = next(result for result in document["results"] if result["key"] == "isolation")
-    assert "2 processes the runs left behind ended before any report was written" in isolation["summary"]
+    # each run leaves its detached grandchild; the child between them may not have exited yet when it is counted
+    left = re.search(r"(\d+) processes the runs left behind ended before any report was written", isolation["summary"])
+    assert left is not None, isolation["summary"]
+    assert 2 <= int(left.group(1)) <= 4
     assert [f["rule"] for f in isolation["findings"]] == ["code-unisolated"]  # same user: said, as a warning
 
 
