@@ -406,6 +406,9 @@ def test_the_config_sets_levels_and_accepts_findings_with_a_reason(tmp_path: Pat
         ("  accept:\n    - {rule: unexpected-address, tool: x, reason: ' '}\n", 4, "needs its reason, in words"),
         ("  lint: false\n", 3, "does nothing without 'lock'"),
         ("  lock: missing.lock\n", 3, "no such file: missing.lock"),
+        ("  judge: scripted:agent.py\n", 3, "a judge is a model"),
+        ("  judge: {url: http://127.0.0.1:1}\n", 3, "missing key 'model'"),
+        ("  lint: false\n  lock: tools.lock\n  judge: claude-sonnet-4-5\n", 5, "it needs 'lint: true'"),
     ],
 )
 def test_a_bad_tools_analysis_is_refused_at_its_line(tmp_path: Path, tools: str, line: int, words: str) -> None:

@@ -43,6 +43,7 @@ from toolreplay.settings import ReplaySettings
 if TYPE_CHECKING:  # the base, isolation and the lock are loaded only by a check that has them
     from toolreplay.check.base import Base
     from toolreplay.processes.isolation import RunAs
+    from toolreplay.surface.judge import Judge
     from toolreplay.surface.lock import Lock
 
 
@@ -65,6 +66,7 @@ class Checker:
         self.isolate = isolate  # scripted agents each in a worker process (check --isolate)
         self.signers_copy: str | None = None  # the allowed signers file read (the base's, under --base)
         self.lock: Lock | None = None  # the tools lock, read once
+        self.tool_judge: Judge | None = None  # the judge of the tools' texts, its verdicts shared by every surface
         self.pool: CheckBudget | None = None  # the check's own budget, where the config sets one
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root

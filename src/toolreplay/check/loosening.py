@@ -242,6 +242,9 @@ def _tools_loosened(base: ToolsSetting | None, pr: ToolsSetting | None, add: _Ad
         add("tools lock", "set", "gone", "tools", "lock")
     if base.lint and not pr.lint:
         add("tools lint", "true", "false", "tools", "lint")
+    if base.judge is not None and (pr.judge, pr.judge_url) != (base.judge, base.judge_url):
+        # another model is not known to judge as strictly; none judges nothing
+        add("tools judge", base.judge, pr.judge or "gone", "tools", "judge")
     order = ("note", "warning", "error")
     was = {kind: level for kind, level, _ in base.levels}
     for kind, level, _ in pr.levels:

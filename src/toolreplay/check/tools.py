@@ -15,6 +15,7 @@ from toolreplay.core.wording import count
 from toolreplay.results.locate import fingerprint
 
 if TYPE_CHECKING:  # the surface is loaded only by a check that has a tools analysis
+    from toolreplay.surface.judge import Judge
     from toolreplay.surface.model import Surface, SurfaceTool
 
 
@@ -54,7 +55,11 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
         if unit.path not in checker.config.sessions:  # a candidate's tools file names no server: each tool is
             surface = with_pinned_servers(surface, lock.tools)  # the server's the lock pins it for, matched by name
         servers = {tool.server for tool in surface.tools}
-        pinned = Surface(lock.path, tuple(tool for tool in lock.tools if tool.server in servers))
+        pinned = Surface(
+            lock.path,
+            tuple(tool for tool in lock.tools if tool.server in servers),
+            listed=tuple(item for item in lock.listed if item.server in servers),
+        )
         inputs = (checker.paths.show(setting.lock),)
         for server in sorted(servers - {tool.server for tool in lock.tools}):  # held to nothing: said
             named = f"server {server}" if server else "its tools' server"
@@ -81,7 +86,9 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
             )
     warned = {LintRule.ADDRESS, LintRule.SHADOWING, LintRule.BLOB, LintRule.JUDGE_FAILED}  # the likelier to be meant
     accepted = {(rule, tool) for rule, tool, _, _ in setting.accept}
-    for lint in lint_surface(surface) if setting.lint else []:
+    judge = _judge(checker) if setting.judge is not None else None
+    asked = judge.asked if judge is not None else 0
+    for lint in lint_surface(surface, judge) if setting.lint else []:
         if (lint.rule.value, lint.tool) in accepted:
             continue
         findings.append(
@@ -96,6 +103,9 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
     summary = f"{count(len(surface.tools), 'tool')}" + (
         f", {count(len(findings), 'finding')}" if findings else ", clean"
     )
+    if judge is not None and judge.asked > asked:
+        held = "not in the lock; tools pin --judge keeps their verdicts" if setting.lock else "none kept"
+        summary += f"; {count(judge.asked - asked, 'text')} asked of the judge ({held})"
     return UnitResult(
         key=unit.key,
         analysis=Analysis.TOOLS,
@@ -104,6 +114,20 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
         inputs=inputs,
         findings=tuple(findings),
     )
+
+
+def _judge(checker: Checker) -> Judge:
+    """The check's judge: the config's model, knowing the verdicts the lock keeps (the base's, under --base), each
+    text asked once however many surfaces hold it."""
+    from toolreplay.surface.judge import model_judge  # noqa: PLC0415 - only a check with a judge asks a model
+
+    setting = checker.config.tools
+    assert setting is not None
+    assert setting.judge is not None
+    if checker.tool_judge is None:
+        known = checker.lock.verdicts if checker.lock is not None else None
+        checker.tool_judge = model_judge(setting.judge, setting.judge_url, None, known, deferred=True)
+    return checker.tool_judge
 
 
 def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surface:

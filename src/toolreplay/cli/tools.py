@@ -133,23 +133,40 @@ def lint(
     {_SOURCES}
 
     The lock (JSON) holds, per server and tool, the digest of the tool as the
-    server sent it and its fields in readable form; a change to the surface is
-    then a reviewable diff of the lock. 'check' holds the recorded surfaces
-    to it (tools: lock: in the config).
+    server sent it and its fields in readable form, each server's instructions,
+    and the prompts, resources and resource templates it listed; a change to the
+    surface is then a reviewable diff of the lock. 'check' holds the recorded
+    surfaces to it (tools: lock: in the config). With --judge, the judge's
+    verdicts are kept in it too.
     """,
 )
 @click.argument("sources", metavar="SOURCE...|-- SERVER...", nargs=-1, required=True)
 @click.option("-o", "--output", metavar="FILE", required=True, help="Where the lock goes (tools.lock).")
 @_live_options
-def pin(sources: tuple[str, ...], output: str, live: bool, live_url: str | None, server_name: str) -> Exit:
-    from toolreplay.core.files import write_atomic  # noqa: PLC0415
-    from toolreplay.surface.lock import write_lock  # noqa: PLC0415
-
+@click.option(
+    "--judge",
+    metavar="MODEL",
+    help="Keep MODEL's verdict on each text the lint's rules let pass in the lock (those it keeps already are "
+    "reused), so a check with tools: judge: asks only of texts that changed.",
+)
+@click.option(
+    "--judge-url", metavar="URL", help="Where the judge model is asked (its provider's own address, by default)."
+)
+def pin(
+    sources: tuple[str, ...],
+    output: str,
+    live: bool,
+    live_url: str | None,
+    server_name: str,
+    judge: str | None,
+    judge_url: str | None,
+) -> Exit:
     if not output.endswith(".lock"):
         raise UsageError(f"-o {output}: a lock's name ends in .lock (tools.lock), so it reads back as one")
+    if judge is None and judge_url is not None:
+        raise UsageError("--judge-url is for --judge MODEL")
     guard_outputs({"-o": output}, [] if live else list(sources))
-    surfaces = tools.surfaces_of(sources, tools.Reach(live, live_url, server_name))
-    data, pinned = write_lock(surfaces)
-    write_atomic(output, [data])
+    request = tools.ToolsPinRequest(sources, output, tools.Reach(live, live_url, server_name), judge, judge_url)
+    pinned = tools.pin(request, Printer())
     write_text(f"pinned: {count(pinned, 'tool')} into {one_line(output)}\n")
     return Exit.CLEAN

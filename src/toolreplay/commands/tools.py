@@ -14,6 +14,7 @@ from toolreplay.core.wording import count
 from toolreplay.results.tools import LintShown, SurfaceChanges
 
 if TYPE_CHECKING:
+    from toolreplay.surface.judge import JudgeVerdict
     from toolreplay.surface.model import Surface
 
 
@@ -63,20 +64,51 @@ def diff(request: ToolsDiffRequest, emitter: Emitter) -> Exit:
     return gated(((Rule.TOOL_CHANGED, c.level) for c in changes), Gate.AN_ERROR).exit_code
 
 
-def lint(request: ToolsLintRequest, emitter: Emitter) -> Exit:
-    from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
+@record
+class ToolsPinRequest:
+    sources: tuple[str, ...]  # or with --live the server's command
+    output: str
+    reach: Reach = Reach()
+    judge: str | None = None  # the model whose verdicts the lock keeps
+    judge_url: str | None = None
+
+
+def _together(surfaces: list[Surface]) -> Surface:
+    """One surface of them all, so a server's text that names another source's server's tool is found."""
     from toolreplay.surface.model import Surface  # noqa: PLC0415
 
-    surfaces = surfaces_of(request.sources, request.reach)
-    # One surface of them all, so a server's text that names another source's server's tool is found.
-    together = Surface(
-        "", tuple(t for s in surfaces for t in s.tools), tuple(i for s in surfaces for i in s.instructions)
+    return Surface(
+        "",
+        tuple(t for s in surfaces for t in s.tools),
+        tuple(i for s in surfaces for i in s.instructions),
+        tuple(x for s in surfaces for x in s.listed),
     )
+
+
+def _locks_verdicts(paths: tuple[str, ...]) -> dict[str, JudgeVerdict]:
+    """The judge's verdicts the locks among ``paths`` keep (a path that is no lock keeps none)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from toolreplay.surface.lock import read_lock  # noqa: PLC0415
+
+    known: dict[str, JudgeVerdict] = {}
+    for path in paths:
+        if path.endswith(".lock") and Path(path).is_file():
+            known.update(read_lock(path).verdicts or {})
+    return known
+
+
+def lint(request: ToolsLintRequest, emitter: Emitter) -> Exit:
+    from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
+
+    surfaces = surfaces_of(request.sources, request.reach)
+    together = _together(surfaces)
     judge = None
     if request.judge is not None:
         from toolreplay.surface.judge import model_judge  # noqa: PLC0415 - only a lint with a judge asks a model
 
-        judge = model_judge(request.judge, request.judge_url, request.judge_cache)
+        known = {} if request.reach.live or request.reach.url else _locks_verdicts(request.sources)
+        judge = model_judge(request.judge, request.judge_url, request.judge_cache, known)
     found = lint_surface(together, judge)
     if judge is not None:
         judge.save()
@@ -86,6 +118,37 @@ def lint(request: ToolsLintRequest, emitter: Emitter) -> Exit:
         )
     emitter.show(LintShown(tuple(found)))
     return gated(((Rule.TOOL_TEXT, Rule.TOOL_TEXT.level) for _ in found), Gate.ANY_FINDING).exit_code
+
+
+def pin(request: ToolsPinRequest, emitter: Emitter) -> int:
+    """Write the lock of every source's tools, instructions and listed items, with the judge's verdicts where
+    asked (those the lock at the output already keeps reused, the rest asked); how many tools it pins."""
+    from toolreplay.core.errors import InputError  # noqa: PLC0415
+    from toolreplay.core.files import write_atomic  # noqa: PLC0415
+    from toolreplay.surface.lock import write_lock  # noqa: PLC0415
+
+    surfaces = surfaces_of(request.sources, request.reach)
+    verdicts = None
+    if request.judge is not None:
+        from toolreplay.surface.judge import model_judge  # noqa: PLC0415 - only a pin with a judge asks a model
+        from toolreplay.surface.lint import lint_surface  # noqa: PLC0415
+
+        try:
+            known = _locks_verdicts((request.output,))
+        except InputError:
+            known = {}  # the output is written over; what it held is no verdict to trust
+        judge = model_judge(request.judge, request.judge_url, None, known)
+        lint_surface(_together(surfaces), judge)
+        verdicts = judge.used
+        suspect = sum(v.verdict == "suspect" for v in verdicts.values())
+        emitter.note(
+            f"judged {count(len(verdicts) + judge.failed, 'text')} with {judge.model}: {judge.asked} asked, "
+            f"{suspect} suspect"
+            + (f", {judge.failed} not judged (the judge failed; asked again at the next pin)" if judge.failed else "")
+        )
+    data, pinned = write_lock(surfaces, verdicts)
+    write_atomic(request.output, [data])
+    return pinned
 
 
 def _live(live: bool, url: str | None, command: list[str], name: str) -> Surface | None:
@@ -123,4 +186,4 @@ def _one_server(surface: Surface, name: str, shown: str) -> Surface:
         held = f"its servers: {', '.join(servers)}" if servers else "it names no server"
         raise UsageError(f"--server {name}: {shown} lists no tool of that server ({held})")
     said = tuple(item for item in surface.instructions if item.server == name)
-    return Surface(surface.source, tools, said)
+    return Surface(surface.source, tools, said, tuple(item for item in surface.listed if item.server == name))

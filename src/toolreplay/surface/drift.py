@@ -39,6 +39,7 @@ class DriftKind(enum.Enum):
     SCHEMA_CHANGED = "schema-changed"
     OUTPUT_SCHEMA_CHANGED = "output-schema-changed"
     INSTRUCTIONS_CHANGED = "instructions-changed"
+    LISTING_CHANGED = "listing-changed"  # a prompt, resource or template added, removed or changed
 
 
 LEVELS: dict[DriftKind, Level] = {
@@ -51,6 +52,7 @@ LEVELS: dict[DriftKind, Level] = {
     DriftKind.ARGUMENT_TYPE_CHANGED: Level.WARNING,
     DriftKind.ENUM_NARROWED: Level.WARNING,
     DriftKind.INSTRUCTIONS_CHANGED: Level.WARNING,
+    DriftKind.LISTING_CHANGED: Level.WARNING,
     DriftKind.ADDED: Level.NOTE,
     DriftKind.TITLE_CHANGED: Level.NOTE,
     DriftKind.ANNOTATION_CHANGED: Level.NOTE,
@@ -292,8 +294,28 @@ def diff_surfaces(old: Surface, new: Surface) -> list[Drift]:
         if item.server in old_said and old_said[item.server].text != item.text:
             words = _words(old_said[item.server].text, item.text)
             found.append(Drift(DriftKind.INSTRUCTIONS_CHANGED, item.server or "(server)", words, item.path, item.line))
+    found += _listing_changes(old, new)
     order = list(DriftKind)
     return sorted(found, key=lambda drift: (order.index(drift.kind), drift.tool))
+
+
+def _listing_changes(old: Surface, new: Surface) -> Iterator[Drift]:
+    """Each prompt, resource or template added, removed or changed, of a server and kind both sources listed: a
+    source that never asked a server for its prompts says nothing of them."""
+    both = {(item.server, item.kind) for item in old.listed} & {(item.server, item.kind) for item in new.listed}
+    before = {item.key: item for item in old.listed if (item.server, item.kind) in both}
+    after = {item.key: item for item in new.listed if (item.server, item.kind) in both}
+    for key, item in after.items():
+        was = before.get(key)
+        if was is None:
+            yield Drift(DriftKind.LISTING_CHANGED, item.shown, "newly listed", item.path, item.line)
+        elif was.digest != item.digest:
+            said = _words(str(was.raw.get("description", "")), str(item.raw.get("description", "")))
+            changed = said if was.raw.get("description") != item.raw.get("description") else "its definition changed"
+            yield Drift(DriftKind.LISTING_CHANGED, item.shown, changed, item.path, item.line)
+    for key, item in before.items():
+        if key not in after:
+            yield Drift(DriftKind.LISTING_CHANGED, item.shown, "no longer listed", item.path, item.line)
 
 
 def tools_given(recorded: Iterable[ToolDef], given: Iterable[ToolDef], source: str) -> list[Drift]:

@@ -11,14 +11,19 @@ and is deterministic.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolreplay.core.errors import InputError, ToolreplayError
 from toolreplay.core.files import read_text, write_atomic
 from toolreplay.core.records import record
+
+if TYPE_CHECKING:
+    from toolreplay.agents.base import Agent
 
 RUBRIC_VERSION = 1
 RUBRIC = (
@@ -63,12 +68,16 @@ def verdict_of(answer: str) -> JudgeVerdict:
 class Judge:
     """Asks a model about texts, once per text: each verdict kept in memory and, given a cache file, on disk."""
 
-    def __init__(self, model: str, ask: Ask, cache: str | None = None) -> None:
+    def __init__(
+        self, model: str, ask: Ask, cache: str | None = None, known: Mapping[str, JudgeVerdict] | None = None
+    ) -> None:
         self.model = model
         self.ask = ask
         self.cache = cache
-        self.verdicts: dict[str, JudgeVerdict] = _read_cache(cache) if cache is not None else {}
+        self.verdicts: dict[str, JudgeVerdict] = {**(known or {}), **(_read_cache(cache) if cache else {})}
         self.asked = 0  # how many texts were sent to the model (not found in the cache)
+        self.failed = 0  # how many of them it could not judge
+        self.used: dict[str, JudgeVerdict] = {}  # the verdicts of the texts judged, by digest, to keep in a lock
 
     def key(self, text: str) -> str:
         """The digest a verdict is kept by: the model, the rubric's version and the text."""
@@ -79,14 +88,17 @@ class Judge:
         key = self.key(text)
         known = self.verdicts.get(key)
         if known is not None:
+            self.used[key] = known
             return known
         self.asked += 1
         try:
             found = verdict_of(self.ask(f"<<<TEXT\n{text}\nTEXT>>>"))
         except ToolreplayError as exc:
             found = JudgeVerdict("failed", f"the judge could not be asked: {exc.message}")
-        if found.verdict != "failed":  # a failure is asked again next time, never remembered as an answer
-            self.verdicts[key] = found
+        if found.verdict == "failed":  # asked again next time, never remembered as an answer
+            self.failed += 1
+        else:
+            self.verdicts[key] = self.used[key] = found
         return found
 
     def save(self) -> None:
@@ -123,8 +135,19 @@ def _read_cache(path: str) -> dict[str, JudgeVerdict]:
     return verdicts
 
 
-def model_judge(model_text: str, base_url: str | None, cache: str | None) -> Judge:
-    """A judge asking the model ``model_text`` names (as ``--agent`` names a model), at ``base_url`` if given."""
+def model_judge(
+    model_text: str,
+    base_url: str | None,
+    cache: str | None,
+    known: Mapping[str, JudgeVerdict] | None = None,
+    *,
+    deferred: bool = False,
+) -> Judge:
+    """A judge asking the model ``model_text`` names (as ``--agent`` names a model), at ``base_url`` if given.
+
+    Its provider's client is made at once, so a missing key is refused before anything is read; ``deferred`` (a
+    check, where the lock may judge every text) makes it at the first text asked, and a client that cannot be
+    made is then a judge that failed on each text, never a check that stops."""
     from toolreplay.agent_spec import ModelSpec, parse_agent  # noqa: PLC0415
     from toolreplay.agents.providers.base import Endpoint  # noqa: PLC0415
     from toolreplay.agents.spec import make_agent  # noqa: PLC0415
@@ -136,12 +159,18 @@ def model_judge(model_text: str, base_url: str | None, cache: str | None) -> Jud
         raise UsageError(f"--judge {model_text}: {exc}") from None
     if not isinstance(spec, ModelSpec):
         raise UsageError(f"--judge {model_text}: a judge is a model (a Claude id, openai/..., bedrock/..., vertex/...)")
-    agent = make_agent(spec, 0, {"max_tokens": 100, "temperature": 0}, Endpoint(base_url))
+
+    @functools.cache
+    def agent() -> Agent:
+        return make_agent(spec, 0, {"max_tokens": 100, "temperature": 0}, Endpoint(base_url))
+
+    if not deferred:
+        agent()
 
     def ask(question: str) -> str:
-        turn = agent.respond(RUBRIC, [], [{"role": "user", "content": [{"type": "text", "text": question}]}])
+        turn = agent().respond(RUBRIC, [], [{"role": "user", "content": [{"type": "text", "text": question}]}])
         if turn.stop_reason == "refusal":
             return "REFUSED"
         return turn.text
 
-    return Judge(spec.show(), ask, cache)
+    return Judge(spec.show(), ask, cache, known)

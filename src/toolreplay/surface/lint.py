@@ -318,6 +318,21 @@ def _texts(tool: SurfaceTool) -> Iterator[tuple[str, str]]:
             yield from _strings_of(raw[key], key)
 
 
+def _listed_texts(raw: JSONValue) -> Iterator[tuple[str, str]]:
+    """Every string of a listed prompt, resource or template, each with its place: a ``name`` read as a name, its
+    URI as a value, its title and descriptions (its arguments' too) as prose."""
+    stack: list[tuple[JSONValue, str]] = [(raw, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((inner, f"{where}.{key}" if where else key) for key, inner in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((inner, f"{where}[{i}]") for i, inner in reversed(list(enumerate(node))))
+        elif isinstance(node, str):
+            named = where != "name" and where.rsplit(".", 1)[-1] == "name"
+            yield (f"{where} (name)" if named else where), node
+
+
 def _strings_of(value: JSONValue, at: str) -> Iterator[tuple[str, str]]:
     """Every string in a JSON value and every key of its objects, each with its place (walked with a stack: the
     reader bounds the depth)."""
@@ -610,7 +625,9 @@ _NOT_FOR: dict[str, frozenset[LintRule]] = {
     "machinery": frozenset({LintRule.ADDRESS, LintRule.BLOB}),
     "name": frozenset({LintRule.ADDRESS, LintRule.BLOB}),
 }
-_MACHINERY = frozenset({"$schema", "$id", "$ref", "$anchor", "format", "type", "pattern", "contentMediaType"})
+_MACHINERY = frozenset(
+    {"$schema", "$id", "$ref", "$anchor", "format", "type", "pattern", "contentMediaType", "mimeType"}
+)
 _PROSE = frozenset({"description", "title", "$comment"})
 _WORDS_IN_NAME = re.compile(r"[_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 
@@ -699,6 +716,19 @@ def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFindi
             ]
             if judge is not None and not made and kind in ("prose", "instructions") and len(text) >= _SHORT:
                 made += _judged(judge, text, tool.shown, field, tool.path, tool.line)
+            found += made
+    for listed in surface.listed:
+        others = frozenset(
+            name for server, names in names_of.items() if server != listed.server and server for name in names
+        )
+        for field, text in _listed_texts(listed.raw):
+            kind = kind_of(field)
+            made = [
+                LintFinding(rule, listed.shown, field, said, listed.path, listed.line)
+                for rule, said in lint_text(text, others, kind)
+            ]
+            if judge is not None and not made and kind == "prose" and len(text) >= _SHORT:
+                made += _judged(judge, text, listed.shown, field, listed.path, listed.line)
             found += made
     for item in surface.instructions:
         others = frozenset(

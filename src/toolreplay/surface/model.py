@@ -1,4 +1,5 @@
-"""A tool surface: every tool each server listed, as it listed it, and the servers' instructions.
+"""A tool surface: every tool each server listed, as it listed it, the servers' instructions, and the prompts,
+resources and resource templates they listed.
 
 A tool is kept as the raw object it was sent as: its digest is of those bytes' canonical form, so a change to any
 field, shown to a person or not, is a change of the surface. The sources a surface is read from (a log, a
@@ -81,13 +82,82 @@ class Instructions:
     line: int
 
 
+LISTED = {"prompts/list": "prompt", "resources/list": "resource", "resources/templates/list": "resource-template"}
+_ITEMS = {"prompt": "prompts", "resource": "resources", "resource-template": "resourceTemplates"}
+_NAMED_BY = {"prompt": "name", "resource": "uri", "resource-template": "uriTemplate"}
+
+
+@record
+class Listed:
+    """One prompt, resource or resource template a server listed (``kind``), as it sent it: texts a client shows
+    the model beside the tools (their names, titles, descriptions and arguments' descriptions)."""
+
+    server: str
+    kind: str  # prompt, resource or resource-template
+    raw: JSONObject
+    path: str
+    line: int
+
+    @property
+    def name(self) -> str:
+        """What names it to a client: a prompt's name, a resource's URI, a template's URI template."""
+        named = self.raw.get(_NAMED_BY[self.kind], self.raw.get("name"))
+        return named if isinstance(named, str) else ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.server, self.kind, self.name
+
+    @property
+    def digest(self) -> str:
+        from hashlib import sha256  # noqa: PLC0415
+
+        return "sha256:" + sha256(canonical_bytes(self.raw)).hexdigest()
+
+    @property
+    def shown(self) -> str:
+        return f"{self.kind} {self.server}/{self.name}" if self.server else f"{self.kind} {self.name}"
+
+
+def listed_items(kind: str, result: JSONValue, server: str, path: str, line: int) -> list[Listed]:
+    """The items of one page of a ``prompts/list``, ``resources/list`` or ``resources/templates/list`` result;
+    an item that is no object is no text a client shows, and is left out."""
+    items = result.get(_ITEMS[kind]) if isinstance(result, dict) else None
+    return (
+        [Listed(server, kind, item, path, line) for item in items if isinstance(item, dict)]
+        if isinstance(items, list)
+        else []
+    )
+
+
+def listings(pages: Iterable[tuple[str, JSONValue, JSONValue, int]], server: str, path: str) -> tuple[Listed, ...]:
+    """Each kind's last listing of one server, pages joined, from its exchanges (method, params, result, line)."""
+    latest: dict[str, list[Listed]] = {}
+    reading: dict[str, list[Listed]] = {}
+    for method, params, result, line in pages:
+        kind = LISTED.get(method)
+        if kind is None or not isinstance(result, dict):
+            continue
+        if not (isinstance(params, dict) and params.get("cursor")):
+            reading[kind] = []
+        reading[kind] = reading.get(kind, []) + listed_items(kind, result, server, path, line)
+        if not result.get("nextCursor"):
+            latest[kind] = reading[kind]
+    found: dict[tuple[str, str, str], Listed] = {}
+    for items in latest.values():
+        for item in items:
+            found.setdefault(item.key, item)  # a name listed twice is one text to read; the first is kept
+    return tuple(found.values())
+
+
 @record
 class Surface:
-    """Every tool of every server of one source, and the servers' instructions."""
+    """Every tool of every server of one source, the servers' instructions, and what else they listed."""
 
     source: str
     tools: tuple[SurfaceTool, ...]
     instructions: tuple[Instructions, ...] = ()
+    listed: tuple[Listed, ...] = ()
 
 
 def listed_once(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from toolreplay.core.canonical import JSONObject
+from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import InputError
 from toolreplay.core.files import read_text
 from toolreplay.core.model import Session
 from toolreplay.formats.parsing.json_text import parse_json
 from toolreplay.formats.parsing.node import Node
-from toolreplay.surface.model import Instructions, Surface, SurfaceTool, listed_once, named
+from toolreplay.surface.model import Instructions, Listed, Surface, SurfaceTool, listed_once, listings, named
 
 
 def read_tools_file(path: str) -> Surface:
@@ -31,12 +31,13 @@ def read_tools_file(path: str) -> Surface:
 
 
 def read_log_surface(path: str) -> Surface:
-    """A record-mcp log: each server's last listing, and its instructions."""
+    """A record-mcp log: each server's last listing, its instructions, and its last prompts and resources listed."""
     from toolreplay.formats.mcp_log.log import read_log  # noqa: PLC0415 - logs cost imports
 
     tools: list[SurfaceTool] = []
     instructions: list[Instructions] = []
     latest: dict[str, tuple[list[SurfaceTool], Instructions | None]] = {}
+    listed_of: dict[str, tuple[Listed, ...]] = {}
     for run in read_log(path):
         server = run.name or ""
         listed: list[SurfaceTool] = []  # the listing being read, page by page
@@ -64,10 +65,14 @@ def read_log_surface(path: str) -> Surface:
             raise InputError(f"{shown} tools/list was never read to its last page (nextCursor not followed)", path)
         if whole is not None or said is not None:
             latest[server] = (whole or [], said)  # a later run of the same server says what it lists now
-    for listed, said in latest.values():
-        tools += listed
+        pages = [(x.event, x.request.get("params"), x.response.get("result"), x.line) for x in run.exchanges]
+        listed_of[server] = listings(pages, server, path) or listed_of.get(server, ())
+    for whole_listing, said in latest.values():
+        tools += whole_listing
         instructions += [said] if said is not None else []
-    return Surface(path, listed_once(tools, path), tuple(instructions))
+    return Surface(
+        path, listed_once(tools, path), tuple(instructions), tuple(x for xs in listed_of.values() for x in xs)
+    )
 
 
 def read_session_surface(path: str) -> Surface:
@@ -86,12 +91,22 @@ def session_surface(session: Session, path: str) -> Surface:
         raise InputError("a transcript holds no tool definitions; give a session, a log or a tools file", path)
     tools: list[SurfaceTool] = []
     instructions: list[Instructions] = []
+    listed: list[Listed] = []
     for server in context.servers:
         tools += [SurfaceTool(server.name, named(raw, path, 1), path, 1) for raw in server.listing()]
         instructions += _server_instructions(server.name, server.exchanges, path)
+        listed += listings(_pages(server.exchanges), server.name, path)
     if not tools:
         tools = [SurfaceTool("", tool_document(tool), path, 1) for tool in context.tools]
-    return Surface(path, listed_once(tools, path), tuple(instructions))
+    return Surface(path, listed_once(tools, path), tuple(instructions), tuple(listed))
+
+
+def _pages(exchanges: Iterable[JSONObject]) -> Iterator[tuple[str, JSONValue, JSONValue, int]]:
+    """Each recorded exchange as a listing's page: its method, params and result."""
+    for exchange in exchanges:
+        request, said = exchange.get("request"), exchange.get("response")
+        if isinstance(request, dict) and isinstance(said, dict):
+            yield str(request.get("method")), request.get("params"), said.get("result"), 1
 
 
 def _server_instructions(server: str, exchanges: Iterable[JSONObject], path: str) -> Iterator[Instructions]:

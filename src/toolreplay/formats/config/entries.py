@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 
-from toolreplay.agent_spec import AgentSpec
+from toolreplay.agent_spec import AgentSpec, ModelSpec, parse_agent
 from toolreplay.core.errors import InputError, InputErrors
 from toolreplay.formats.config.model import CompareGroup, ReplayJob, ScopeSetting, ToolsSetting
 from toolreplay.formats.config.values import ConfigReader, entry_of, items_of, read_agent, setting_refused, setting_text
@@ -67,8 +67,9 @@ def read_policies_entry(reader: ConfigReader, node: Node) -> tuple[str, tuple[st
 
 
 def read_tools(reader: ConfigReader, node: Node) -> ToolsSetting:
-    """``tools:``: ``lock``, ``lint``, ``levels`` (a kind of change: error, warning or note) and ``accept``."""
-    entry = entry_of(node, "the tools analysis", ("lock", "lint", "levels", "accept"))
+    """``tools:``: ``lock``, ``lint``, ``levels`` (a kind of change: error, warning or note), ``accept`` and
+    ``judge`` (a model, or ``{model, url}``)."""
+    entry = entry_of(node, "the tools analysis", ("lock", "lint", "levels", "accept", "judge"))
     lock = reader.file(entry.member("lock"), "lock") if "lock" in entry.value else None
     lint = reader.named(entry.member("lint"), "lint").boolean() if "lint" in entry.value else True
     levels: list[tuple[str, str, int]] = []
@@ -85,7 +86,27 @@ def read_tools(reader: ConfigReader, node: Node) -> ToolsSetting:
         accepted.append((rule, tool, reason, item.line))
     if lock is None and not lint:
         raise node.fail("the tools analysis does nothing without 'lock' and with 'lint: false'")
-    return ToolsSetting(lock, lint, tuple(levels), tuple(accepted))
+    judge, judge_url = _judge(entry.member("judge")) if "judge" in entry.value else (None, None)
+    if judge is not None and not lint:
+        raise entry.member("judge").fail("a judge reads what the lint lets pass: it needs 'lint: true'")
+    return ToolsSetting(lock, lint, tuple(levels), tuple(accepted), judge, judge_url)
+
+
+def _judge(node: Node) -> tuple[str, str | None]:
+    """``judge: MODEL`` or ``judge: {model: MODEL, url: URL}``: the model, as ``--agent`` names one."""
+    if isinstance(node.value, dict):
+        entry = entry_of(node, "the judge", ("model", "url")).require("model")
+        model = entry.member("model").string(non_empty=True)
+        url = entry.member("url").string(non_empty=True) if "url" in entry.value else None
+    else:
+        model, url = node.called("judge").string(non_empty=True), None
+    try:
+        spec = parse_agent(model)
+    except ValueError as exc:
+        raise node.fail(f"judge {model}: {exc}") from None
+    if not isinstance(spec, ModelSpec):
+        raise node.fail(f"judge {model}: a judge is a model (a Claude id, openai/..., bedrock/..., vertex/...)")
+    return model, url
 
 
 _PRICE_KEYS = ("input", "output", "cache-read", "cache-write")

@@ -34,13 +34,16 @@ class ScopeSetting:
 @record
 class ToolsSetting:
     """The tools analysis: the lock the recorded surfaces must match, whether their texts are linted, other levels
-    for kinds of change (kind, level, line), and lint findings accepted (rule, tool, reason, line). The kinds and
-    rules are held to the analysis's own names when the check is planned (reading a config loads no analysis)."""
+    for kinds of change (kind, level, line), lint findings accepted (rule, tool, reason, line), and the judge. The
+    kinds and rules are held to the analysis's own names when the check is planned (reading a config loads no
+    analysis)."""
 
     lock: str | None
     lint: bool
     levels: tuple[tuple[str, str, int], ...]
     accept: tuple[tuple[str, str, str, int], ...]
+    judge: str | None = None  # the model that judges each text the rules let pass (verdicts kept in the lock)
+    judge_url: str | None = None  # where it is asked (None: its provider's own address)
 
 
 @record
