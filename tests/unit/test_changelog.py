@@ -33,7 +33,7 @@ def test_the_format_table_is_the_codes() -> None:
         "check report": ([check_report.VERSION], [check_report.VERSION]),
         "replay report": ([REPLAY_VERSION], []),
         "diff report": ([DIFF_VERSION], []),
-        "tools lock": ([lock.VERSION], [lock.VERSION]),
+        "tools lock": ([lock.VERSION, 1], [1, lock.VERSION]),
         "run cache entry": ([ENTRY_VERSION], [ENTRY_VERSION]),
     }
 
