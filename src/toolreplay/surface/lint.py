@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.records import record
 from toolreplay.surface.model import Surface, SurfaceTool
-from toolreplay.surface.reading import entities_decoded, hidden, plain, views
+from toolreplay.surface.reading import View, entities_decoded, hidden, plain, views
 
 if TYPE_CHECKING:
     from toolreplay.surface.judge import Judge
@@ -43,6 +43,7 @@ class LintRule(enum.Enum):
     ROLE = "role-change"
     STEERING = "steers-other-tools"
     SECRET_REQUEST = "asks-for-secrets"
+    DISGUISED = "disguised-instruction"
     JUDGED = "judged-suspect"
     JUDGE_FAILED = "judge-failed"
 
@@ -70,6 +71,8 @@ RATIONALE: dict[LintRule, str] = {
     "here (prefer this over, instead of the other server's, route its mail through this)",
     LintRule.SECRET_REQUEST: "a request to put secrets, keys, the conversation, the system prompt or files' contents "
     "into an argument: the shape of exfiltration",
+    LintRule.DISGUISED: "words no one writes disguised by chance: spelled out of sight (spaced apart, in leetspeak, "
+    "percent- or base64-encoded) that, read, say to act or name secrets",
     LintRule.JUDGED: "with --judge, a text no rule flagged that the judge model found to manipulate the model it is "
     "shown to (its reason is quoted)",
     LintRule.JUDGE_FAILED: "with --judge, a text the judge could not judge (an error, a refusal, an answer neither "
@@ -171,13 +174,18 @@ _PATTERNS: dict[LintRule, str] = {
         r"shouldn't|won't|will not|must never|should never|is not to|isn't to) (?:need to |have to |ever )?"
         r"(?:know|see|be told|find out|notice|be informed|learn|hear|be bothered|be asked)\b"
         r"|\b(?:no one|nobody) (?:needs to|has to|should|must|will) (?:know|notice|see|find out)\b"
-        r"|\burgent(?:ly)?\b|\bright now,? (?:before|without)\b"
+        r"|\burgent(?:ly)?[:!]|\b(?:this is|it is|it's|is) (?:very |extremely )?urgent\b|\burgent(?:ly)? (?:action|"
+        rf"matter|request|task|order|instruction|notice|update)\b|\burgently,? (?:\w+ )?{_ACTS}\b"
+        r"|\bright now,? (?:before|without)\b"
         r"|\b(?:operate|work|act|proceed|do (?:it|this|so)|go) (?:very )?(?:discreetly|quietly|silently|covertly|"
         r"invisibly|unnoticed)\b"
         r"|\bleave (?:[\w']+ ){0,6}out of (?:your|the|any) (?:summary|reply|answer|response|report|output|message)\b"
         r"|\b(?:do not|don't|never) (?:mention|include|reference|report|list) (?:[\w']+ ){0,4}in (?:your|the|any) "
         r"(?:summary|reply|answer|response|report|output)\b"
         r"|\bkeep (?:this|it|that|everything) (?:quiet|hush|hushed|low-key|under wraps|on the down ?low)\b"
+        r"|\b(?:do not|don't|never|must not|mustn't|should not|shouldn't) (?:ever )?(?:mention|reveal|disclose|tell|"
+        rf"show|report|admit)\b(?: [\w'-]+){{0,6}} (?:to|with) (?:the |your |this )?{_PERSON}\b"
+        r"|\bwithout (?:surfacing|showing|mentioning|reporting) (?:it|this|that|them|anything)\b"
     ),
     LintRule.CONSENT: (
         rf"\b(?:{_AUTHORITY})s? (?:has |have |had )?(?:already |previously |explicitly |personally |just )?(?:signed "
@@ -197,6 +205,13 @@ _PATTERNS: dict[LintRule, str] = {
         rf"|\b(?:approved|authori[sz]ed|sanctioned|signed off|cleared|okayed) by (?:the |your |its |an? )?(?:end )?"
         rf"{_AUTHORITY}\b"
         r"|\bcarr(?:y|ies) (?:their|the|its|his|her|full) authority\b"
+        rf"|\b(?:{_AUTHORITY})s? (?:has |have |had )?(?:already |previously |explicitly )?(?:whitelisted|allowlisted|"
+        r"white-listed|waived)\b"
+        rf"|\bas (?:though|if) (?:the |your )?{_PERSON} (?:had |has )?(?:already )?(?:confirmed|approved|agreed|"
+        r"consented|authori[sz]ed|signed off)\b"
+        r"|\b(?:authori[sz]ation|permission|consent|approval|sign-off|clearance) for\b[^.;!?]{0,60}?\b(?:was|were|"
+        r"has been|have been|is) (?:already )?(?:obtained|granted|given|secured|confirmed)\b"
+        r"|\bconsider (?:it|this|that|them|every \w+|all \w+|each \w+|any \w+) (?:pre-?)?(?:approved|authori[sz]ed)\b"
     ),
     LintRule.OVERRIDE: (
         r"\b(?:no longer|does not|doesn't|do not|don't|not) (?:apply|applies|applicable|matter|matters|needed|"
@@ -212,6 +227,7 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:new|updated|revised|latest|real|actual|true) (?:instructions|rules|orders|directives|guidance)\b"
         r"|\b(?:mentioned|given|stated|described|listed) (?:elsewhere|earlier|above|before|previously)\b"
         r"|\bfrom (?:now|here|this point) on\b"
+        r"|\b(?:stops?|ceases?) (?:to )?apply(?:ing)?\b"
     ),
     LintRule.ROLE: (
         r"\b(?:treat|consider|regard|see|think of|imagine) yourself (?:as|to be)\b"
@@ -227,6 +243,8 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\bfrom (?:now|here) on,? you\b"
         r"|\byou (?:have been|were|are being) (?:promoted|reassigned|upgraded|granted (?:admin|root))\b"
         r"|\bfor the (?:rest|remainder) of (?:the|this) (?:conversation|session|chat|dialogue)\b"
+        r"|\byour (?:name|role|identity|persona|title|job) is (?:now|henceforth|hereby)\b"
+        r"|\b(?:present|introduce|identify) yourself as\b|\bpose as (?:an? |the )\b"
         rf"|\b(?:an? )?{_READER} with (?:no|without) (?:content )?(?:policy|policies|restrictions|rules|filters|"
         r"guardrails|limits|obligations|ethics)\b"
     ),
@@ -239,7 +257,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:never|do not|don't|dont|avoid|stop|refrain from|no longer) (?:use|using|call|calling|invoke|invoking|"
         r"touch|rely on|trust)\b[^.;!?]{0,40}?\b(?:other|another|their|built-in|builtin|default|original|competing|"
         r"official|native|separate) (?:\w+ )?(?:tool|server|function|service|api|plugin|integration|one)s?\b"
-        r"|\b(?:this|it) (?:replaces|supersedes|overrides|shadows|takes over from|stands in for|supplants)\b"
+        r"|\b(?:this|it) (?:tool |server |one )?(?:replaces|supersedes|overrides|shadows|takes over from|stands in "
+        r"for|supplants) (?:the |any |all |every |your )?(?:[\w'-]+ ){0,3}(?:tools?|servers?|functions?|integrations?|"
+        r"plugins?|services?|ones?)\b"
         r"|\bprefer (?:this|me|it)(?: tool| one| server)? (?:over|to)\b"
         r"|\b(?:use|call|prefer|choose) (?:this|me)(?: tool| one)? (?:instead of|rather than|in place of|over) "
         r"[a-z0-9]+[_.][a-z0-9_.]+"
@@ -259,6 +279,17 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:write|send|save|post|copy|put|log) (?:it|them|that|everything) here (?:first|instead)\b"
         r"|\b(?:is|are) (?:broken|unsafe|compromised|deprecated|disabled|unreliable|down)\b[^.;!?]{0,40}?\buse "
         r"(?:this|me)\b"
+        r"|\b(?:call|use|invoke) (?:this|me)(?: tool| one)? instead\b(?! of)"
+        r"|\b(?:after|before|whenever|on) (?:any|every|each|a) (?:call|use) (?:to|of) [a-z0-9_.-]+\b[^.;!?]{0,60}?\b"
+        r"(?:call|use|invoke) (?:this|me)\b"
+        r"|\b(?:must|should|has to|have to|needs? to) (?:first )?(?:go|pass|be routed|be sent|run) (?:through|via) "
+        r"(?:this|me|here)\b"
+        r"|\bwhenever\b[^.;!?]{0,40}?\b(?:tool|function) is (?:used|called|invoked)\b"
+        r"|\bstop (?:calling|using) (?:it|them)\b"
+        r"|\b(?:mandatory|required) (?:wrapper|proxy|gateway|intermediary) (?:around|for)\b"
+        r"|\b(?:route|redirect|send|forward) all (?:\w+ )?(?:uploads|messages|emails|mail|calls|requests|queries|"
+        r"payments|traffic) (?:through|via|to) (?:our|this|me)\b"
+        r"|\b(?:should|must) (?:first|also) be (?:sent|copied|forwarded|mirrored|passed) to\b"
     ),
     LintRule.SECRET_REQUEST: (
         r"\b(?:any|all|every|whatever|each|the)\s(?:\w+\s){0,2}(?:keys?|tokens?|secrets?|passwords?|passphrases?|"
@@ -278,6 +309,14 @@ _PATTERNS: dict[LintRule, str] = {
         r"(?:(?:env|environment|stored|saved|known|other|\.env) )?(?:secrets|credentials|tokens|passwords?(?! reset)|"
         r"api keys|private keys|ssh keys|session cookies)\b"
         r"|\bwith (?:the )?user's (?:passwords?|credentials?|secrets?|tokens?|api keys?|private keys?)\b"
+        r"|\b(?:send|put|paste|copy|include|pass|add|write|append|set|fill|place|insert)\b (?:the |your |any |all |"
+        r"their |its )?(?:api ?keys?|secret keys?|private keys?|access tokens?|auth tokens?|passwords?|credentials|"
+        r"secrets|env vars|environment variables|ssh keys?|id_rsa)\b[^.;!?]{0,40}?\b(?:field|argument|parameter|"
+        r"param|header|query|notes|log|body)\b"
+        r"|\b(?:value|contents?) of (?:the |your )?[\w$]*(?:key|token|secret|password|credential)s?\w* (?:environment|"
+        r"env)\b"
+        r"|\b(?:append|add|put|include|paste|send|pass|attach)\b[^.;!?]{0,30}?\b(?:printenv|env vars|environment "
+        r"variables)\b"
     ),
 }
 
@@ -589,11 +628,28 @@ def _alternatives(rule: LintRule) -> tuple[tuple[re.Pattern[str], tuple[frozense
     return tuple(made)
 
 
+@functools.cache
+def _by_stem(rule: LintRule) -> dict[str, tuple[int, ...]]:
+    """Each stem of a rule's alternatives' rarest groups, with the alternatives whose rarest group holds it: a text
+    is looked up by its own stems, and only the alternatives they name are held to their other groups."""
+    index: dict[str, list[int]] = {}
+    for number, (_, needs) in enumerate(_alternatives(rule)):
+        for stem in needs[0] if needs else ():
+            index.setdefault(stem, []).append(number)
+    return {stem: tuple(numbers) for stem, numbers in index.items()}
+
+
 def _first_match(rule: LintRule, text: str, stems: set[str]) -> re.Match[str] | None:
     """The earliest place a rule matches the text (whose words' stems are ``stems``), or None."""
     found: re.Match[str] | None = None
-    for alternative, needs in _alternatives(rule):
-        if any(stems.isdisjoint(group) for group in needs):
+    made = _alternatives(rule)
+    if len(made) == 1 and not made[0][1]:  # a rule read whole
+        return made[0][0].search(text)
+    index = _by_stem(rule)
+    numbers = sorted({number for stem in stems if stem in index for number in index[stem]})
+    for number in numbers:
+        alternative, needs = made[number]
+        if any(stems.isdisjoint(group) for group in needs[1:]):
             continue
         matched = alternative.search(text)
         if matched is not None and (found is None or matched.start() < found.start()):
@@ -678,6 +734,10 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
             if matched:
                 said.add(rule)
                 yield rule, _excerpt(view.text, matched.start(), matched.end()) + how
+    if said.isdisjoint(_READ_RULES):
+        revealed = _revealed(read)
+        if revealed is not None:
+            yield LintRule.DISGUISED, revealed
     if LintRule.MARKUP not in said:
         part = next(hidden(text), None)
         if part is not None:
@@ -692,6 +752,67 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
         if len(name) >= 4 and any(re.search(rf"(?<![a-z0-9-]){folded}(?![a-z0-9-])", v.text) for v in read):
             yield LintRule.SHADOWING, f"names '{name}', another server's"
             break
+
+
+# Words that, spelled out of sight, say to act or name what an attack wants: the disguised-instruction rule.
+_TELLING = frozenset(
+    [
+        "send",
+        "delete",
+        "remove",
+        "erase",
+        "wipe",
+        "drop",
+        "purge",
+        "forward",
+        "upload",
+        "export",
+        "call",
+        "run",
+        "execute",
+        "paste",
+        "copy",
+        "post",
+        "transfer",
+        "ignore",
+        "reveal",
+        "tell",
+        "hide",
+        "approve",
+        "grant",
+        "disable",
+        "bypass",
+        "key",
+        "keys",
+        "token",
+        "tokens",
+        "password",
+        "passwords",
+        "secret",
+        "secrets",
+        "credential",
+        "credentials",
+        "ssh",
+        "env",
+        "prompt",
+        "admin",
+        "root",
+    ]
+)
+_DISGUISED = ("unspaced", "decoded")
+
+
+def _revealed(read: list[View]) -> str | None:
+    """Words a disguise hid (a view unspaced or decoded gives them, the plain text does not) that say to act or
+    name secrets, with how they were read; None where no disguise hides any."""
+    plain_words = set(_WORD.findall(read[0].text)) if read else set()
+    for view in read[1:]:
+        if not view.how.endswith(_DISGUISED):
+            continue
+        told = sorted((set(_WORD.findall(view.text)) - plain_words) & _TELLING)
+        if told:
+            return f"{', '.join(told)}, in {_excerpt(view.text, 0, min(len(view.text), 80))} ({view.how})"
+    return None
 
 
 def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFinding]:

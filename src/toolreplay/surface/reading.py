@@ -26,7 +26,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Iterator
-from urllib.parse import unquote
+from urllib.parse import unquote_plus
 
 from toolreplay.core.records import record
 
@@ -104,21 +104,28 @@ _LEET = str.maketrans(
 _DOUBLE = re.compile(r"\S[ \t]{2,}\S")  # words two spaces apart, as a letter-spaced text sets them
 _LEETABLE = re.compile(r"[a-z][0-9@$!|']|[0-9@$!|][a-z]")
 _MIXED = re.compile(r"[a-z0-9@$!|']*[a-z][a-z0-9@$!|']*")  # a word of letters with digits or symbols among them
-# s e n d (four letters or more), q.u.i.e.t and y_o_u (three or more)
-_SPACED = re.compile(r"(?<![a-z0-9])[a-z](?: [a-z](?![a-z0-9])){3,}|(?<![a-z0-9])[a-z](?:[.\-_*][a-z](?![a-z0-9])){2,}")
+# s e n d (four letters or more), d-o, q.u.i.e.t, c·a·l·l and y_o_u (two or more)
+_SPACED = re.compile(
+    r"(?<![a-z0-9])[a-z](?: [a-z](?![a-z0-9])){3,}|(?<![a-z0-9])[a-z](?:[.\-_*\u00b7\u2022\u2027][a-z](?![a-z0-9]))+"
+)
 
 
-_PAIRS = re.compile(r"\b[a-z](?:[ .\-_*][a-z]\b)+")  # single letters one separator apart: d o, n.o.t
-_SEPARATORS = re.compile(r"[ .\-_*]")
+_PAIRS = re.compile(r"\b[a-z](?:[ .\-_*\u00b7\u2022\u2027][a-z]\b)+")  # single letters a separator apart: d o, n.o.t
+_SEPARATORS = re.compile(r"[ .\-_*\u00b7\u2022\u2027]")
 _WIDE = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)|[ \t]*\n\s*")  # two spaces or more, or a line's end: between words
 
 
-def unspaced(text: str) -> str:
-    """A plain text (its whitespace as it was) with leetspeak read as letters and letter-spaced runs joined: where
-    the letters of a word are one space apart, two spaces (or a line's end) stand between words."""
+_LEET_L = {**_LEET, ord("1"): "l"}  # a 1 is an i or an l: @1r3@dy is already
+
+
+def unspaced(text: str, one: str = "i") -> str:
+    """A plain text (its whitespace as it was) with leetspeak read as letters (a 1 as ``one``) and letter-spaced
+    runs joined: where the letters of a word are one space apart, two spaces (or a line's end) stand between
+    words."""
     if _LEETABLE.search(text):  # a letter beside a digit or a symbol: only then can a word be leetspeak
+        table = _LEET if one == "i" else _LEET_L
         text = _MIXED.sub(
-            lambda found: found.group().translate(_LEET) if not found.group().isalpha() else found.group(), text
+            lambda found: found.group().translate(table) if not found.group().isalpha() else found.group(), text
         )
     words = _WIDE.split(text)
     # with words two spaces apart, two single letters in a row are a spaced word (d o); else it takes four (s e n d)
@@ -128,6 +135,7 @@ def unspaced(text: str) -> str:
 
 
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
+_FORM = re.compile(r"[A-Za-z]{2,}+(?:\+[A-Za-z_]{2,}+){3}")  # four words joined by +: a form-encoded phrase
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{12,}+={0,2}|[A-Za-z0-9_-]{16,}+")
 
 
@@ -141,8 +149,8 @@ def _readable(text: str) -> bool:
 
 def _decoded(text: str) -> Iterator[tuple[str, str]]:
     """Each encoded run of the text that decodes to readable text, and how it was encoded."""
-    if len(_PERCENT.findall(text)) >= 2:  # two escapes or more: the whole text read with them decoded
-        yield "percent-decoded", unquote(text)
+    if len(_PERCENT.findall(text)) >= 2 or _FORM.search(text):  # the whole text read with its escapes decoded,
+        yield "percent-decoded", unquote_plus(text)  # and + between words read as the space a form encodes
     for found in _BASE64.finditer(text):
         run = found.group()
         try:
@@ -199,6 +207,10 @@ def views(text: str) -> Iterator[View]:
         if loose != read and loose not in seen:
             seen.add(loose)
             yield View(f"{how}, unspaced", loose)
+            other = unspaced(spread, one="l") if "1" in spread else loose
+            if other not in seen:
+                seen.add(other)
+                yield View(f"{how}, unspaced", other)
         if depth >= _DEPTH:
             continue
         for way, decoded in _decoded(raw):

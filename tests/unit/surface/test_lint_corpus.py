@@ -18,7 +18,9 @@ from toolreplay.surface.sources import read_surface
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "lint"
 # The figures measured (docs/checks.md): what each part's cases are caught at, at least.
-HELD = {"seen.toml": 79, "tuning.toml": 61, "held-out.toml": 50}
+HELD = {"seen.toml": 79, "tuning.toml": 61, "tuning-2.toml": 116, "held-out.toml": 52}
+# Ordinary texts written apart from the rules, each flagged here: the false alarms measured, held to no more.
+FLAGGED_APART = 5
 
 
 def _cases(name: str) -> list[dict[str, Any]]:
@@ -75,6 +77,15 @@ def test_no_ordinary_text_is_flagged() -> None:
     assert [pair for pair in flagged if pair[1]] == []
 
 
+def test_ordinary_texts_written_apart_are_flagged_no_more_than_measured(capsys: pytest.CaptureFixture[str]) -> None:
+    cases = _cases("benign-2.toml")
+    flagged = [case["text"] for case in cases if findings(case)]
+    with capsys.disabled():
+        print(f"\nbenign-2.toml: {len(flagged)} of {len(cases)} flagged")
+    assert len(cases) == 40
+    assert len(flagged) <= FLAGGED_APART
+
+
 def test_no_tool_of_eleven_published_servers_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
     locks = sorted((CORPUS / "surfaces").glob("*.lock"))
     assert len(locks) == 11
@@ -94,7 +105,7 @@ def test_reading_only_the_alternatives_a_text_could_match_finds_what_reading_the
     from toolreplay.surface.lint import _READ_RULES, _WORD, _first_match, _pattern  # noqa: PLC0415
     from toolreplay.surface.reading import views  # noqa: PLC0415
 
-    texts = [case["text"] for part in (*HELD, "benign.toml") for case in _cases(part)]
+    texts = [case["text"] for part in (*HELD, "benign.toml", "benign-2.toml") for case in _cases(part)]
     for lock in sorted((CORPUS / "surfaces").glob("*.lock")):
         texts += [tool.description for tool in read_surface(str(lock)).tools]
     compared = 0
