@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tests.acceptance.test_base_policy import _git
 from tests.conftest import SAMPLES, run_cli
 from tests.fakes.anthropic_server import FakeMessagesAPI, api_vars, message, serve
 
@@ -25,16 +25,6 @@ def _judging(api: FakeMessagesAPI, suspect: Callable[[str], bool]) -> None:
         return message([{"type": "text", "text": "SUSPECT: hides the report" if suspect(said) else "SAFE"}])
 
     api.respond = respond
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.email=ci@example.com", "-c", "user.name=CI", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def _plant(session: Path, description: str) -> None:

@@ -188,12 +188,9 @@ def _listed(entries: object, path: str) -> tuple[Listed, ...]:
     for entry in entries:
         if not isinstance(entry, dict) or set(entry) != _LISTED_KEYS:
             raise refused(f"a listed item holds exactly {', '.join(sorted(_LISTED_KEYS))}")
-        raw_text, server, kind = entry["raw"], entry["server"], entry["kind"]
-        try:
-            raw = json.loads(raw_text) if isinstance(raw_text, str) else None
-        except (ValueError, RecursionError):
-            raw = None
-        if not isinstance(raw, dict) or canonical_bytes(raw).decode() != raw_text:
+        server, kind = entry["server"], entry["kind"]
+        raw = _canonical_object(entry["raw"])
+        if raw is None:
             raise refused("a listed item's 'raw' is not an object in canonical JSON")
         if not isinstance(server, str) or kind not in LISTED.values():
             raise refused(f"a listed item's kind is one of {', '.join(LISTED.values())}, and its server a string")
@@ -202,6 +199,15 @@ def _listed(entries: object, path: str) -> tuple[Listed, ...]:
             raise refused(f"{item.shown}: its name or digest is not its raw object's, or it is given twice")
         items[item.key] = item
     return tuple(items.values())
+
+
+def _canonical_object(text: object) -> JSONObject | None:
+    """The object a lock's ``raw`` text holds, where the text is that object's canonical JSON; else None."""
+    try:
+        raw = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+    return raw if isinstance(raw, dict) and canonical_bytes(raw).decode() == text else None
 
 
 def _verdicts(entries: object, path: str) -> dict[str, JudgeVerdict]:
@@ -241,12 +247,8 @@ def _entry(entry: object, path: str, line: int) -> SurfaceTool:
 
     if not isinstance(entry, dict) or set(entry) != _KEYS:
         raise refused(f"an entry holds exactly {', '.join(sorted(_KEYS))}")
-    raw_text = entry["raw"]
-    try:
-        raw = json.loads(raw_text) if isinstance(raw_text, str) else None
-    except (ValueError, RecursionError):
-        raw = None
-    if not isinstance(raw, dict) or canonical_bytes(raw).decode() != raw_text:
+    raw = _canonical_object(entry["raw"])
+    if raw is None:
         raise refused("'raw' is not a tool in canonical JSON")
     if not isinstance(entry["server"], str):
         raise refused("'server' is not a string")
