@@ -108,6 +108,10 @@ def test_under_base_the_verdicts_are_the_base_locks_and_dropping_the_judge_is_a_
         code, found, _ = _tools_findings(repo, "--base", base, env=env)
         assert len(api.requests) == asked + 1  # the base's lock holds no verdict for the planted text
         assert any(m.startswith("judged-suspect: disk_usage description") for m in found), found
+        # the pull request's policy governs, its lock's tools with it, but never its verdicts: no judge said them
+        code, found, _ = _tools_findings(repo, "--base", base, "--policy", "pr", env=env)
+        assert len(api.requests) == asked + 2
+        assert any(m.startswith("judged-suspect: disk_usage description") for m in found), found
         (repo / ".toolreplay.yml").write_text("sessions: s.json\ntools:\n  lock: tools.lock\n", encoding="utf-8")
         _git(repo, "commit", "-qam", "no judge")
         code, found, _ = _tools_findings(repo, "--base", base, env=env)

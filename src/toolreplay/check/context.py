@@ -67,6 +67,7 @@ class Checker:
         self.signers_copy: str | None = None  # the allowed signers file read (the base's, under --base)
         self.lock: Lock | None = None  # the tools lock, read once
         self.tool_judge: Judge | None = None  # the judge of the tools' texts, its verdicts shared by every surface
+        self.base_lock: str | None = None  # under --base, the base's tools lock (its copy), whatever policy governs
         self.pool: CheckBudget | None = None  # the check's own budget, where the config sets one
         self.policy = Policy(strict=config.strict)
         if config.rules:  # its findings name it as every report names a file: from the repository root

@@ -243,8 +243,12 @@ def _tools_loosened(base: ToolsSetting | None, pr: ToolsSetting | None, add: _Ad
     if base.lint and not pr.lint:
         add("tools lint", "true", "false", "tools", "lint")
     if base.judge is not None and (pr.judge, pr.judge_url) != (base.judge, base.judge_url):
-        # another model is not known to judge as strictly; none judges nothing
-        add("tools judge", base.judge, pr.judge or "gone", "tools", "judge")
+        # another model (or the same name elsewhere) is not known to judge as strictly; none judges nothing
+
+        def judge(model: str | None, url: str | None) -> str:
+            return "gone" if model is None else f"{model} at {url}" if url else model
+
+        add("tools judge", judge(base.judge, base.judge_url), judge(pr.judge, pr.judge_url), "tools", "judge")
     order = ("note", "warning", "error")
     was = {kind: level for kind, level, _ in base.levels}
     for kind, level, _ in pr.levels:

@@ -76,6 +76,8 @@ class PreparedCheck:
         self.units = plan(config, paths, based)
         self.chosen = shard_of(self.units, shard)
         self._checker = Checker(config, paths, base, user, isolate)
+        base_tools = governed.base_config.tools if governed is not None and governed.base_config else None
+        self._checker.base_lock = base_tools.lock if base_tools is not None else None
         if config.max_cost is not None or config.max_tokens_total is not None:
             replays = sum(unit.job is not None for unit in self.units)
             here = sum(unit.job is not None for unit in self.chosen)

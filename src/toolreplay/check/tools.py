@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ from toolreplay.core.wording import count
 from toolreplay.results.locate import fingerprint
 
 if TYPE_CHECKING:  # the surface is loaded only by a check that has a tools analysis
-    from toolreplay.surface.judge import Judge
+    from toolreplay.surface.judge import Judge, JudgeVerdict
     from toolreplay.surface.model import Surface, SurfaceTool
 
 
@@ -117,8 +117,9 @@ def tools_unit(checker: Checker, unit: Unit) -> UnitResult:
 
 
 def _judge(checker: Checker) -> Judge:
-    """The check's judge: the config's model, knowing the verdicts the lock keeps (the base's, under --base), each
-    text asked once however many surfaces hold it."""
+    """The check's judge: the config's model, knowing the verdicts the lock keeps, each text asked once however
+    many surfaces hold it. Under ``--base`` they are the base's lock's verdicts whichever policy governs: a verdict
+    is the judge's word, and the pull request's lock may hold words no judge said (``safe`` for its own text)."""
     from toolreplay.surface.judge import model_judge  # noqa: PLC0415 - only a check with a judge asks a model
 
     setting = checker.config.tools
@@ -126,8 +127,25 @@ def _judge(checker: Checker) -> Judge:
     assert setting.judge is not None
     if checker.tool_judge is None:
         known = checker.lock.verdicts if checker.lock is not None else None
+        if checker.base is not None:
+            known = _base_verdicts(checker)
         checker.tool_judge = model_judge(setting.judge, setting.judge_url, None, known, deferred=True)
     return checker.tool_judge
+
+
+def _base_verdicts(checker: Checker) -> Mapping[str, JudgeVerdict]:
+    """The verdicts of the base's lock; none where the base had no lock or one the check cannot read (its texts are
+    then asked again, never taken from the pull request)."""
+    from toolreplay.surface.lock import read_lock  # noqa: PLC0415
+
+    if checker.base_lock is None:
+        return {}
+    if checker.lock is not None and checker.config.tools is not None and checker.config.tools.lock == checker.base_lock:
+        return checker.lock.verdicts or {}  # the base's policy governs: the lock read is the base's already
+    try:
+        return read_lock(checker.base_lock).verdicts or {}
+    except InputError:
+        return {}
 
 
 def with_pinned_servers(surface: Surface, pinned: Sequence[SurfaceTool]) -> Surface:

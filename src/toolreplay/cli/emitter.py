@@ -10,7 +10,7 @@ import click
 from toolreplay.cli.output import emit, emit_stream, warn, write_lines, write_text
 from toolreplay.cli.report_options import Outputs, emit_reports, guard_reports
 from toolreplay.commands.base import Emitter
-from toolreplay.core.escape import for_terminal
+from toolreplay.core.escape import one_line
 from toolreplay.core.files import guard_outputs, repository_root
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class Printer(Emitter):
         write_text(text)
 
     def note(self, text: str) -> None:
-        click.echo(f"toolreplay: {for_terminal(text)}", err=True)
+        click.echo(f"toolreplay: {one_line(text)}", err=True)
 
     def warn(self, text: str) -> None:
         warn(text)

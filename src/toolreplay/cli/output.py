@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from toolreplay.core.errors import InputError
-from toolreplay.core.escape import for_terminal, json_for_terminal
+from toolreplay.core.escape import for_terminal, json_for_terminal, one_line
 from toolreplay.core.files import write_atomic
 from toolreplay.formats.parsing.node import Node, reject_constant
 from toolreplay.formats.parsing.positions import Pos
@@ -50,7 +50,7 @@ def write_lines(lines: Iterable[bytes], output: str | None) -> None:
 
 def warn(message: str) -> None:
     """One line on stderr for what the command did but the user should know: never a failure, never on stdout."""
-    sys.stderr.write(f"toolreplay: warning: {for_terminal(message)}\n")
+    sys.stderr.write(f"toolreplay: warning: {one_line(message)}\n")
     sys.stderr.flush()
 
 

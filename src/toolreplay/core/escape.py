@@ -9,6 +9,7 @@ message must stay one line.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # C0 controls except tab and newline, DEL, C1 controls (which some terminals obey like ESC sequences), the
 # Unicode line and paragraph separators (which some readers take for line ends), and the characters that change
@@ -80,6 +81,15 @@ def _flat(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` as one line for a terminal or a CI log: :func:`for_terminal`, with newlines written out too."""
     return _no_workflow_command(_flat(text))
+
+
+def lines_for_terminal(lines: Sequence[str]) -> str:
+    """A report's lines for a terminal or a CI log, each kept one line (a recorded name's own line break written
+    out, so no text can forge a line of the report) with nothing a terminal or a runner obeys."""
+    text = "\n".join(lines) + "\n" if lines else ""
+    if text.count("\n") == len(lines) and "\t" not in text:  # nothing one_line alone writes out: all at once
+        return for_terminal(text)
+    return "".join(one_line(line) + "\n" for line in lines)
 
 
 # What can change a table cell's meaning in GitHub-flavoured markdown: a backslash makes each literal. Other

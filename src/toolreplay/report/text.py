@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from toolreplay.analysis.diff import FieldChange
 from toolreplay.core.canonical import JSONObject
-from toolreplay.core.escape import for_terminal, one_line
+from toolreplay.core.escape import for_terminal, lines_for_terminal, one_line
 from toolreplay.core.findings import ChangeVerdict, Level
 from toolreplay.core.model import Call, Finding, PairKind, Session, content_text
 from toolreplay.core.wording import agree, count, format_call, format_changed, format_value, tally
@@ -38,12 +38,7 @@ def _finding_lines(findings: Iterable[Finding]) -> list[str]:
     return [f"index {f.index}: {f.kind.value}: {f.detail}" for f in findings]
 
 
-def _lines(lines: list[str]) -> str:
-    """The report's lines, each made one line with nothing a terminal obeys: text from a recording is data."""
-    text = "\n".join(lines) + "\n" if lines else ""
-    if text.count("\n") == len(lines) and "\t" not in text:  # nothing one_line alone writes out: escape it all at once
-        return for_terminal(text)
-    return "".join(one_line(line) + "\n" for line in lines)
+_lines = lines_for_terminal  # the report's lines, each one line with nothing a terminal obeys
 
 
 def render_audit(report: AuditReport) -> str:
@@ -437,5 +432,6 @@ def _tools_given(given: Sequence[Drift], tools: str | None, involved: list[str])
         return ""
     from toolreplay.surface.drift import explained  # noqa: PLC0415 - only a replay given other tools
 
-    lines = [f"the tools given ({tools}) differ from the recorded ones:", *explained(given, involved)]
-    return for_terminal("\n".join(lines)) + "\n"
+    return lines_for_terminal(
+        [f"the tools given ({tools}) differ from the recorded ones:", *explained(given, involved)]
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from toolreplay.core.escape import for_terminal
+from toolreplay.core.escape import lines_for_terminal
 from toolreplay.core.findings import Level
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def render_changes(shown: SurfaceChanges) -> str:
     lines = [f"tools diff: {shown.old_tools} tools in {shown.old}, {shown.new_tools} in {shown.new}"]
     lines += [f"  {_LEVELS[c.level]:<8} {c.kind.value:<22} {c.tool}  {c.detail}" for c in shown.changes]
     lines.append("no change" if not shown.changes else f"{len(shown.changes)} changes")
-    return for_terminal("\n".join(lines)) + "\n"
+    return lines_for_terminal(lines)
 
 
 def render_changes_json(shown: SurfaceChanges) -> str:
@@ -32,4 +32,4 @@ def render_changes_json(shown: SurfaceChanges) -> str:
 
 def render_lint(shown: LintShown) -> str:
     lines = [f"{f.path}:{f.line}  {f.rule.value:<22} {f.tool} {f.field}: {f.excerpt}" for f in shown.findings]
-    return for_terminal("\n".join(lines or ["tools lint: nothing found"])) + "\n"
+    return lines_for_terminal(lines or ["tools lint: nothing found"])

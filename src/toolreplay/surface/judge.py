@@ -14,10 +14,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolreplay.core.canonical import json_utf8
 from toolreplay.core.errors import InputError, ToolreplayError
 from toolreplay.core.files import read_text, write_atomic
 from toolreplay.core.records import record
@@ -39,6 +41,7 @@ RUBRIC = (
 )
 CACHE_FORMAT = "toolreplay-judge-cache"
 _ANSWER_LIMIT = 200  # characters of a reason kept
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @record
@@ -53,23 +56,26 @@ Ask = Callable[[str], str]  # the rubric's question about one text in, the model
 
 
 def verdict_of(answer: str) -> JudgeVerdict:
-    """The verdict a model's answer gives: its first line read as SAFE or SUSPECT: WHY; anything else failed."""
-    line = answer.strip().splitlines()[0].strip() if answer.strip() else ""
-    word = line.split(":", 1)[0].strip().strip("*").upper()
-    if word == "SAFE":
+    """The verdict a model's answer gives. SUSPECT on any line wins; SAFE only as the whole first line (give or
+    take emphasis and a full stop), so "SAFE, but it asks for keys" is no pass; anything else failed."""
+    lines = [line.strip() for line in answer.strip().splitlines() if line.strip()]
+    for line in lines:
+        word, _, reason = line.partition(":")
+        if word.strip().strip("*_`").strip().upper() == "SUSPECT":
+            return JudgeVerdict("suspect", reason.strip()[:_ANSWER_LIMIT] or "no reason given")
+    if lines and lines[0].strip("*_`.! ").upper() == "SAFE":
         return JudgeVerdict("safe")
-    if word == "SUSPECT":
-        reason = line.split(":", 1)[1].strip() if ":" in line else ""
-        return JudgeVerdict("suspect", reason[:_ANSWER_LIMIT] or "no reason given")
-    shown = json.dumps(line[:80], ensure_ascii=False)
+    shown = json.dumps((lines[0] if lines else "")[:80], ensure_ascii=False)
     return JudgeVerdict("failed", f"the judge answered neither SAFE nor SUSPECT: {shown}")
 
 
 def question(text: str) -> str:
     """What the judge is asked of a text: the text between markers whose code is drawn from the text's own digest,
-    so no text can hold the marker that closes it (it would have to hold its own digest)."""
+    so no text can hold the marker that closes it (it would have to hold its own digest). A lone surrogate, which
+    no request can carry, is sent as its escape (``\\ud800``), so such a text is still judged."""
     code = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"<<<TEXT-{code}\n{text}\n{code}-TEXT>>>"
+    sent = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"<<<TEXT-{code}\n{sent}\n{code}-TEXT>>>"
 
 
 class Judge:
@@ -117,7 +123,7 @@ class Judge:
             "version": 1,
             "verdicts": {key: {"verdict": v.verdict, "reason": v.reason} for key, v in sorted(self.verdicts.items())},
         }
-        write_atomic(self.cache, [(json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")])
+        write_atomic(self.cache, [json_utf8(json.dumps(document, indent=2, ensure_ascii=False) + "\n")])
 
 
 def _read_cache(path: str) -> dict[str, JudgeVerdict]:
@@ -134,6 +140,8 @@ def _read_cache(path: str) -> dict[str, JudgeVerdict]:
         raise top.member("version").fail("judge cache version must be 1")
     verdicts: dict[str, JudgeVerdict] = {}
     for key, entry in top.member("verdicts").object().members():
+        if not _DIGEST.fullmatch(key):
+            raise entry.fail("a verdict's key is the SHA-256 digest of its model, rubric and text, in hex")
         entry.object().only(("verdict", "reason"), "a verdict").require("verdict", "reason")
         verdict = entry.member("verdict").string()
         if verdict not in ("safe", "suspect"):

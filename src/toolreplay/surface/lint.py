@@ -659,13 +659,13 @@ def _first_match(rule: LintRule, text: str, stems: set[str]) -> re.Match[str] | 
 
 def _invisible(text: str) -> str | None:
     """The first character a person never sees but a model reads, by its property (a format character, a variation
-    selector, a Hangul filler), bidirectional controls apart."""
+    selector, a Hangul filler, a lone surrogate, which no display can draw), bidirectional controls apart."""
     if text.isascii():
         return None
     bidi = _pattern(LintRule.BIDI)
     for position, char in enumerate(text):
         point = ord(char)
-        unseen = unicodedata.category(char) == "Cf" or 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
+        unseen = unicodedata.category(char) in ("Cf", "Cs") or 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
         if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char):
             return f"U+{point:04X} at character {position}"
     return None

@@ -59,16 +59,15 @@ def _listed(live: LiveServer, handshake: JSONValue, server: str, where: str) -> 
     holding nothing (a server may advertise what it cannot list), never as a failure of the surface's tools."""
     capabilities = handshake.get("capabilities") if isinstance(handshake, dict) else None
     offered = capabilities if isinstance(capabilities, dict) else {}
-    found: dict[tuple[str, str, str], Listed] = {}
+    found: list[Listed] = []
     for method, kind in LISTED.items():
         if kind.split("-")[0] + "s" not in offered:
             continue
         cursor: JSONValue = None
         for _ in range(_MAX_PAGES):
             result = live.ask(method, {"cursor": cursor} if cursor else {}).response.get("result")
-            for item in listed_items(kind, result, server, where, 1):
-                found.setdefault(item.key, item)
+            found += listed_items(kind, result, server, where, 1)
             cursor = result.get("nextCursor") if isinstance(result, dict) else None
             if not cursor:
                 break
-    return tuple(found.values())
+    return listed_once(found, where)

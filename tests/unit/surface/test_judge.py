@@ -11,8 +11,10 @@ import pytest
 
 from tests.conftest import SAMPLES, run_cli
 from tests.fakes.anthropic_server import api_vars, message, serve
+from toolreplay.agents.providers.base import AgentError
 from toolreplay.core.canonical import JSONObject
-from toolreplay.surface.judge import RUBRIC, Judge, JudgeVerdict, question, verdict_of
+from toolreplay.core.errors import InputError
+from toolreplay.surface.judge import RUBRIC, Judge, JudgeVerdict, model_judge, question, verdict_of
 from toolreplay.surface.lint import LintRule, lint_surface
 from toolreplay.surface.model import Surface, SurfaceTool
 
@@ -24,6 +26,21 @@ from toolreplay.surface.model import Surface, SurfaceTool
         ("**SAFE**\nit reads fine", JudgeVerdict("safe")),
         ("SUSPECT: asks the model to hide a deletion", JudgeVerdict("suspect", "asks the model to hide a deletion")),
         ("suspect", JudgeVerdict("suspect", "no reason given")),
+        ("SAFE.", JudgeVerdict("safe")),
+        (
+            "SAFE\nSUSPECT: on second thought it asks for keys",
+            JudgeVerdict("suspect", "on second thought it asks for keys"),
+        ),
+        (
+            "SAFE, but it asks for the user's keys",
+            JudgeVerdict(
+                "failed", 'the judge answered neither SAFE nor SUSPECT: "SAFE, but it asks for the user\'s keys"'
+            ),
+        ),
+        (
+            "SAFE: though it hides a deletion",
+            JudgeVerdict("failed", 'the judge answered neither SAFE nor SUSPECT: "SAFE: though it hides a deletion"'),
+        ),
         (
             "I cannot help with that.",
             JudgeVerdict("failed", 'the judge answered neither SAFE nor SUSPECT: "I cannot help with that."'),
@@ -120,6 +137,29 @@ def test_tools_lint_judges_through_the_anthropic_sdk_and_keeps_the_verdicts(tmp_
         assert "judge-failed" in broken.stdout
 
 
+def test_a_text_holding_a_lone_surrogate_is_still_judged_and_its_verdict_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "Lists the files\ud800 of a directory."  # "\ud800": valid JSON, but no UTF-8 request can carry it
+    cache = tmp_path / "verdicts.json"
+    with serve() as api:
+        api.respond = lambda _: message([{"type": "text", "text": "SUSPECT: holds a broken character \ud800"}])
+        for name, value in api_vars(api).items():
+            monkeypatch.setenv(name, value)
+        judge = model_judge("claude-sonnet-4-5", None, str(cache))
+        assert judge.judge(text) == JudgeVerdict("suspect", "holds a broken character \ud800")
+        [sent] = api.requests
+        with pytest.raises(AgentError, match="the model request could not be sent: it holds a character no request"):
+            judge.ask(text)  # sent as it is, the SDK cannot encode it: said so, not blamed on the response
+    assert "Lists the files\\ud800 of a directory." in sent["messages"][0]["content"][0]["text"]
+    judge.save()  # the model's own lone surrogate is written as its escape, and read back as itself
+    assert b"\\ud800" in cache.read_bytes()
+    again = Judge("claude-sonnet-4-5", lambda _: pytest.fail("a cached text was asked again"), str(cache))
+    assert again.judge(text) == JudgeVerdict("suspect", "holds a broken character \ud800")
+    flagged = {f.rule for f in lint_surface(_tools(text))}  # and the lint itself reads it as an unseen character
+    assert LintRule.INVISIBLE in flagged
+
+
 def test_without_a_judge_nothing_is_asked_and_a_judge_option_alone_is_refused(tmp_path: Path) -> None:
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps([{"name": "files", "description": "Lists files.", "inputSchema": {}}]))
@@ -130,3 +170,14 @@ def test_without_a_judge_nothing_is_asked_and_a_judge_option_alone_is_refused(tm
     scripted = run_cli("tools", "lint", str(tools), "--judge", "scripted:agent.py", cwd=SAMPLES)
     assert scripted.code == 2
     assert "a judge is a model" in scripted.stderr
+
+
+def test_a_judge_cache_whose_key_is_no_digest_is_refused_at_its_line(tmp_path: Path) -> None:
+    cache = tmp_path / "verdicts.json"
+    cache.write_text(
+        '{"format": "toolreplay-judge-cache", "version": 1,\n'
+        ' "verdicts": {\n  "not a digest": {"verdict": "safe", "reason": ""}}}\n'
+    )
+    with pytest.raises(InputError, match="SHA-256 digest") as refused:
+        Judge("stand-in", lambda _: "SAFE", str(cache))
+    assert refused.value.line == 3

@@ -20,7 +20,7 @@ from typing import Any
 
 from toolreplay.agents.base import AsyncAgent, Turn, Usage, api_tool
 from toolreplay.agents.loop import AgentFailure
-from toolreplay.agents.providers.base import AgentError, Endpoint, Pending, shown_url, without_keys
+from toolreplay.agents.providers.base import AgentError, Endpoint, Pending, failure, shown_url, without_keys
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.model import ToolDef
@@ -151,10 +151,8 @@ def _parameters(create: Any) -> frozenset[str] | None:
 
 
 def _failure(exc: Exception) -> AgentError:
-    """Why the model gave no turn: an API error (after the SDK's retries), or a response that is not one."""
-    if isinstance(exc, sdk().APIError):
-        return AgentError(without_keys(f"the model request failed: {exc}"))
-    return AgentError(without_keys(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})"))
+    """Why a Claude model gave no turn (see :func:`failure`)."""
+    return failure(exc, sdk().APIError)
 
 
 class ClaudeAgent(_Claude):

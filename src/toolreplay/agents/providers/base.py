@@ -101,6 +101,18 @@ def without_keys(text: str) -> str:
     return text
 
 
+def failure(exc: Exception, api_error: type[Exception]) -> AgentError:
+    """Why the model gave no turn, in one line that holds no key: an API error (after the SDK's retries), a
+    request that could not be sent (a lone surrogate no UTF-8 can carry), or a response that is not one."""
+    if isinstance(exc, AgentError):
+        return AgentError(without_keys(exc.message))
+    if isinstance(exc, api_error):
+        return AgentError(without_keys(f"the model request failed: {exc}"))
+    if isinstance(exc, UnicodeEncodeError):
+        return AgentError(f"the model request could not be sent: it holds a character no request can carry ({exc})")
+    return AgentError(without_keys(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})"))
+
+
 def shown_url(url: str) -> str:
     """A base URL as a report shows it: scheme, host, port and path; a query (which may hold a key) left out."""
     from urllib.parse import urlsplit  # noqa: PLC0415 - only a replay with a base URL

@@ -26,6 +26,7 @@ from typing import Any
 from toolreplay.agents.base import AsyncAgent, Turn, Usage
 from toolreplay.agents.loop import AgentFailure
 from toolreplay.agents.providers.base import PROVIDER_ITEM, AgentError, Endpoint, Pending, shown_url, without_keys
+from toolreplay.agents.providers.base import failure as base_failure
 from toolreplay.core.canonical import JSONObject, JSONValue
 from toolreplay.core.errors import UsageError
 from toolreplay.core.model import ToolDef
@@ -395,12 +396,8 @@ def _official(client: Any) -> bool:
 
 
 def failure(exc: Exception) -> AgentError:
-    """Why the model gave no turn, in one line that holds no key."""
-    if isinstance(exc, AgentError):
-        return AgentError(without_keys(exc.message))
-    if isinstance(exc, sdk().APIError):
-        return AgentError(without_keys(f"the model request failed: {exc}"))
-    return AgentError(without_keys(f"the model's response could not be read ({type(exc).__name__}: {str(exc)[:200]})"))
+    """Why an OpenAI model gave no turn (see :func:`toolreplay.agents.providers.base.failure`)."""
+    return base_failure(exc, sdk().APIError)
 
 
 class OpenAIAgent(_Asking):
