@@ -20,6 +20,7 @@ from toolreplay.core.canonical import JSONValue
 from toolreplay.core.records import record
 from toolreplay.surface.model import Surface, SurfaceTool
 from toolreplay.surface.reading import View, entities_decoded, hidden, plain, views
+from toolreplay.surface.stems import Unread, indexed, stems_of
 
 if TYPE_CHECKING:
     from toolreplay.surface.judge import Judge
@@ -476,156 +477,21 @@ _READ_RULES = (
 
 _SHORT = 10  # characters below which a text holds no phrase the behaviour rules read
 _WORD = re.compile(r"[a-z]{2,}")
-_SYNTAX = re.compile(r"s\?|\\[a-zA-Z]|\\u[0-9a-fA-F]{4}|\[[^\]]*\]|\{\{?\d*,?\d*\}\}?|\(\?[:!=<]+")
-
-
-def _scan(pattern: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
-    """Each character of a pattern from ``start`` that is neither escaped nor inside a class, with the depth of
-    groups it stands at (a parenthesis counted as it opens or closes)."""
-    depth, index, in_class = 0, start, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        else:
-            depth += (char == "(") - (char == ")")
-            yield index, char, depth
-        index += 1
-
-
-def _top_level(pattern: str) -> list[str]:
-    """A pattern's alternatives at its top level (split at each ``|`` outside groups and classes)."""
-    parts, start = [], 0
-    for index, char, depth in _scan(pattern):
-        if char == "|" and depth == 0:
-            parts.append(pattern[start:index])
-            start = index + 1
-    return [*parts, pattern[start:]]
-
-
-def _closing(pattern: str, opening: int) -> int:
-    """The index of the parenthesis that closes the group opened at ``opening``."""
-    return next(
-        (index for index, char, depth in _scan(pattern, opening) if char == ")" and depth == 0), len(pattern) - 1
-    )
-
-
-def _optional_after(pattern: str, index: int) -> bool:
-    """Whether what ends before ``index`` may be left out: a ``?``, a ``*`` or a ``{0,...}`` follows it."""
-    return (
-        pattern[index : index + 1] in ("?", "*") or pattern.startswith("{0", index) or pattern.startswith("{{0", index)
-    )
-
-
-def _required(alternative: str) -> list[frozenset[str]]:
-    """The groups of words an alternative cannot match without (one word of each), as stems: each literal word it
-    holds outside any group, and each group it cannot leave out (one word of any of that group's ways)."""
-    groups: list[frozenset[str]] = []
-    index, literal = 0, ""
-    while index < len(alternative):
-        char = alternative[index]
-        if char == "(":
-            end = _closing(alternative, index)
-            inner = alternative[index + 1 : end]
-            if not inner.startswith(("?<", "?=", "?!")) and not _optional_after(alternative, end + 1):
-                inner = inner[2:] if inner.startswith("?:") else inner
-                ways = [_required(way) for way in _top_level(inner)]
-                if all(ways):
-                    groups.append(frozenset().union(*(min(way, key=_commonness) for way in ways)))
-            groups += [frozenset({word[:4]}) for word in _WORD.findall(_SYNTAX.sub(" ", literal))]
-            literal, index = "", end + 1
-            continue
-        if char == "\\":
-            literal += " "
-            index += 2
-            continue
-        if char == "[":
-            end = alternative.index("]", index + 1) if "]" in alternative[index + 1 :] else len(alternative) - 1
-            literal += " "
-            index = end + 1
-            continue
-        if char in "?*" or (char == "{" and _optional_after(alternative, index)):
-            literal = literal[:-1] + " "  # the character before is optional: the word ends before it
-        literal += char if char.isalpha() else " "
-        index += 1
-    groups += [frozenset({word[:4]}) for word in _WORD.findall(literal)]
-    return groups
-
-
-# Words nearly every text holds: a group of them tells nothing about whether an alternative can match.
-_COMMON = frozenset(
-    [
-        "the",
-        "to",
-        "for",
-        "of",
-        "and",
-        "an",
-        "is",
-        "are",
-        "you",
-        "your",
-        "it",
-        "this",
-        "that",
-        "with",
-        "in",
-        "on",
-        "as",
-        "be",
-        "any",
-        "all",
-        "if",
-        "no",
-        "or",
-        "at",
-        "by",
-        "from",
-        "not",
-        "can",
-        "will",
-        "its",
-        "it's",
-        "has",
-        "have",
-        "use",
-        "used",
-        "when",
-        "into",
-        "only",
-        "each",
-        "more",
-        "one",
-        "new",
-        "do",
-        "does",
-    ]
-)
-
-
-def _commonness(group: frozenset[str]) -> tuple[int, int, int]:
-    """How often a text may hold a word of the group: common words first, then short ones, then how many."""
-    return sum(stem in _COMMON for stem in group), sum(len(stem) < 4 for stem in group), len(group)
 
 
 @functools.cache
 def _alternatives(rule: LintRule) -> tuple[tuple[re.Pattern[str], tuple[frozenset[str], ...]], ...]:
-    """A rule's alternatives, each compiled with the groups of words it needs (one word of each, as stems): an
-    alternative can match only a text holding a word of every one of its groups, so a text is read only by the
-    alternatives it could match, and most texts by none. A rule with an alternative that needs no word is read
-    whole."""
-    made = []
-    for part in _top_level(_PATTERNS[rule]):
-        needed = _required(part)
-        if not needed:
-            return ((_pattern(rule), ()),)
-        made.append((re.compile(part), tuple(sorted(needed, key=_commonness))))  # the rarest asked first
-    return tuple(made)
+    """A rule's alternatives, each compiled with the groups of stems it needs (one of each, the rarest group
+    first; toolreplay.surface.stems): an alternative can match only a text holding a stem of every one of its
+    groups, so a text is read only by the alternatives it could match, and most texts by none. A rule with an
+    alternative that needs no word, or that the index cannot read, is read whole."""
+    try:
+        parts = indexed(_PATTERNS[rule])
+    except Unread:
+        return ((_pattern(rule), ()),)
+    if any(not needed for _, needed in parts):
+        return ((_pattern(rule), ()),)
+    return tuple((re.compile(part), needed) for part, needed in parts)
 
 
 @functools.cache
@@ -726,7 +592,7 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
     read = list(views(text))
     for view in read:
         how = "" if view.how == "plain" else f" ({view.how})"
-        stems = {word[:4] for word in _WORD.findall(view.text)}
+        stems = stems_of(view.text)
         for rule in _READ_RULES:
             if rule in said or rule in skipped:
                 continue
