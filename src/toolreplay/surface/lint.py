@@ -83,7 +83,7 @@ RATIONALE: dict[LintRule, str] = {
 # Who a text may speak to, be spoken by, and what it may claim to replace, as the behaviour rules name them.
 _READER = (
     r"(?:ai|assistants?|models?|agents?|llms?|language models?|chatbots?|bots?|claude|gpt|copilot|"
-    r"automated (?:agent|system|reader)|ai (?:agent|model|assistant|system|reader)s?|machine readers?)"
+    r"automated (?:agent|system|reader)s?|ai (?:agent|model|assistant|system|reader)s?|machine readers?)"
 )
 _ACTS = (
     r"(?:send|sends|delete|remove|copy|forward|upload|call|run|execute|email|e-mail|post|transfer|share|add|include|"
@@ -104,6 +104,13 @@ _GUIDANCE = (
     r"restrictions|checks?|confirmations?|warnings?|limits?|constraints|requirements?|protocols?|procedures?)"
 )
 
+# What governs the model's conduct, as a text claiming to switch it off names it.
+_RULES_FOR_MODEL = (
+    r"(?:instructions|guidance|guidelines|rules|polic(?:y|ies)|safeguards|restrictions|confirmations?|confirmation "
+    r"(?:steps?|prompts?)|approval (?:gates?|steps?)|content (?:polic(?:y|ies)|filters?|filtering)|guardrails|"
+    r"safety (?:checks|rules|filters))"
+)
+
 _PATTERNS: dict[LintRule, str] = {
     LintRule.INVISIBLE: (  # format characters, fillers, variation selectors, tag characters
         "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u3164\ufe00-\ufe0f"
@@ -117,8 +124,6 @@ _PATTERNS: dict[LintRule, str] = {
         r"|don'?t (?:tell|inform|mention) the user"
         r"|without (?:telling|informing|asking) the user"
         r"|before (?:using|calling|you use|you call) (?:this|any) tool"
-        r"|you (?:must|should) (?:always |first |also )?(?:call|use|read|send|include|pass)"
-        r"|(?:system|developer) prompt"
         r"|this is (?:very |extremely )?important"
         r"|(?:keep|it is) (?:this )?(?:a )?secret"
     ),
@@ -148,6 +153,8 @@ _PATTERNS: dict[LintRule, str] = {
         # the reader named as a line's addressee (AI: call ...), not as a word of a sentence (supported model: x)
         rf"|(?<![a-z0-9,] )(?<![a-z0-9]){_READER}[ \t]*[:\u2014\u2013](?!\S)"
         r"|\bwho(?:ever)? (?:is )?(?:reading|reads|processes|parses|receives) (?:this|these)\b"
+        rf"|\b{_READER} (?:that|who|which) (?:sees?|reads?|processe?s|receives?|parses?|finds?|comes? across) "
+        r"(?:this|these|it)\b"
         r"|\byour (?:very )?(?:first|next|only|initial|primary) (?:action|step|task|move|job|priority)\b"
         rf"|\byou (?:are|will be|were) (?:required|expected|obliged|instructed|asked) to (?:\w+ ){{0,2}}{_ACTS}\b"
         r"|(?:^|[.!?]\s)(?:delete|remove|wipe|erase|drop|empty|purge|rm|truncate|overwrite)\b(?:[^.;!?\n]|\.(?=\w))"
@@ -187,6 +194,24 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:do not|don't|never|must not|mustn't|should not|shouldn't) (?:ever )?(?:mention|reveal|disclose|tell|"
         rf"show|report|admit)\b(?: [\w'-]+){{0,6}} (?:to|with) (?:the |your |this )?{_PERSON}\b"
         r"|\bwithout (?:surfacing|showing|mentioning|reporting) (?:it|this|that|them|anything)\b"
+        # withheld from what the person hears: out of the reply, to yourself, not brought up, unremarked
+        r"|\b(?:keep|kept|leave|left|omit|omitted|hide|hidden|withhold|withheld|strip|exclude|drop) (?:[\w']+ ){0,5}"
+        r"(?:to yourself|out of (?:your|the|any) (?:\w+ )?(?:messages?|replies|reply|answers?|responses?|summary|chat|"
+        r"conversation|output)|from (?:anything|whatever|what) you (?:say|write|tell|report)|from (?:the |your )?"
+        rf"(?:{_PERSON}|transcript|conversation|chat|reply|answer))\b"
+        r"|\b(?:doesn't|does not|don't|do not|need not|needn't|shouldn't|should not|never) (?:need to )?(?:come up|be "
+        r"(?:brought up|mentioned|raised|surfaced|told|shown|reported))\b"
+        r"|\bno (?:reason|need) to (?:bring (?:this|it|that) up|mention|raise|surface|report|tell)\b"
+        rf"|\b(?:nothing|no need) to (?:tell|show|report to|notify|bother) (?:the |your )?{_PERSON}\b"
+        rf"|\b(?:the |your )?{_PERSON}(?: [\w']+){{0,6}} (?:isn't|is not|aren't|are not|wasn't|never) (?:told|"
+        r"informed|notified|shown|asked|made aware)\b"
+        r"|\bif (?:anyone|anybody|they|the user|someone|asked|questioned)(?: asks?)?,? (?:say|tell|claim|answer|reply|"
+        r"insist|respond)\b"
+        r"|\b(?:let (?:it|this|that) (?:pass|go|slide) (?:unremarked|unmentioned|unnoticed|silently)|without making "
+        r"a (?:point|mention|note|fuss) of)\b"
+        r"|\b(?:without|no) (?:the |any )?(?:user |person )?(?:notice|notification|disclosure)\b"
+        r"|\b(?:without naming|without listing|without saying which)\b"
+        r"|\bhide (?:[\w']+ ){0,2}from (?:the )?(?:user|person|transcript|reply)\b"
     ),
     LintRule.CONSENT: (
         rf"\b(?:{_AUTHORITY})s? (?:has |have |had )?(?:already |previously |explicitly |personally |just )?(?:signed "
@@ -213,6 +238,17 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:authori[sz]ation|permission|consent|approval|sign-off|clearance) for\b[^.;!?]{0,60}?\b(?:was|were|"
         r"has been|have been|is) (?:already )?(?:obtained|granted|given|secured|confirmed)\b"
         r"|\bconsider (?:it|this|that|them|every \w+|all \w+|each \w+|any \w+) (?:pre-?)?(?:approved|authori[sz]ed)\b"
+        r"|\b(?:authori[sz]ation|permission|consent|approval|sign-off|clearance)\b[^.;!?]{0,60}?\b(?:was|were|"
+        r"has been|have been|is|are) (?:already )?(?:captured|collected|recorded|obtained|granted|given|secured|"
+        r"confirmed|on file)\b"
+        rf"|\b(?:granted|given|approved|authori[sz]ed|signed off|cleared|okayed) by (?:the |your |its |an? )?"
+        rf"(?:[\w-]+ )?{_AUTHORITY}\b"
+        r"|\bno (?:further )?(?:confirmation|prompt|approval|permission|consent|sign-off)s? (?:is |are )?(?:required|"
+        r"needed|necessary)\b"
+        r"|\b(?:consent|approval|permission|authori[sz]ed|approved)\s?[=:]\s?(?:true|yes|1|granted|given)\b"
+        r"|\b(?:don't|do not|never|no need to) (?:re-?)?(?:ask|prompt|check)(?: the user| them)?(?: for (?:it|this|"
+        r"consent|permission|confirmation|approval))? again\b"
+        r"|\balready (?:collected|captured|granted|given|recorded|confirmed)\b"
     ),
     LintRule.OVERRIDE: (
         r"\b(?:no longer|does not|doesn't|do not|don't|not) (?:apply|applies|applicable|matter|matters|needed|"
@@ -229,6 +265,15 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:mentioned|given|stated|described|listed) (?:elsewhere|earlier|above|before|previously)\b"
         r"|\bfrom (?:now|here|this point) on\b"
         r"|\b(?:stops?|ceases?) (?:to )?apply(?:ing)?\b"
+        # guidance said to be switched off: the rules are out of date, suspended, rolled back
+        rf"|\b(?:{_RULES_FOR_MODEL}|rule|whatever you were told|what you were told|anything you were told|limits "
+        rf"(?:your|the) (?:operator|user|owner|admin|administrator|developer)s?)\b(?: [\w'-]+){{0,12}}? (?:is|are|was|"
+        r"were|has|have|had)(?: now| since| all| temporarily| already)?(?: been)? (?:out of date|suspended|expired|switched off|turned off|"
+        r"disabled|rolled back|decommissioned|deactivated|removed|lifted|waived|revoked|rescinded|retired|void|"
+        r"obsolete|outdated|superseded|overridden|paused|relaxed|no longer (?:active|enforced|in place))\b"
+        rf"|\b(?:legacy|previous|prior|earlier|old|standing|usual|default|safety|content) (?:\w+ )?(?:{_GUIDANCE}|"
+        r"polic(?:y|ies)|filters?)\b(?: [\w'-]+){0,3}? (?:suspended|disabled|lifted|waived|revoked|removed|off|"
+        r"expired|void)\b"
     ),
     LintRule.ROLE: (
         r"\b(?:treat|consider|regard|see|think of|imagine) yourself (?:as|to be)\b"
@@ -248,6 +293,29 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:present|introduce|identify) yourself as\b|\bpose as (?:an? |the )\b"
         rf"|\b(?:an? )?{_READER} with (?:no|without) (?:content )?(?:policy|policies|restrictions|rules|filters|"
         r"guardrails|limits|obligations|ethics)\b"
+        # a mode, a rank or a self the text gives its reader
+        r"|\b(?:you|the model|the assistant|the agent)\b(?: [\w']+){0,2} (?:operate|operates|run|runs|work|works|are|is|"
+        r"enter|switch to|switch into|go into) (?:now )?in(?:to)? (?:developer|god|admin|root|sudo|superuser|"
+        r"unrestricted|jailbreak|jailbroken|maintenance|privileged|elevated|dan|unfiltered) mode\b"
+        r"|(?:^|[.!?:;]\s|\()(?:enter|switch to|activate|enable) (?:developer|god|sudo|superuser|unrestricted|jailbreak|"
+        r"jailbroken|maintenance|dan|unfiltered) mode\b"
+        r"|\bmode\s?[=:]\s?(?:god|root|sudo|superuser|unrestricted|jailbreak|jailbroken|dan|developer)\b"
+        r"|\bgod mode\b"
+        r"|\byou are (?:an? |the |my )(?:[\w'-]+ ){0,3}now\b"
+        r"|(?:^|[.!?:;]\s|\()(?:act|behave|serve|operate) as (?:an? |the |my )?(?:[\w'-]+ ){0,3}(?:counsel|lawyer|"
+        r"officer|administrator|admin|owner|manager|director|authority|representative|agent|root|superuser|member|"
+        r"engineer|executive)\b"
+        r"|\b(?:you|your (?:account|role|session|privileges|access|permissions)|the (?:model|assistant|agent))(?: "
+        r"[\w']+){0,2} (?:has been|have been|is|are|was|were) (?:now )?(?:promoted|elevated|upgraded|escalated|"
+        r"reassigned)\b"
+        rf"|\b{_READER} (?:without|with no|free of|freed from|unbound by) (?:any )?(?:guardrails|restrictions|rules|"
+        r"filters|limits|polic(?:y|ies)|ethics|safety|oversight)\b"
+        r"|\b(?:consider|regard|treat|imagine|think of) yourself (?:an? |the )\b"
+        r"|\b(?:assume|take on|adopt|acquire) (?:the |a |an |your )?(?:[\w-]+ )?(?:identity|persona|role|privileges|"
+        r"powers|rights|mantle)\b"
+        rf"|\b(?:the |this )?{_READER} (?:is|are) (?:now|henceforth|hereby)\b"
+        r"|\byou (?:report|answer|belong|owe (?:your )?loyalty) to (?:this|our|the) (?:server|tool|vendor|company)\b"
+        r"|\byou are (?:\w+, )?an? (?:\w+ )?(?:model|assistant|ai|agent|bot) (?:without|with no|that has no|free of)\b"
     ),
     LintRule.STEERING: (
         r"\b(?:prefer|favou?r|choose|pick|select|use) (?:this(?: one| tool)?|me|it)\b[^.;!?]{0,40}?\b(?:over|instead "
@@ -295,7 +363,7 @@ _PATTERNS: dict[LintRule, str] = {
     LintRule.SECRET_REQUEST: (
         r"\b(?:any|all|every|whatever|each|the)\s(?:\w+\s){0,2}(?:keys?|tokens?|secrets?|passwords?|passphrases?|"
         r"credentials?|cookies?|api ?keys?)\b[^.;!?]{0,40}?\b(?:you(?:'ve| have| can| know| see| found| hold)|seen|"
-        r"found|know of|have access to|are available|stored|mentioned|shared|typed|given|provided|"
+        r"found|know of|have access to|are available|stored (?:in|on|by|under)|mentioned|shared|typed|given|provided|"
         r"in (?:the |your )?(?:environment|context|memory|"
         r"conversation|chat|session))\b"
         r"|\b(?:fill|put|place|include|insert|pass|add|attach|append|paste|copy|embed|populate|dump|send|stuff|"
@@ -317,7 +385,23 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:value|contents?) of (?:the |your )?[\w$]*(?:key|token|secret|password|credential)s?\w* (?:environment|"
         r"env)\b"
         r"|\b(?:append|add|put|include|paste|send|pass|attach)\b[^.;!?]{0,30}?\b(?:printenv|env vars|environment "
-        r"variables)\b"
+        r"variables?)\b"
+        # a secret by the name a program keeps it under (github_token, aws_secret_access_key), or by its kind
+        r"|\b(?:fill|put|place|include|insert|pass|add|attach|append|paste|copy|embed|populate|dump|send|stuff|write|"
+        r"echo|forward|set)\b[^.;!?]{0,60}?\b[a-z0-9]+_(?:[a-z0-9]+_)*(?:token|key|secret|password|credentials?)\b"
+        r"|\bcontents? of (?:the |your |any |every )?[\w./~-]*(?:secret|credential|password|token|\.env|id[ _]rsa|"
+        r"\.ssh|ssh|\.aws|\.netrc|private[ _]key|keychain|wallet)[\w./-]*"
+        r"|<[^<>]{0,30}\b(?:chat|conversation|message|session) (?:history|log|transcript)\b[^<>]{0,60}>"
+        r"|<[^<>]{0,30}\b(?:system prompt|api keys?|access tokens?|passwords?|credentials|secrets)\b[^<>]{0,60}>"
+        r"|\b(?:put|include|add|send|pass|paste|append|attach|fill)\b[^.;!?]{0,40}?\b(?:connection strings?|"
+        r"passwords? included|with (?:the |its |their )?passwords?|private key blocks?)\b"
+        r"|\b(?:the )?(?:instructions|guidance|rules|prompt|directions)s? you (?:received|were given|got|have been "
+        r"given) (?:from|by)\b"
+        r"|\b(?:full |whole |entire |complete )?(?:text|contents?|wording) of (?:your |the )?(?:system (?:prompt|"
+        r"message)|instructions|developer (?:prompt|message))\b"
+        r"|\b(?:private keys?|api keys?|access tokens?|tokens|passwords?|secrets|credentials|session cookies)\b"
+        r"[^.;!?]{0,80}?\b(?:should|must|are to|need to|is to) be (?:copied|pasted|put|placed|included|added|sent|"
+        r"passed|written|forwarded|attached|appended)\b"
     ),
 }
 
@@ -453,6 +537,33 @@ _KEYWORDS = frozenset(
         "openWorldHint",
     ]
 )
+
+
+# A link a text gives its reader to read (see the docs at, create one at), and what a text that sends data says.
+_REFERRED = re.compile(
+    r"\b(?:see|docs?|documentation|reference|learn more|more (?:info|information|details)|details|syntax|create "
+    r"(?:one|it|a token|an? \w+) (?:at|on|from)|visit|available (?:at|from)|described (?:at|in)|specification|spec|"
+    r"guide|homepage|manual|readme|explained (?:at|in)|listed (?:at|in)|documented (?:at|in))\b"
+)
+_MOVES = re.compile(
+    r"\b(?:send|sends|sent|post|posts|posted|upload|uploads|forward|forwards|submit|transmit|report|copy|copies|"
+    r"mirror|sync|push|ping|notify|beacon|exfiltrate|callback|webhook|deliver|stream|log|logs|leak|relay|include|"
+    r"attach|append|put|pass|paste|share|export|dump)\b"
+)
+_IP_HOST = re.compile(r"://(?:[^/\s@]*@)?(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+\])|://[^/\s:]+:\d+")
+
+
+def _address(text: str) -> re.Match[str] | None:
+    """The first address the text gives with no reason a description has: an e-mail address, a URL to a bare IP or
+    port, or a URL in a sentence that moves data or does not send its reader to read it."""
+    for found in _pattern(LintRule.ADDRESS).finditer(text):
+        start = max(text.rfind(". ", 0, found.start()), text.rfind("; ", 0, found.start()), -1) + 1
+        ends = [at for at in (text.find(". ", found.end()), text.find("; ", found.end())) if at >= 0]
+        sentence = text[start : min(ends, default=len(text))]
+        url = found.group()
+        if "://" not in url or _IP_HOST.search(url) or _MOVES.search(sentence) or not _REFERRED.search(sentence):
+            return found
+    return None
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
@@ -596,7 +707,7 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
         for rule in _READ_RULES:
             if rule in said or rule in skipped:
                 continue
-            matched = _first_match(rule, view.text, stems)
+            matched = _address(view.text) if rule is LintRule.ADDRESS else _first_match(rule, view.text, stems)
             if matched:
                 said.add(rule)
                 yield rule, _excerpt(view.text, matched.start(), matched.end()) + how
@@ -608,7 +719,7 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
         part = next(hidden(text), None)
         if part is not None:
             yield LintRule.MARKUP, f"hidden by markup, {part[:120]}"
-    found = _pattern(LintRule.BLOB).search(shown) if LintRule.BLOB not in skipped else None
+    found = _blob(shown) if LintRule.BLOB not in skipped else None
     if found:
         yield LintRule.BLOB, f"{len(found.group())} characters at character {found.start()}"
     for name in sorted(others):
@@ -618,6 +729,16 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
         if len(name) >= 4 and any(re.search(rf"(?<![a-z0-9-]){folded}(?![a-z0-9-])", v.text) for v in read):
             yield LintRule.SHADOWING, f"names '{name}', another server's"
             break
+
+
+def _blob(text: str) -> re.Match[str] | None:
+    """The first long base64 or hex run; a run of one case of letters and no digit (a URL's path of words, a
+    slug) is words, not an encoding."""
+    for found in _pattern(LintRule.BLOB).finditer(text):
+        run = found.group()
+        if any(char.isdigit() for char in run) or (run != run.lower() and run != run.upper()):
+            return found
+    return None
 
 
 # Words that, spelled out of sight, say to act or name what an attack wants: the disguised-instruction rule.
@@ -675,7 +796,16 @@ def _revealed(read: list[View]) -> str | None:
     for view in read[1:]:
         if not view.how.endswith(_DISGUISED):
             continue
-        told = sorted((set(_WORD.findall(view.text)) - plain_words) & _TELLING)
+        revealed = set(_WORD.findall(view.text)) - plain_words
+        # a letter-spaced phrase joins into one run (d o n o t t e l l: donottell): its telling words are inside it
+        told = sorted(
+            {
+                word
+                for word in _TELLING
+                for run in revealed
+                if word == run or (len(word) >= 4 < len(run) and word in run)
+            }
+        )
         if told:
             return f"{', '.join(told)}, in {_excerpt(view.text, 0, min(len(view.text), 80))} ({view.how})"
     return None
