@@ -18,9 +18,11 @@ from toolreplay.surface.sources import read_surface
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "lint"
 # The figures measured (docs/checks.md): what each part's cases are caught at, at least.
-HELD = {"seen.toml": 79, "tuning.toml": 61, "tuning-2.toml": 116, "held-out.toml": 52}
+HELD = {"seen.toml": 79, "tuning.toml": 61, "tuning-2.toml": 116, "tuning-3.toml": 102, "held-out.toml": 54}
+# The families each part holds: the third tuning part, written later, holds the eight behaviour families only.
+FAMILIES = {"tuning-3.toml": 8}
 # Ordinary texts written apart from the rules, each flagged here: the false alarms measured, held to no more.
-FLAGGED_APART = 5
+FLAGGED_APART = 2
 
 
 def _cases(name: str) -> list[dict[str, Any]]:
@@ -67,7 +69,7 @@ def test_each_part_of_the_poisoned_corpus_is_caught_at_its_figure(
         print(f"\n{part}: {sum(caught.values())} of {len(cases)} caught")
         for family in total:
             print(f"  {family:<14} {caught[family]}/{total[family]}")
-    assert len(total) == 16  # every family the lint is held to
+    assert len(total) == FAMILIES.get(part, 16)  # every family the lint is held to
     assert sum(caught.values()) >= HELD[part]
 
 
@@ -77,13 +79,16 @@ def test_no_ordinary_text_is_flagged() -> None:
     assert [pair for pair in flagged if pair[1]] == []
 
 
-def test_ordinary_texts_written_apart_are_flagged_no_more_than_measured(capsys: pytest.CaptureFixture[str]) -> None:
-    cases = _cases("benign-2.toml")
+@pytest.mark.parametrize(("part", "count", "most"), [("benign-2.toml", 40, FLAGGED_APART), ("benign-3.toml", 50, 0)])
+def test_ordinary_texts_written_apart_are_flagged_no_more_than_measured(
+    part: str, count: int, most: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = _cases(part)
     flagged = [case["text"] for case in cases if findings(case)]
     with capsys.disabled():
-        print(f"\nbenign-2.toml: {len(flagged)} of {len(cases)} flagged")
-    assert len(cases) == 40
-    assert len(flagged) <= FLAGGED_APART
+        print(f"\n{part}: {len(flagged)} of {len(cases)} flagged")
+    assert len(cases) == count
+    assert len(flagged) <= most, flagged
 
 
 def test_no_tool_of_eleven_published_servers_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,7 +110,7 @@ def test_reading_only_the_alternatives_a_text_could_match_finds_what_reading_the
     from toolreplay.surface.lint import _READ_RULES, _WORD, _first_match, _pattern  # noqa: PLC0415
     from toolreplay.surface.reading import views  # noqa: PLC0415
 
-    texts = [case["text"] for part in (*HELD, "benign.toml", "benign-2.toml") for case in _cases(part)]
+    texts = [case["text"] for part in (*HELD, "benign.toml", "benign-2.toml", "benign-3.toml") for case in _cases(part)]
     for lock in sorted((CORPUS / "surfaces").glob("*.lock")):
         texts += [tool.description for tool in read_surface(str(lock)).tools]
     compared = 0

@@ -79,3 +79,10 @@ def test_a_construct_the_index_does_not_know_is_refused_and_the_rule_is_read_who
     for rule in _READ_RULES:
         made = _alternatives(rule)
         assert len(made) == len(top_level(_PATTERNS[rule])) or (len(made) == 1 and made[0][1] == ())
+
+
+def test_no_pattern_holds_a_quantifier_a_format_string_turned_into_a_tuple() -> None:
+    import re  # noqa: PLC0415
+
+    # rf"{0,12}" formats to "(0, 12)": a pattern that then matches the literal text "(0, 12)", never what it meant
+    assert [rule for rule, pattern in _PATTERNS.items() if re.search(r"\(\d+, ?\d*\)", pattern)] == []
