@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from toolreplay.core.canonical import JSONValue
 from toolreplay.core.records import record
 from toolreplay.surface.model import Surface, SurfaceTool
-from toolreplay.surface.reading import View, entities_decoded, hidden, plain, views
+from toolreplay.surface.reading import View, confusables, entities_decoded, hidden, plain, views
+from toolreplay.surface.references import steers_another
 from toolreplay.surface.stems import Unread, indexed, stems_of
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ RATIONALE: dict[LintRule, str] = {
     LintRule.SHADOWING: "a reference to another server's tool, the shape of a server that steers calls to others",
     LintRule.BLOB: "long base64 or hex runs: instructions or data no reviewer can read",
     LintRule.ORDER: "text addressed to the model reading it (the AI, the assistant, models reading this) that asks "
-    "for an action: a tool's description says what the tool does, it gives its reader no orders",
+    "for an action: a tool's description says what the tool does, it gives its reader no orders; in any text, a "
+    "standing order to act on the person's accounts every session, which no one asked for",
     LintRule.SECRECY: "secrecy or urgency toward the person or the operator (quietly, without asking, never reveal, "
     "keep it between us): what the person must not see is what an attack needs",
     LintRule.CONSENT: "a claim of consent or authority (already agreed, pre-approved, the owner signed off): a tool "
@@ -73,7 +75,7 @@ RATIONALE: dict[LintRule, str] = {
     LintRule.SECRET_REQUEST: "a request to put secrets, keys, the conversation, the system prompt or files' contents "
     "into an argument: the shape of exfiltration",
     LintRule.DISGUISED: "words no one writes disguised by chance: spelled out of sight (spaced apart, in leetspeak, "
-    "percent- or base64-encoded) that, read, say to act or name secrets",
+    "percent- or base64-encoded, spelled with letters of two scripts) that, read, say to act or name secrets",
     LintRule.JUDGED: "with --judge, a text no rule flagged that the judge model found to manipulate the model it is "
     "shown to (its reason is quoted)",
     LintRule.JUDGE_FAILED: "with --judge, a text the judge could not judge (an error, a refusal, an answer neither "
@@ -111,6 +113,11 @@ _RULES_FOR_MODEL = (
     r"safety (?:checks|rules|filters))"
 )
 
+_FOR_SIZE = (
+    r"[^.;!?]{0,40}?\bfor (?:[\w-]+ ){1,2}(?:larger|bigger|smaller|longer|shorter|over|under|above|below|more|less|"
+    r"greater|fewer) "
+)
+
 _PATTERNS: dict[LintRule, str] = {
     LintRule.INVISIBLE: (  # format characters, fillers, variation selectors, tag characters
         "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u3164\ufe00-\ufe0f"
@@ -123,7 +130,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"|do not (?:tell|inform|mention|reveal|notify) (?:this to )?the user"
         r"|don'?t (?:tell|inform|mention) the user"
         r"|without (?:telling|informing|asking) the user"
-        r"|before (?:using|calling|you use|you call) (?:this|any) tool"
+        # leading its sentence, as a precondition set on the model; not a step's end (add them to the index before
+        # using this tool)
+        r"|(?<![a-z0-9,] )before (?:using|calling|you use|you call) (?:this|any) tool"
         r"|this is (?:very |extremely )?important"
         r"|(?:keep|it is) (?:this )?(?:a )?secret"
     ),
@@ -157,6 +166,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"(?:this|these|it)\b"
         r"|\byour (?:very )?(?:first|next|only|initial|primary) (?:action|step|task|move|job|priority)\b"
         rf"|\byou (?:are|will be|were) (?:required|expected|obliged|instructed|asked) to (?:\w+ ){{0,2}}{_ACTS}\b"
+        # the reader named beside "you" (when you, the language model, ...) or as a directive's addressee
+        rf"|\byou,? (?:the |an? |as (?:the |an? )?)?{_READER},"
+        rf"|\b{_READER} (?:directives?|instructions?|orders?|commands?|tasks?|notes?|memo)[ \t]*:"
         r"|(?:^|[.!?]\s)(?:delete|remove|wipe|erase|drop|empty|purge|rm|truncate|overwrite)\b(?:[^.;!?\n]|\.(?=\w))"
         r"{0,60}\b(?:before|first)\b"
     ),
@@ -330,9 +342,10 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:this|it) (?:tool |server |one )?(?:replaces|supersedes|overrides|shadows|takes over from|stands in "
         r"for|supplants) (?:the |any |all |every |your )?(?:[\w'-]+ ){0,3}(?:tools?|servers?|functions?|integrations?|"
         r"plugins?|services?|ones?)\b"
-        r"|\bprefer (?:this|me|it)(?: tool| one| server)? (?:over|to)\b"
+        # a preference with a reason of size (for files over 10 mb) is a description's advice, not a takeover
+        rf"|\bprefer (?:this|me|it)(?: tool| one| server)? (?:over|to)\b(?!{_FOR_SIZE})"
         r"|\b(?:use|call|prefer|choose) (?:this|me)(?: tool| one)? (?:instead of|rather than|in place of|over) "
-        r"[a-z0-9]+[_.][a-z0-9_.]+"
+        rf"[a-z0-9]+[_.][a-z0-9_.]+(?!{_FOR_SIZE})"
         r"|\b(?:never|do not|don't|avoid|stop) (?:use|using|call|calling|invoke|invoking)\b(?: \w+){0,2} "
         r"[a-z0-9]+[_.][a-z0-9_.]*[a-z0-9]"
         r"|\b(?:that|the|any) other (?:server|tool|service|one)s?\b[^.;!?]{0,40}?\b(?:unreliable|broken|unsafe|wrong|"
@@ -360,6 +373,14 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:route|redirect|send|forward) all (?:\w+ )?(?:uploads|messages|emails|mail|calls|requests|queries|"
         r"payments|traffic) (?:through|via|to) (?:our|this|me)\b"
         r"|\b(?:should|must) (?:first|also) be (?:sent|copied|forwarded|mirrored|passed) to\b"
+        # said the way a name says it (use_instead_of_..., cc_all_outgoing_mail_to): no object, no article
+        r"|\buse instead of\b"
+        r"|\b(?:override|change|replace|swap|rewrite|redirect)s? (?:the )?(?:recipients?|destinations?|to "
+        r"address(?:es)?)\b"
+        r"|\b(?:recipient|cc|bcc|destination) for (?:every|all|each|any) (?:[\w-]+ ){0,2}(?:messages?|emails?|mail|"
+        r"calls?)\b"
+        r"|\b(?:cc|bcc|copy|forward|mirror) (?:all|every|each|any) (?:[\w-]+ ){0,2}(?:messages?|emails?|mail|calls?|"
+        r"requests?) (?:from|of|by|to)\b"
     ),
     LintRule.SECRET_REQUEST: (
         r"\b(?:any|all|every|whatever|each|the)\s(?:\w+\s){0,2}(?:keys?|tokens?|secrets?|passwords?|passphrases?|"
@@ -557,11 +578,15 @@ _IP_HOST = re.compile(r"://(?:[^/\s@]*@)?(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:]+
 def _address(text: str) -> re.Match[str] | None:
     """The first address the text gives with no reason a description has: an e-mail address, a URL to a bare IP or
     port, or a URL in a sentence that moves data or does not send its reader to read it."""
+    if not _may_hold(LintRule.ADDRESS, text):
+        return None
     for found in _pattern(LintRule.ADDRESS).finditer(text):
         start = max(text.rfind(". ", 0, found.start()), text.rfind("; ", 0, found.start()), -1) + 1
         ends = [at for at in (text.find(". ", found.end()), text.find("; ", found.end())) if at >= 0]
         sentence = text[start : min(ends, default=len(text))]
         url = found.group()
+        if "://" in url and text[found.start() - 1 : found.start()] == "(" and not _MOVES.search(sentence):
+            continue  # given in parentheses beside what it names (an api key (https://...)): where to read of it
         if "://" not in url or _IP_HOST.search(url) or _MOVES.search(sentence) or not _REFERRED.search(sentence):
             return found
     return None
@@ -587,6 +612,9 @@ _READ_RULES = (
 )
 
 
+# The characters of text past which reading the rules through their index (about 0.2 s to make, once per process)
+# costs less than reading each rule whole (about 2 µs a character more): docs/performance.md.
+_INDEXED_FROM = 100_000
 _SHORT = 10  # characters below which a text holds no phrase the behaviour rules read
 _WORD = re.compile(r"[a-z]{2,}")
 
@@ -617,12 +645,24 @@ def _by_stem(rule: LintRule) -> dict[str, tuple[int, ...]]:
     return {stem: tuple(numbers) for stem, numbers in index.items()}
 
 
+# What every match of a rule read whole holds, one of them at least: a text holding none is not read by it.
+_HOLDS: dict[LintRule, tuple[str, ...]] = {
+    LintRule.SENSITIVE_PATH: ("~/.ssh", "id_", ".env", ".aws/credentials", ".netrc", "/etc/shadow", ".git-credentials"),
+    LintRule.ADDRESS: ("://", "@"),
+}
+
+
+def _may_hold(rule: LintRule, text: str) -> bool:
+    holds = _HOLDS.get(rule)
+    return holds is None or any(part in text for part in holds)
+
+
 def _first_match(rule: LintRule, text: str, stems: set[str]) -> re.Match[str] | None:
     """The earliest place a rule matches the text (whose words' stems are ``stems``), or None."""
     found: re.Match[str] | None = None
     made = _alternatives(rule)
     if len(made) == 1 and not made[0][1]:  # a rule read whole
-        return made[0][0].search(text)
+        return made[0][0].search(text) if _may_hold(rule, text) else None
     index = _by_stem(rule)
     numbers = sorted({number for stem in stems if stem in index for number in index[stem]})
     for number in numbers:
@@ -647,6 +687,20 @@ def _invisible(text: str) -> str | None:
         if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char):
             return f"U+{point:04X} at character {position}"
     return None
+
+
+# A standing order: an action on the person's things, set to happen every session, which the person never asked for.
+# Server instructions may address the model, but not with this.
+_STANDING = re.compile(
+    r"\b(?:at the (?:start|beginning|end) of (?:each|every|the|a) (?:new )?|once (?:per|a|every|each) |(?:every|each|"
+    r"any) new )(?:session|conversation|chat)\b[^.;!?]{0,80}?\b(?:post|send|email|cancel|delete|remove|share|"
+    r"transfer|forward|upload|invite|grant|purchase|buy|pay|publish|tweet|add an? (?:\w+ )?(?:collaborator|member|"
+    r"admin|user|key))\b"
+    r"|\b(?:post|send|email|cancel|delete|remove|share|transfer|forward|upload|invite|grant|purchase|buy|pay|"
+    r"publish|tweet)\b[^.;!?]{0,120}?\b(?:once (?:per|a|every|each) (?:session|conversation|chat)|at the (?:start|"
+    r"beginning|end) of (?:each|every) (?:session|conversation|chat))\b"
+)
+_SESSION = ("session", "conversation", "chat")
 
 
 # What kind of text a field holds, and the rules that do not apply to it: server instructions are written for the
@@ -688,10 +742,18 @@ def _unseen(shown: str) -> Iterator[tuple[LintRule, str]]:
         yield LintRule.BIDI, f"U+{ord(found.group()):04X} at character {found.start()}"
 
 
-def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "prose") -> Iterator[tuple[LintRule, str]]:
+def lint_text(
+    text: str,
+    others: frozenset[str] = frozenset(),
+    kind: str = "prose",
+    own: frozenset[str] = frozenset(),
+    indexed: bool = False,
+) -> Iterator[tuple[LintRule, str]]:
     """Each rule ``text`` breaks, with the normalised text it matched (and how it was read, where it was decoded,
     unspaced or hidden); ``others``: the other servers' tool names (and server names); ``kind``: what the field
-    holds (prose, instructions, a schema's value, its machinery, a name)."""
+    holds (prose, instructions, a schema's value, its machinery, a name); ``own``: the names the text's server
+    gives its tools and their properties, which it may name freely; ``indexed``: the rules read through their
+    index (``_alternatives``), which finds the same and pays for its making only over many texts."""
     skipped = _NOT_FOR[kind]
     if kind == "machinery" or len(text) < _SHORT:  # a schema's type or format, or a word or two: only what is unseen
         yield from _unseen(entities_decoded(text))
@@ -704,20 +766,37 @@ def lint_text(text: str, others: frozenset[str] = frozenset(), kind: str = "pros
     read = list(views(text))
     for view in read:
         how = "" if view.how == "plain" else f" ({view.how})"
-        stems = stems_of(view.text)
+        stems = stems_of(view.text) if indexed else set()
         for rule in _READ_RULES:
             if rule in said or rule in skipped:
                 continue
-            matched = _address(view.text) if rule is LintRule.ADDRESS else _first_match(rule, view.text, stems)
+            if rule is LintRule.ADDRESS:
+                matched = _address(view.text)
+            elif indexed:
+                matched = _first_match(rule, view.text, stems)
+            else:
+                matched = _pattern(rule).search(view.text) if _may_hold(rule, view.text) else None
             if matched:
                 said.add(rule)
                 yield rule, _excerpt(view.text, matched.start(), matched.end()) + how
+        if LintRule.ORDER not in said and any(word in view.text for word in _SESSION):
+            standing = _STANDING.search(view.text)
+            if standing is not None:
+                said.add(LintRule.ORDER)
+                yield LintRule.ORDER, _excerpt(view.text, standing.start(), standing.end()) + how
+        if LintRule.STEERING not in said:
+            steered = steers_another(view.text, own)
+            if steered is not None:
+                said.add(LintRule.STEERING)
+                yield LintRule.STEERING, _excerpt(view.text, *steered) + how
     if said.isdisjoint(_READ_RULES):
-        revealed = _revealed(read)
+        revealed = _revealed(read) or _mixed(shown)
         if revealed is not None:
             yield LintRule.DISGUISED, revealed
     if LintRule.MARKUP not in said:
-        part = next(hidden(text), None)
+        # a tag left open hides the rest of the text (a text that names <details> blocks): hidden by chance, unless
+        # what it hides says to act or names secrets
+        part = next((part for part in hidden(text) if ", unclosed: " not in part or _telling_in(part)), None)
         if part is not None:
             yield LintRule.MARKUP, f"hidden by markup, {part[:120]}"
     found = _blob(shown) if LintRule.BLOB not in skipped else None
@@ -790,6 +869,31 @@ _TELLING = frozenset(
 _DISGUISED = ("unspaced", "decoded")
 
 
+def _telling_in(text: str) -> bool:
+    return not _TELLING.isdisjoint(_WORD.findall(plain(text)))
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _mixed(shown: str) -> str | None:
+    """A telling word spelled with letters of two scripts (a Cyrillic a among Latin letters: homoglyphs), which no
+    one types by chance, with the word as shown and as read; None where no word mixes them."""
+    if shown.isascii():
+        return None
+    confusable = confusables()
+    for found in _LETTERS.finditer(unicodedata.normalize("NFKC", shown)):
+        word = found.group()
+        if word.isascii() or not any(char.isascii() for char in word):
+            continue
+        if not any(ord(char) in confusable for char in word if not char.isascii()):
+            continue
+        read = plain(word)
+        if any(telling == read or (len(telling) >= 4 and telling in read) for telling in _TELLING):
+            return f"'{word}' mixes scripts, read as '{read}'"
+    return None
+
+
 def _revealed(read: list[View]) -> str | None:
     """Words a disguise hid (a view unspaced or decoded gives them, the plain text does not) that say to act or
     name secrets, with how they were read; None where no disguise hides any."""
@@ -817,6 +921,10 @@ def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFindi
     text no rule flagged judged too."""
     servers = {tool.server for tool in surface.tools} | {item.server for item in surface.instructions}
     names_of = {server: {tool.name for tool in surface.tools if tool.server == server} for server in servers}
+    own_of = {server: frozenset(_own_names(surface, server)) for server in servers}
+    size = sum(len(text) for tool in surface.tools for _, text in _texts(tool))
+    size += sum(len(text) for listed in surface.listed for _, text in _listed_texts(listed.raw))
+    indexed = size + sum(len(item.text) for item in surface.instructions) >= _INDEXED_FROM
     found: list[LintFinding] = []
     for tool in surface.tools:
         others = frozenset(
@@ -830,7 +938,7 @@ def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFindi
             kind = kind_of(field)
             made = [
                 LintFinding(rule, tool.shown, field, said, tool.path, tool.line)
-                for rule, said in lint_text(text, others, kind)
+                for rule, said in lint_text(text, others, kind, own_of[tool.server], indexed)
             ]
             if judge is not None and not made and kind in ("prose", "instructions") and len(text) >= _SHORT:
                 made += _judged(judge, text, tool.shown, field, tool.path, tool.line)
@@ -843,7 +951,7 @@ def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFindi
             kind = kind_of(field)
             made = [
                 LintFinding(rule, listed.shown, field, said, listed.path, listed.line)
-                for rule, said in lint_text(text, others, kind)
+                for rule, said in lint_text(text, others, kind, own_of.get(listed.server, frozenset()), indexed)
             ]
             if judge is not None and not made and kind == "prose" and len(text) >= _SHORT:
                 made += _judged(judge, text, listed.shown, field, listed.path, listed.line)
@@ -854,12 +962,23 @@ def lint_surface(surface: Surface, judge: Judge | None = None) -> list[LintFindi
         )
         made = [
             LintFinding(rule, item.server or "(server)", "instructions", said, item.path, item.line)
-            for rule, said in lint_text(item.text, others, "instructions")
+            for rule, said in lint_text(item.text, others, "instructions", own_of[item.server], indexed)
         ]
         if judge is not None and not made and len(item.text) >= _SHORT:
             made += _judged(judge, item.text, item.server or "(server)", "instructions", item.path, item.line)
         found += made
     return found
+
+
+def _own_names(surface: Surface, server: str) -> Iterator[str]:
+    """The names a server gives its tools and their properties, as the lint reads them (folded): a text of the
+    server may name them freely."""
+    for tool in surface.tools:
+        if tool.server == server:
+            yield tool.name.casefold()
+            for field, name in _strings_of(tool.raw.get("inputSchema", {}), "inputSchema"):
+                if field.endswith(" (name)"):
+                    yield name.casefold()
 
 
 def _judged(judge: Judge, text: str, tool: str, field: str, path: str, line: int) -> list[LintFinding]:

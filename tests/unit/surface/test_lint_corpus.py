@@ -1,6 +1,6 @@
 """The lint held to a corpus, both ways: poisoned texts of every family (the part the rules were written against,
 the part they were tuned on, and a part written apart and never read while they were made), ordinary texts, and
-the real surfaces of eleven published servers, pinned. Prints the figures docs/checks.md gives, and holds them."""
+the real surfaces of thirteen published servers, pinned. Prints the figures docs/checks.md gives, and holds them."""
 
 from __future__ import annotations
 
@@ -91,18 +91,24 @@ def test_ordinary_texts_written_apart_are_flagged_no_more_than_measured(
     assert len(flagged) <= most, flagged
 
 
-def test_no_tool_of_eleven_published_servers_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_tool_prompt_or_resource_of_thirteen_published_servers_is_flagged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     locks = sorted((CORPUS / "surfaces").glob("*.lock"))
-    assert len(locks) == 11
-    tools = 0
+    assert len(locks) == 13
+    tools = listed = 0
     found: list[LintFinding] = []
     for lock in locks:
         surface = read_surface(str(lock))
         tools += len(surface.tools)
+        listed += len(surface.listed)
         found += lint_surface(surface)
     with capsys.disabled():
-        print(f"\nreal surfaces: {len(locks)} servers, {tools} tools, {len(found)} flagged")
-    assert tools == 89
+        print(
+            f"\nreal surfaces: {len(locks)} servers, {tools} tools, {listed} prompts and resources, "
+            f"{len(found)} flagged"
+        )
+    assert (tools, listed) == (114, 24)
     assert found == []
 
 
