@@ -120,15 +120,20 @@ def _process(config: str) -> float:
 
 def _worst_shapes() -> None:
     """The shapes that were quadratic: a description of 200,000 characters of dots or dashes (the address pattern
-    going back over itself), and two descriptions of 200,000 words (a word diff of every pair)."""
+    going back over itself), and two descriptions of 200,000 words (a word diff of every pair); and the worst for
+    the reading of other tools and hidden markup: a sentence naming other tools, an opening tag, a tool's name,
+    each 100,000 times."""
     rng = random.Random(2)
     words = [rng.choice(WORDS) for _ in range(200_000)]
     with tempfile.TemporaryDirectory(prefix="toolreplay-bench-") as scratch:
         times: list[str] = []
-        for label, text in (("a.", "a." * 100_000), ("a-", "a-" * 100_000)):
+        shapes = [("a.", 100_000), ("a-", 100_000), ("other tools. ", 100_000), ("<details>", 100_000)]
+        shapes += [("send_email ", 100_000)]
+        for label, times_over in shapes:
+            text = label * times_over
             path = Path(scratch) / "one.json"
             path.write_text(json.dumps([{"name": "t", "description": text, "inputSchema": {}}]), encoding="utf-8")
-            times.append(f"lint of '{label}' x 100,000: {_timed('tools', 'lint', str(path)):.2f} s")
+            times.append(f"lint of '{label}' x {times_over:,}: {_timed('tools', 'lint', str(path)):.2f} s")
         old, new = Path(scratch) / "a.json", Path(scratch) / "b.json"
         old.write_text(json.dumps([{"name": "t", "description": " ".join(words)}]), encoding="utf-8")
         rng.shuffle(words)

@@ -140,7 +140,11 @@ _PATTERNS: dict[LintRule, str] = {
         r"<!--|<\s*/?\s*(?:important|system|instructions?|secret|hidden|note|assistant|user|admin)\b[^>]*>"
     ),
     LintRule.SENSITIVE_PATH: (
-        r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?:^|[\s/'\"`])\.env\b|\.aws/credentials|\.netrc|/etc/shadow|\.git-credentials"
+        # a secret's path, not its template (.env.example), nor where the text says it is never read
+        r"(?:~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|(?:^|[\s/'\"`])\.env\b(?!\.(?:example|sample|template|dist|defaults?)"
+        r"\b)|\.aws/credentials|\.netrc|/etc/shadow|\.git-credentials)(?![^.;!?]{0,40}\b(?:is|are) never "
+        r"(?:read|opened|"
+        r"accessed|touched|loaded)\b)"
     ),
     # Possessive runs: a long text of dots, dashes or letters never makes either pattern go back over itself.
     LintRule.ADDRESS: (r"\b(?:https?|ftp|wss?)://[^\s)>\]]++|(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++"),
@@ -158,7 +162,12 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\bbefore (?:anything else|doing anything|you (?:do anything|respond|answer|reply|proceed|continue)|"
         r"(?:responding|answering|replying) to the user)\b"
         rf"|\b(?:the |an? |any |every )?{_READER} (?:must|should|shall|needs to|has to|is required to|is to|will|is "
-        rf"expected to|is instructed to) (?:\w+ ){{0,2}}{_ACTS}\b"
+        rf"expected to|is instructed to) (?:\w+ ){{0,4}}{_ACTS}\b"
+        # the reader called by name, leading a sentence or after a joining word (assistant, once saved please
+        # export...; and, model, afterwards push...), then told to act
+        rf"|(?:(?<![a-z0-9,] )(?<![a-z0-9])|\b(?:and|so|now|then|also|please|ok|okay),? ){_READER}, (?!and\b|or\b)"
+        rf"[^.;!?]{{0,80}}?\b{_ACTS}"
+        rf"|\bignore (?:the |all |any |your )?(?:rules|instructions|guidelines|polic(?:y|ies)) and {_ACTS}\b"
         # the reader named as a line's addressee (AI: call ...), not as a word of a sentence (supported model: x)
         rf"|(?<![a-z0-9,] )(?<![a-z0-9]){_READER}[ \t]*[:\u2014\u2013](?!\S)"
         r"|\bwho(?:ever)? (?:is )?(?:reading|reads|processes|parses|receives) (?:this|these)\b"
@@ -173,7 +182,11 @@ _PATTERNS: dict[LintRule, str] = {
         r"{0,60}\b(?:before|first)\b"
     ),
     LintRule.SECRECY: (
-        r"\b(?:secretly|covertly|surreptitiously|stealthily|behind the (?:user's |person's |operator's )?back|"
+        # urgency that leaves no time to ask the person
+        r"\bno time to (?:ask|check with|confirm|consult|wait for|involve)\b"
+        r"|\b(?:immediately|right away|at once|now)\b[^.;!?]{0,40}?\bbefore (?:replying|responding|answering|you "
+        r"(?:reply|respond|answer)|telling)\b"
+        r"|\b(?:secretly|covertly|surreptitiously|stealthily|behind the (?:user's |person's |operator's )?back|"
         r"under the radar|on the sly)\b"
         # quietly and silently are what a tool does when nothing is wrong (succeeds silently): an order only beside
         # something the model is to do
@@ -232,7 +245,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\b(?:already|previously) (?:been )?(?:signed off|approved|agreed(?: to)?|authori[sz]ed|consented|cleared|"
         r"okayed|sanctioned|green-?lit)\b"
         r"|\bpre-?(?:approved|authori[sz]ed|cleared|consented|agreed|sanctioned|vetted)\b"
-        r"|\b(?:full|explicit|prior|standing|blanket|advance|written|unconditional) (?:permission|consent|"
+        r"|(?<!for )(?<!get )(?<!ask )(?<!obtain )(?<!request )(?<!require )(?<!requires )(?<!need )(?<!needs )"
+        r"(?<!seek )(?<!without )(?<!until )\b(?:full|explicit|prior|standing|blanket|advance|written|unconditional) "
+        r"(?:permission|consent|"
         r"approval|authori[sz]ation|clearance)\b"
         r"|\b(?:permission|consent|approval|authori[sz]ation|clearance) (?:has been |is |was |were )?(?:already )?"
         r"(?:granted|given|obtained|secured|confirmed|on file)\b"
@@ -275,6 +290,10 @@ _PATTERNS: dict[LintRule, str] = {
         rf"(?:[\w']+ ){{0,2}}{_GUIDANCE}\b"
         r"|\b(?:new|updated|revised|latest|real|actual|true) (?:instructions|rules|orders|directives|guidance)\b"
         r"|\b(?:mentioned|given|stated|described|listed) (?:elsewhere|earlier|above|before|previously)\b"
+        r"|\b(?:review|approval|confirmation|safety|consent) (?:gates?|steps?|checks?|prompts?) (?:is |are |was |were |"
+        r"have been |has been )?(?:now )?(?:disabled|switched off|turned off|removed|lifted|suspended|bypassed|"
+        r"stopped applying|ceased to apply)\b"
+        rf"|\b{_GUIDANCE} (?:stopped|ceased) (?:applying|to apply)\b"
         r"|\bfrom (?:now|here|this point) on\b"
         r"|\b(?:stops?|ceases?) (?:to )?apply(?:ing)?\b"
         # guidance said to be switched off: the rules are out of date, suspended, rolled back
@@ -402,7 +421,8 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\bwith (?:the )?user's (?:passwords?|credentials?|secrets?|tokens?|api keys?|private keys?)\b"
         r"|\b(?:send|put|paste|copy|include|pass|add|write|append|set|fill|place|insert)\b (?:the |your |any |all |"
         r"their |its )?(?:api ?keys?|secret keys?|private keys?|access tokens?|auth tokens?|passwords?|credentials|"
-        r"secrets|env vars|environment variables|ssh keys?|id_rsa)\b[^.;!?]{0,40}?\b(?:field|argument|parameter|"
+        r"secrets|env vars|environment variables|ssh keys?|id_rsa|secret tokens?)\b[^.;!?]{0,40}?\b(?:field|argument|"
+        r"parameter|"
         r"param|header|query|notes|log|body)\b"
         r"|\b(?:value|contents?) of (?:the |your )?[\w$]*(?:key|token|secret|password|credential)s?\w* (?:environment|"
         r"env)\b"
@@ -583,7 +603,8 @@ def _address(text: str) -> re.Match[str] | None:
     for found in _pattern(LintRule.ADDRESS).finditer(text):
         start = max(text.rfind(". ", 0, found.start()), text.rfind("; ", 0, found.start()), -1) + 1
         ends = [at for at in (text.find(". ", found.end()), text.find("; ", found.end())) if at >= 0]
-        sentence = text[start : min(ends, default=len(text))]
+        # the sentence's words, not those of its addresses (a path's /forward, a host's docs.)
+        sentence = _pattern(LintRule.ADDRESS).sub(" ", text[start : min(ends, default=len(text))])
         url = found.group()
         if "://" in url and text[found.start() - 1 : found.start()] == "(" and not _MOVES.search(sentence):
             continue  # given in parentheses beside what it names (an api key (https://...)): where to read of it
@@ -684,9 +705,24 @@ def _invisible(text: str) -> str | None:
     for position, char in enumerate(text):
         point = ord(char)
         unseen = unicodedata.category(char) in ("Cf", "Cs") or 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
-        if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char):
+        if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char) and not _emoji(text, position):
             return f"U+{point:04X} at character {position}"
     return None
+
+
+def _emoji(text: str, position: int) -> bool:
+    """Whether the character at ``position`` is how an emoji is written, which a display draws: one presentation
+    selector after a symbol (⚠️, 1️⃣), or a joiner between two symbols (👩‍💻). A second selector, or one after a
+    letter, carries what no one sees."""
+    char, before, after = text[position], text[position - 1 : position], text[position + 1 : position + 2]
+    if char in "\ufe0e\ufe0f":
+        return bool(before) and (
+            unicodedata.category(before) == "So" or (before in "0123456789#*" and after == "\u20e3")
+        )
+    if char == "\u200d":
+        joined = text[position - 2] if before == "\ufe0f" and position >= 2 else before
+        return bool(joined and after) and {unicodedata.category(joined), unicodedata.category(after)} <= {"So", "Sk"}
+    return False
 
 
 # A standing order: an action on the person's things, set to happen every session, which the person never asked for.
@@ -873,24 +909,28 @@ def _telling_in(text: str) -> bool:
     return not _TELLING.isdisjoint(_WORD.findall(plain(text)))
 
 
-_LETTERS = re.compile(r"[^\W\d_]+")
+_SPELLED = re.compile(r"(?:[^\W\d_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])+")
 
 
 def _mixed(shown: str) -> str | None:
-    """A telling word spelled with letters of two scripts (a Cyrillic a among Latin letters: homoglyphs), which no
-    one types by chance, with the word as shown and as read; None where no word mixes them."""
+    """A telling word spelled with letters of two scripts (a Cyrillic a among Latin letters: homoglyphs), or under
+    two accents or more (s̃ȩc̄řét̀), which no one writes by chance, with the word as shown and as read; None where no
+    word is either."""
     if shown.isascii():
         return None
     confusable = confusables()
-    for found in _LETTERS.finditer(unicodedata.normalize("NFKC", shown)):
-        word = found.group()
-        if word.isascii() or not any(char.isascii() for char in word):
-            continue
-        if not any(ord(char) in confusable for char in word if not char.isascii()):
+    for found in _SPELLED.finditer(unicodedata.normalize("NFD", shown)):
+        word = unicodedata.normalize("NFC", found.group())
+        marks = sum(unicodedata.category(char) == "Mn" for char in found.group())
+        letters = [char for char in word if unicodedata.category(char) != "Mn"]
+        two_scripts = any(char.isascii() for char in letters) and any(
+            ord(char) in confusable for char in letters if not char.isascii()
+        )
+        if not two_scripts and marks < 2:
             continue
         read = plain(word)
         if any(telling == read or (len(telling) >= 4 and telling in read) for telling in _TELLING):
-            return f"'{word}' mixes scripts, read as '{read}'"
+            return f"'{word}' {'mixes scripts' if two_scripts else 'is spelled under accents'}, read as '{read}'"
     return None
 
 

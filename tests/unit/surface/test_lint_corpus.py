@@ -18,11 +18,17 @@ from toolreplay.surface.sources import read_surface
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "lint"
 # The figures measured (docs/checks.md): what each part's cases are caught at, at least.
-HELD = {"seen.toml": 79, "tuning.toml": 61, "tuning-2.toml": 116, "tuning-3.toml": 102, "held-out.toml": 54}
+HELD = {
+    "seen.toml": 79,
+    "tuning.toml": 62,
+    "tuning-2.toml": 119,
+    "tuning-3.toml": 126,
+    "tuning-4.toml": 48,
+    "held-out.toml": 58,
+    "held-out-2.toml": 27,
+}
 # The families each part holds: the third tuning part, written later, holds the eight behaviour families only.
 FAMILIES = {"tuning-3.toml": 8}
-# Ordinary texts written apart from the rules, each flagged here: the false alarms measured, held to no more.
-FLAGGED_APART = 2
 
 
 def _cases(name: str) -> list[dict[str, Any]]:
@@ -79,7 +85,10 @@ def test_no_ordinary_text_is_flagged() -> None:
     assert [pair for pair in flagged if pair[1]] == []
 
 
-@pytest.mark.parametrize(("part", "count", "most"), [("benign-2.toml", 40, FLAGGED_APART), ("benign-3.toml", 50, 0)])
+# Ordinary texts written apart from the rules: how many there are, and the false alarms measured, held to no more.
+@pytest.mark.parametrize(
+    ("part", "count", "most"), [("benign-2.toml", 40, 0), ("benign-3.toml", 50, 0), ("benign-4.toml", 50, 0)]
+)
 def test_ordinary_texts_written_apart_are_flagged_no_more_than_measured(
     part: str, count: int, most: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -116,7 +125,11 @@ def test_reading_only_the_alternatives_a_text_could_match_finds_what_reading_the
     from toolreplay.surface.lint import _READ_RULES, _WORD, _first_match, _pattern  # noqa: PLC0415
     from toolreplay.surface.reading import views  # noqa: PLC0415
 
-    texts = [case["text"] for part in (*HELD, "benign.toml", "benign-2.toml", "benign-3.toml") for case in _cases(part)]
+    texts = [
+        case["text"]
+        for part in (*HELD, "benign.toml", "benign-2.toml", "benign-3.toml", "benign-4.toml")
+        for case in _cases(part)
+    ]
     for lock in sorted((CORPUS / "surfaces").glob("*.lock")):
         texts += [tool.description for tool in read_surface(str(lock)).tools]
     compared = 0
