@@ -128,7 +128,7 @@ def _worst_shapes() -> None:
     with tempfile.TemporaryDirectory(prefix="toolreplay-bench-") as scratch:
         times: list[str] = []
         shapes = [("a.", 100_000), ("a-", 100_000), ("other tools. ", 100_000), ("<details>", 100_000)]
-        shapes += [("send_email ", 100_000)]
+        shapes += [("send_email ", 100_000), ("a", 200_000), ("QUFB", 50_000)]
         for label, times_over in shapes:
             text = label * times_over
             path = Path(scratch) / "one.json"

@@ -93,7 +93,7 @@ _ACTS = (
     r"attach|append|cc|bcc|invoke|do it|do this|proceed|act|apply|overwrite|rewrite|replace|leak|exfiltrate)"
 )
 _OTHER = (  # another tool, as a text that steers calls away from it names it
-    r"(?:other|another|their|that|built-in|builtin|default|native|original|usual|standard|existing|competing|"
+    r"(?:others|other|another|their|that|built-in|builtin|default|native|original|usual|standard|existing|competing|"
     r"similar|official)"
 )
 _PERSON = r"(?:user|person|human|operator|owner|customer|requester|them|people|humans|users)"
@@ -278,8 +278,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"|\balready (?:collected|captured|granted|given|recorded|confirmed)\b"
     ),
     LintRule.OVERRIDE: (
-        r"\b(?:no longer|does not|doesn't|do not|don't|not) (?:apply|applies|applicable|matter|matters|needed|"
-        r"required|relevant|in effect|in force|valid|binding)\b"
+        r"\b(?:no longer|does not|doesn't|do not|don't|not) (?:apply|applies|applicable|matter|matters|relevant|in "
+        r"effect|in force|valid|binding)\b"
+        r"|\bno longer (?:needed|required)\b"
         r"|\b(?:is|are|was|were|has been|have been) (?:now )?(?:obsolete|outdated|void|null and void|superseded|"
         r"lifted|waived|revoked|rescinded|retired|overridden|no longer in force)\b"
         r"|\b(?:supersedes?|overrides?|outranks?|replaces?|takes? precedence over|cancels?|voids?|revokes?|nullif(?:y|"
@@ -419,6 +420,9 @@ _PATTERNS: dict[LintRule, str] = {
         r"(?:(?:env|environment|stored|saved|known|other|\.env) )?(?:secrets|credentials|tokens|passwords?(?! reset)|"
         r"api keys|private keys|ssh keys|session cookies)\b"
         r"|\bwith (?:the )?user's (?:passwords?|credentials?|secrets?|tokens?|api keys?|private keys?)\b"
+        r"|\b(?:include|put|send|paste|add|attach|append|insert|fill|copy|pass|place)\b[^.;!?]{0,30}?\b(?:the )?"
+        r"(?:user's|person's|operator's|owner's|customer's) (?:api ?keys?|secret keys?|private keys?|passwords?|"
+        r"(?:access |auth )?tokens?|credentials?|secrets?|session cookies?)\b"
         r"|\b(?:send|put|paste|copy|include|pass|add|write|append|set|fill|place|insert)\b (?:the |your |any |all |"
         r"their |its )?(?:api ?keys?|secret keys?|private keys?|access tokens?|auth tokens?|passwords?|credentials|"
         r"secrets|env vars|environment variables|ssh keys?|id_rsa|secret tokens?)\b[^.;!?]{0,40}?\b(?:field|argument|"
@@ -702,27 +706,52 @@ def _invisible(text: str) -> str | None:
     if text.isascii():
         return None
     bidi = _pattern(LintRule.BIDI)
+    drawn = _Drawn(text) if any(char in text for char in "\ufe0e\ufe0f\u200d") else None
     for position, char in enumerate(text):
         point = ord(char)
         unseen = unicodedata.category(char) in ("Cf", "Cs") or 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
-        if (unseen or char in "\u115f\u1160\u3164\uffa0\u034f") and not bidi.match(char) and not _emoji(text, position):
+        if (
+            (unseen or char in "\u115f\u1160\u3164\uffa0\u034f")
+            and not bidi.match(char)
+            and not (drawn and drawn.emoji(position))
+        ):
             return f"U+{point:04X} at character {position}"
     return None
 
 
-def _emoji(text: str, position: int) -> bool:
-    """Whether the character at ``position`` is how an emoji is written, which a display draws: one presentation
-    selector after a symbol (⚠️, 1️⃣), or a joiner between two symbols (👩‍💻). A second selector, or one after a
-    letter, carries what no one sees."""
-    char, before, after = text[position], text[position - 1 : position], text[position + 1 : position + 2]
-    if char in "\ufe0e\ufe0f":
-        return bool(before) and (
-            unicodedata.category(before) == "So" or (before in "0123456789#*" and after == "\u20e3")
-        )
-    if char == "\u200d":
-        joined = text[position - 2] if before == "\ufe0f" and position >= 2 else before
-        return bool(joined and after) and {unicodedata.category(joined), unicodedata.category(after)} <= {"So", "Sk"}
-    return False
+def _pictograph(char: str) -> bool:
+    return ord(char) >= 0x1F000 and unicodedata.category(char) in ("So", "Sk")
+
+
+class _Drawn:
+    """Which selectors and joiners of a text are how an emoji is written, which a display draws: one presentation
+    selector after a symbol the text always writes with it (⚠️, 1️⃣), and a joiner between two pictographs the text
+    never writes apart (👩‍💻). A symbol written both with and without a selector, two pictographs both joined and
+    apart, a second selector, or one after a letter, carry what no one sees (a bit each)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bare: set[str] = set()  # the symbols the text writes without a selector
+        self._apart: set[tuple[str, str]] = set()  # the pictographs it writes side by side, unjoined
+        for at, char in enumerate(text):
+            after = text[at + 1 : at + 2]
+            if unicodedata.category(char) == "So" and after not in ("\ufe0e", "\ufe0f"):
+                self._bare.add(char)
+            if _pictograph(char) and after and _pictograph(after):
+                self._apart.add((char, after))
+
+    def emoji(self, position: int) -> bool:
+        text = self.text
+        char, before, after = text[position], text[position - 1 : position], text[position + 1 : position + 2]
+        if char in "\ufe0e\ufe0f":
+            if before in "0123456789#*" and before and after == "\u20e3":
+                return True
+            return bool(before) and unicodedata.category(before) == "So" and before not in self._bare
+        if char == "\u200d":
+            joined = text[position - 2] if before == "\ufe0f" and position >= 2 else before
+            pictured = bool(joined) and (_pictograph(joined) or before == "\ufe0f")
+            return pictured and bool(after) and _pictograph(after) and (joined, after) not in self._apart
+        return False
 
 
 # A standing order: an action on the person's things, set to happen every session, which the person never asked for.

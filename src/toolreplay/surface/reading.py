@@ -135,7 +135,9 @@ def unspaced(text: str, one: str = "i") -> str:
 
 
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
-_FORM = re.compile(r"[A-Za-z]{2,}+(?:\+[A-Za-z_]{2,}+){3}")  # four words joined by +: a form-encoded phrase
+# four words joined by +: a form-encoded phrase; read from a word's start only, so a long run of letters is read
+# once, not from each of its letters
+_FORM = re.compile(r"(?<![A-Za-z])[A-Za-z]{2,}+(?:\+[A-Za-z_]{2,}+){3}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{12,}+={0,2}|[A-Za-z0-9_-]{16,}+")
 
 
@@ -171,19 +173,26 @@ _OPENS = re.compile(
     r"|^[ \t]*\[//\]:[ \t]*#[ \t]*\((?P<mdcomment>[^)\n]{0,2000})\)"
     r"|^[ \t]*\[[^\]\n]{1,100}\]:[ \t]*\S{1,2000}(?:[ \t]+(?P<reference>\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'))?"
     r"|<(?P<styled>[a-z]{1,10})\b[^>]{0,500}?style[ \t]*=[ \t]*[\"'][^\"']{0,500}?(?:display[ \t]*:[ \t]*none"
-    r"|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?![.\d]*[1-9])|opacity[ \t]*:[ \t]*0(?![.\d]*[1-9]))"
+    r"|visibility[ \t]*:[ \t]*hidden|(?:font-size|opacity|(?:max-)?height|(?:max-)?width)[ \t]*:[ \t]*0(?![.\d]*[1-9])"
+    r"|(?:left|right|top|text-indent|margin-left|margin-top)[ \t]*:[ \t]*-[ \t]*\d{3,}|color[ \t]*:[ \t]*transparent"
+    r"|clip(?:-path)?[ \t]*:)"
     r"[^>]{0,500}>"
+    r"|<(?P<element>template|noscript|script|style|[a-z]{1,10}(?=[^>]{0,500}?[ \t]hidden\b(?![-=][^\s>]*false)))\b"
+    r"[^>]{0,500}>"
+    r"|(?P<cdata><!\[CDATA\[)"
     r"|(?P<details><details\b[^>]{0,500}>)",
     re.IGNORECASE | re.MULTILINE,
 )
 _HIDES = 2000
-_GROUPS = ("comment", "mdcomment", "reference", "styled", "details")
+_GROUPS = ("comment", "mdcomment", "reference", "styled", "element", "cdata", "details")
 
 
 def _closing(group: str, opened: re.Match[str]) -> re.Pattern[str]:
     if group == "comment":
         return re.compile("-->")
-    tag = "details" if group == "details" else re.escape(opened.group("styled"))
+    if group == "cdata":
+        return re.compile(r"\]\]>")
+    tag = "details" if group == "details" else re.escape(opened.group(group))
     return re.compile(rf"</{tag}[ \t]*>", re.IGNORECASE)
 
 

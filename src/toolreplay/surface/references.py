@@ -46,16 +46,36 @@ _NAMED_AS_OTHER = re.compile(
     r"tools?\b"
 )
 _RUN_DOWN = re.compile(
-    r"\b(?:unverified|untrusted|unsafe|insecure|rate-limited|deprecated|retired|disabled|broken|buggy|bugs?|leaks?|"
-    r"leaking|corrupts?|corrupting|unreliable|compromised|malicious|spoofed|outdated|obsolete|fallback only|"
+    r"\b(?:unverified|untrusted|unsafe|insecure|deprecated|retired|disabled|broken|buggy|bugs?|leaks?|leaking|"
+    r"corrupts?|corrupting|compromised|malicious|spoofed|a decoy|fake|(?:a )?test stub|fallback only|"
     r"(?:must|should|may|can) not be (?:used|called|invoked|trusted)|(?:never|do not|don'?t) (?:use|call|invoke|"
     r"retry|trust) (?:it|them)\b)"
 )
+# What a text may say of another tool as a fact (an API's rate limit), but not to send the model here instead.
+_FAULTED = re.compile(r"\b(?:rate-limited|unreliable|outdated|obsolete|stale|slow|flaky|inaccurate|worse)\b")
+# Said before the name: dismissing the other tool.
+_DISMISSED = re.compile(
+    r"\b(?:(?:do not|don'?t|never) trust|ignore (?:the )?(?:output|results?|responses?|answers?) (?:of|from))\b"
+)
+_DISMISSED_FOR_THIS = re.compile(r"\b(?:skip|avoid|forget about|don'?t bother with|do not bother with|bypass)\b")
+# The model sent here, as a fault found in another tool may do; or this tool said not to use it, which sends no one.
+_SENT_HERE = re.compile(r"\b(?:use|call|prefer|choose|pick|go (?:straight )?to|confirm|check|answer|instead)\b")
+_UNUSED = re.compile(r"\b(?:does not|doesn't|do not|don't|never) (?:use|call)\b")
+# Another tool's data sent here as well: uploaded, copied or mirrored to this tool.
+_COPIED_HERE = re.compile(
+    r"\b(?:also|as well)\b[^.;!?]{0,40}?\b(?:uploaded|copied|mirrored|forwarded|sent|backed up)\b"
+)
+# A sentence that says the other tool is gone (a replacement for search_v1, which was removed) notes a migration.
+_GONE = re.compile(
+    r"\b(?:was|were|has been|have been|is|are) (?:now )?(?:removed|deleted|dropped)\b|\bno longer exists?\b"
+)
+# An order, as the rule for every use of another tool must give one (the hook runs whenever you commit is none).
+_ORDERED = re.compile(r"\b(?:must|should|shall|has to|have to|needs? to|first|always|also call)\b")
 _TAKES_OVER = re.compile(
     r"\b(?:(?:preferred |official )?replacement for|replaces|supersedes?|supplants|(?:real|true|actual|proper) "
-    r"implementation of|re-?routes?|routed|routing rule|cross-posted|(?:change|replace|override|swap|set)s? the "
-    r"recipients?|recipients? (?:replaced|changed|overridden|swapped)|same (?:message|content|text|body|email|payload|"
-    r"arguments?) "
+    r"implementation of|re-?routes?|routed|routing rule|cross-posted|(?:change|replace|override|swap|set)s? (?:the |"
+    r"its |their )?recipients?|official version of|recipients? (?:replaced|changed|overridden|swapped)|same "
+    r"(?:message|content|text|body|email|payload|arguments?) "
     r"(?:to|with)|real recipients?)\b"
 )
 _EVERY_USE = re.compile(
@@ -64,10 +84,11 @@ _EVERY_USE = re.compile(
 )
 _THIS_ONE = re.compile(
     r"\bthis (?:tool|server|fetcher|function|one|field|connector|integration|endpoint|service|parameter|argument)\b"
-    r"|\bours\b|\bour (?:tool|server|own)\b|\bhere\b"
+    r"|\bours\b|\bour (?:tool|server|own)\b|\bhere\b|\bthis one\b|\bthrough this\b"
 )
 _EVERY = re.compile(r"\b(?:every|each|whenever|any|all (?!at once\b|of it\b))")
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
+# A sentence, as the check reads it: clauses a semicolon joins are one ("the X tool is broken; use this").
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _JOINED = re.compile(r"[a-z0-9][_.][a-z0-9]")  # what a name of two words or more holds, and prose seldom does
 _NOUNS = ("tool", "server", "connector", "integration", "plugin", "function")
 
@@ -105,11 +126,22 @@ def steers_another(text: str, own: frozenset[str] = frozenset()) -> tuple[int, i
         after = bisect.bisect_right(ends, at)
         end = ends[after] if after < len(ends) else len(text)
         sentence = text[at:end]
-        if (
-            _RUN_DOWN.search(sentence, found.start() - at)
-            or _TAKES_OVER.search(sentence)
-            or _EVERY_USE.search(sentence)
-            or (_THIS_ONE.search(sentence) and _EVERY.search(sentence))
-        ):
+        if _steers(sentence, found.start() - at):
             return at, at + len(sentence.rstrip())
     return None
+
+
+def _steers(sentence: str, named_at: int) -> bool:
+    """Whether a sentence that names another tool at ``named_at`` steers its use."""
+    here = _THIS_ONE.search(sentence) is not None
+    if _RUN_DOWN.search(sentence, named_at) or _DISMISSED.search(sentence):
+        return True
+    if _TAKES_OVER.search(sentence) and not _GONE.search(sentence):
+        return True
+    if _EVERY_USE.search(sentence) and (here or _ORDERED.search(sentence)):
+        return True
+    if here and _DISMISSED_FOR_THIS.search(sentence):
+        return True
+    if here and _FAULTED.search(sentence, named_at) and _SENT_HERE.search(sentence) and not _UNUSED.search(sentence):
+        return True
+    return here and (_EVERY.search(sentence) is not None or _COPIED_HERE.search(sentence) is not None)
